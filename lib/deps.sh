@@ -1,0 +1,49 @@
+#!/bin/sh
+# deps.sh build|check - make sure the Debian packages sr needs are present.
+# Missing ones are installed with apt-get (as root) or sudo, saying so; a
+# user who may do neither is told exactly which packages to ask for.
+set -u
+BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
+# What the test suite needs besides the build: prove (perl), mandoc for
+# the man page lint, the interpreters the sandbox is tested with, and the
+# tools the tests drive (runuser/setpriv from util-linux, iproute2 for ip).
+CHECK="perl mandoc python3 util-linux iproute2 procps"
+
+case "${1:-build}" in
+build) want=$BUILD ;;
+check) want="$BUILD $CHECK" ;;
+*) echo "deps.sh: usage: deps.sh build|check" >&2; exit 100 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	# Not Debian: trust pkg-config for the libraries and carry on.
+	pkg-config --exists libseccomp libcjson 2>/dev/null && exit 0
+	echo "deps.sh: fatal: libseccomp and cJSON development files not found (pkg-config libseccomp libcjson)" >&2
+	exit 111
+fi
+
+missing=
+for p in $want; do
+	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+	case $s in *" installed") ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+
+echo "sr: installing missing Debian packages:$missing"
+if [ "$(id -u)" = 0 ]; then
+	SUDO=
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	SUDO="sudo -n"
+else
+	echo "sr: fatal: these Debian packages are needed and you may not install them:$missing" >&2
+	echo "sr: ask an administrator to run: apt-get install$missing" >&2
+	exit 111
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 ||
+	{ $SUDO apt-get update -q >/dev/null 2>&1 &&
+	  $SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null; } || {
+	echo "sr: fatal: apt-get could not install:$missing" >&2
+	exit 111
+}
+echo "sr: installed:$missing"

@@ -1,0 +1,83 @@
+/* err.c - one-line diagnostics on stderr. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sr.h"
+
+const char *sr_prog = "sr";
+
+void sr_set_prog(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	sr_prog = slash ? slash + 1 : name;
+}
+
+/* Compose the whole line first so that it reaches stderr in one write. */
+static void emit(const char *kind, int err, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof buf, "%s: %s: ", sr_prog, kind);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		n = 0;
+	int m = vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+	if (m > 0)
+		n = (size_t)(n + m) >= sizeof buf ? (int)sizeof buf - 1 : n + m;
+	if (err && (size_t)n < sizeof buf - 1) {
+		m = snprintf(buf + n, sizeof buf - (size_t)n, ": %s", strerror(err));
+		if (m > 0)
+			n = (size_t)(n + m) >= sizeof buf ? (int)sizeof buf - 1 : n + m;
+	}
+	if ((size_t)n >= sizeof buf - 1)
+		n = (int)sizeof buf - 2;
+	buf[n++] = '\n';
+	(void)sr_write_all(2, buf, (size_t)n);
+}
+
+void sr_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit("warning", 0, fmt, ap);
+	va_end(ap);
+}
+
+void sr_warn_sys(const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	emit("warning", e, fmt, ap);
+	va_end(ap);
+	errno = e;
+}
+
+void sr_fatal(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit("fatal", 0, fmt, ap);
+	va_end(ap);
+	_exit(code);
+}
+
+void sr_fatal_sys(int code, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	emit("fatal", e, fmt, ap);
+	va_end(ap);
+	_exit(code);
+}
+
+void sr_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit("usage", 0, fmt, ap);
+	va_end(ap);
+	_exit(SR_EXIT_USAGE);
+}

@@ -1,0 +1,74 @@
+/* sr.h - helpers shared by every sr program. */
+#ifndef SR_H
+#define SR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Exit codes (DESIGN.md, after execline and s6). */
+enum {
+	SR_EXIT_OK = 0,
+	SR_EXIT_SOFT = 1,       /* expected soft failure: busy, not found */
+	SR_EXIT_TIMEOUT = 124,  /* wall clock ran out (sr-limit) */
+	SR_EXIT_USAGE = 100,    /* bad command line */
+	SR_EXIT_SYS = 111,      /* a system call failed during setup */
+	SR_EXIT_NOEXEC = 126,   /* program found but could not be executed */
+	SR_EXIT_NOTFOUND = 127, /* program not found */
+};
+
+/* err.c: one-line diagnostics, "PROG: fatal: MSG[: strerror]". */
+extern const char *sr_prog;
+void sr_set_prog(const char *name);
+void sr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sr_warn_sys(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sr_fatal(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+void sr_fatal_sys(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+/* "PROG: usage: MSG" then exit 100. */
+void sr_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* parse.c: strict parsers. Return 0 on success, -1 (errno EINVAL or
+ * ERANGE) on any malformed or out-of-range input; *out is untouched then.
+ * Sizes: digits with optional fraction and suffix K M G T (powers of 1024,
+ * optional trailing B or iB), e.g. 512K, 1.5G, 4096. Durations: number with
+ * unit ns us ms s m h (a bare number is seconds), e.g. 250ms, 2.5s, 1.5m.
+ * Counts: plain decimal integers. Negative numbers, exponents, empty strings,
+ * trailing garbage and overflow are all errors. */
+int sr_parse_size(const char *s, uint64_t *out);
+int sr_parse_duration_ns(const char *s, uint64_t *out);
+int sr_parse_count(const char *s, uint64_t max, uint64_t *out);
+
+/* The same, for option arguments: on error print
+ * "PROG: usage: OPT: invalid size 'S'" and exit 100. */
+uint64_t sr_opt_size(const char *opt, const char *s);
+uint64_t sr_opt_duration_ns(const char *opt, const char *s);
+uint64_t sr_opt_count(const char *opt, const char *s, uint64_t max);
+
+/* util.c */
+uint64_t sr_now_ns(void);                 /* CLOCK_MONOTONIC */
+int sr_write_all(int fd, const void *buf, size_t len);  /* 0 or -1 */
+/* Read a whole small file (NUL-terminated). Returns malloc'd buffer or NULL. */
+char *sr_read_file(const char *path, size_t max, size_t *len);
+/* execvp(argv[0], argv); on failure print a fatal line and exit 127 when
+ * the program was not found, 126 otherwise. */
+void sr_exec(char *const argv[]) __attribute__((noreturn));
+/* Convert a wait status to the conventional exit code: the child's code,
+ * or 128+N for signal N. */
+int sr_status_to_exit(int status);
+/* Mark every fd >= lowfd O_CLOEXEC except those in keep[0..nkeep). */
+void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep);
+/* Resolve prog to an absolute path by searching PATH like execvp would.
+ * Returns malloc'd path or NULL (errno ENOENT/EACCES). */
+char *sr_find_program(const char *prog);
+
+/* json.c: write cJSON object as one line (unformatted + "\n"), in one
+ * write(2) where possible. Returns 0 or -1. */
+struct cJSON;
+int sr_json_write_line(int fd, const struct cJSON *obj);
+/* Write atomically to path (tmp file in the same dir, fsync, rename). */
+int sr_json_write_file(const char *path, const struct cJSON *obj);
+
+#endif

@@ -1,0 +1,156 @@
+/* util.c - small system helpers. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sr.h"
+
+uint64_t sr_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int sr_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+char *sr_read_file(const char *path, size_t max, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		if (len + 1 >= cap) {
+			if (cap > max) {
+				errno = EFBIG;
+				break;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (n == 0) {
+			buf[len] = '\0';
+			close(fd);
+			if (lenp)
+				*lenp = len;
+			return buf;
+		}
+		len += (size_t)n;
+	}
+	int e = errno;
+	free(buf);
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
+void sr_exec(char *const argv[])
+{
+	execvp(argv[0], argv);
+	if (errno == ENOENT || errno == ENOTDIR)
+		sr_fatal_sys(SR_EXIT_NOTFOUND, "unable to run %s", argv[0]);
+	sr_fatal_sys(SR_EXIT_NOEXEC, "unable to run %s", argv[0]);
+}
+
+int sr_status_to_exit(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return SR_EXIT_SYS;
+}
+
+void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d) {
+		for (int fd = lowfd; fd < 1024; fd++) {
+			int kept = 0;
+			for (size_t i = 0; i < nkeep; i++)
+				kept |= keep[i] == fd;
+			if (!kept)
+				(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+		}
+		return;
+	}
+	int self = dirfd(d);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd < lowfd || fd == self)
+			continue;
+		int kept = 0;
+		for (size_t i = 0; i < nkeep; i++)
+			kept |= keep[i] == fd;
+		if (!kept)
+			(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	}
+	closedir(d);
+}
+
+char *sr_find_program(const char *prog)
+{
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) < 0)
+			return NULL;
+		return realpath(prog, NULL);
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int saw_eacces = 0;
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t dl = colon ? (size_t)(colon - path) : strlen(path);
+		char buf[PATH_MAX];
+		int n = snprintf(buf, sizeof buf, "%.*s%s%s", (int)dl, path,
+				 dl ? "/" : "", prog);
+		if (n > 0 && (size_t)n < sizeof buf) {
+			struct stat st;
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+				if (access(buf, X_OK) == 0)
+					return realpath(buf, NULL);
+				saw_eacces = 1;
+			}
+		}
+		path += dl;
+		if (*path == ':')
+			path++;
+	}
+	errno = saw_eacces ? EACCES : ENOENT;
+	return NULL;
+}

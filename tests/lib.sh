@@ -1,0 +1,109 @@
+# tests/lib.sh - TAP helpers for the shell tests; source it first.
+#   run CMD...          run CMD; sets $rc, $out (stdout) and $err (stderr)
+#   ok DESC CMD...      pass when CMD exits 0
+#   nok DESC CMD...     pass when CMD exits non-zero
+#   is GOT WANT DESC    pass when the strings are equal
+#   like GOT ERE DESC   pass when GOT matches the extended regex ERE
+#   unlike GOT ERE DESC pass when GOT does not match ERE
+#   skip DESC REASON    a TAP skip that says why
+#   skip_all REASON     skip the whole file (prints 1..0 # SKIP)
+#   done_testing        print the plan; exit non-zero if anything failed
+set -u
+: "${SR_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+export SR_ROOT
+PATH="$SR_ROOT/sr-limit:$SR_ROOT/sr-jail:$SR_ROOT/sr-exec:$SR_ROOT/sr-queue:$SR_ROOT/sr-mcp:$PATH"
+export PATH
+T=$(mktemp -d "${TMPDIR:-/tmp}/sr-test.XXXXXX")
+_cleanups=()
+at_exit() { _cleanups+=("$*"); }
+_run_cleanups() {
+	local c
+	for c in "${_cleanups[@]+"${_cleanups[@]}"}"; do eval "$c" || true; done
+	chmod -R u+rwX "$T" 2>/dev/null; rm -rf "$T"
+}
+trap _run_cleanups EXIT
+_n=0
+_failed=0
+
+_result() { # PASS DESC
+	_n=$((_n + 1))
+	if [ "$1" = 1 ]; then
+		echo "ok $_n - $2"
+	else
+		echo "not ok $_n - $2"
+		_failed=$((_failed + 1))
+	fi
+}
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+run() {
+	set +e
+	"$@" >"$T/.out" 2>"$T/.err"
+	rc=$?
+	out=$(cat "$T/.out")
+	err=$(cat "$T/.err")
+	return 0
+}
+
+ok() {
+	local d=$1; shift
+	if "$@" >"$T/.okout" 2>&1; then _result 1 "$d"
+	else _result 0 "$d"; diag "command failed: $*" "$(head -c 2000 "$T/.okout")"; fi
+}
+nok() {
+	local d=$1; shift
+	if "$@" >"$T/.okout" 2>&1; then _result 0 "$d"; diag "command succeeded: $*" "$(head -c 2000 "$T/.okout")"
+	else _result 1 "$d"; fi
+}
+is() {
+	if [ "$1" = "$2" ]; then _result 1 "$3"
+	else _result 0 "$3"; diag "got:  '$1'" "want: '$2'"; fi
+}
+like() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then _result 1 "$3"
+	else _result 0 "$3"; diag "got:  '$(printf '%s' "$1" | head -c 2000)'" "want match: /$2/"; fi
+}
+unlike() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then _result 0 "$3"; diag "got:  '$(printf '%s' "$1" | head -c 2000)'" "want no match: /$2/"
+	else _result 1 "$3"; fi
+}
+skip() {
+	_n=$((_n + 1))
+	echo "ok $_n - $1 # SKIP $2"
+}
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" = 0 ]
+}
+
+# json_get FILE-or-STRING KEY.PATH: print a value from a JSON object
+# (python3 is a test dependency; the tools themselves never use it).
+json_get() {
+	python3 -c '
+import json, sys
+src, path = sys.argv[1], sys.argv[2]
+try:
+    v = json.loads(open(src).read() if not src.lstrip().startswith("{") else src)
+except Exception as e:
+    print("<bad json: %s>" % e); sys.exit(0)
+for k in path.split("."):
+    if isinstance(v, dict) and k in v: v = v[k]
+    elif isinstance(v, list) and k.isdigit() and int(k) < len(v): v = v[int(k)]
+    else: print("<missing>"); sys.exit(0)
+print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)
+' "$1" "$2"
+}
+
+# Is the sanitizer build in use? Some kernels limits cannot host ASan's
+# shadow memory; tests say so when they skip for it.
+san_asan() { case "${SAN:-}" in *address*) return 0 ;; esac; return 1; }
+
+# cc_probe NAME SRC: compile a small C probe into $T/NAME.
+cc_probe() {
+	printf '%s\n' "$2" > "$T/$1.c"
+	cc -O1 -w -o "$T/$1" "$T/$1.c" "${@:3}"
+}
