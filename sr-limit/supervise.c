@@ -1,0 +1,233 @@
+/* supervise.c - start prog, enforce the wall clock, forward signals, and
+ * make sure nothing it started outlives it. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sr.h"
+#include "sr-limit.h"
+
+/* What the child tells the parent through a close-on-exec pipe when it
+ * could not get as far as exec. Nothing arrives when exec succeeded. */
+struct child_err {
+	int stage;  /* 1: setting up limits, 2: exec */
+	int err;
+};
+
+static void child(const struct opts *o, const struct enforced *e, int wfd,
+		  const sigset_t *oldmask)
+{
+	struct child_err ce = { 1, 0 };
+
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	(void)setpgid(0, 0);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	if (cg_enter(e) < 0) {
+		ce.err = errno;
+		sr_warn_sys("unable to join cgroup %s", e->cgroup_path);
+	} else if (rl_apply(o, e) < 0) {
+		ce.err = errno ? errno : EPERM;
+	} else {
+		execvp(o->argv[0], o->argv);
+		ce.stage = 2;
+		ce.err = errno;
+		sr_warn_sys("unable to run %s", o->argv[0]);
+	}
+	(void)sr_write_all(wfd, &ce, sizeof ce);
+	_exit(ce.stage == 1 ? SR_EXIT_SYS :
+	      (ce.err == ENOENT || ce.err == ENOTDIR) ? SR_EXIT_NOTFOUND : SR_EXIT_NOEXEC);
+}
+
+/* Parent pid of a process, from /proc/PID/stat; -1 if gone. */
+static pid_t ppid_of(int procfd, const char *pid)
+{
+	char path[300], buf[512];
+	snprintf(path, sizeof path, "%s/stat", pid);
+	int fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p || strlen(p) < 5)
+		return -1;
+	return (pid_t)strtol(p + 4, NULL, 10);  /* ") S PPID" */
+}
+
+/* SIGKILL every descendant of ours: we are a child subreaper, so anything
+ * the child started, even after setsid, is below us in the tree. */
+static void kill_descendants(void)
+{
+	size_t n = 0, cap = 256;
+	pid_t *pid = malloc(cap * sizeof *pid), *ppid = malloc(cap * sizeof *ppid);
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	if (!d || !pid || !ppid)
+		goto out;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			pid_t *a = realloc(pid, cap * sizeof *pid);
+			if (a) pid = a;
+			pid_t *b = realloc(ppid, cap * sizeof *ppid);
+			if (b) ppid = b;
+			if (!a || !b)
+				break;
+		}
+		pid[n] = (pid_t)atol(de->d_name);
+		ppid[n] = ppid_of(dirfd(d), de->d_name);
+		n++;
+	}
+	/* Mark descendants by repeated passes; ppid[i] = -2 marks pid[i]
+	 * (real parent pids are >= 0: 0 for init and kthreadd). */
+	pid_t self = getpid();
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (ppid[i] < 0)
+				continue;
+			int below = ppid[i] == self;
+			for (size_t j = 0; !below && j < n; j++)
+				below = ppid[j] == -2 && pid[j] == ppid[i];
+			if (below) {
+				kill(pid[i], SIGKILL);
+				ppid[i] = -2;
+				changed = 1;
+			}
+		}
+	}
+out:
+	if (d)
+		closedir(d);
+	free(pid);
+	free(ppid);
+}
+
+static void signal_group(pid_t pid, int sig)
+{
+	if (kill(-pid, sig) < 0)
+		(void)kill(pid, sig);
+}
+
+/* Wait for signals until DEADLINE (0: none). Returns the signal, 0 on
+ * timeout. */
+static int wait_signal(const sigset_t *set, uint64_t deadline)
+{
+	siginfo_t si;
+	struct timespec ts, *tsp = NULL;
+	if (deadline) {
+		uint64_t now = sr_now_ns();
+		uint64_t left = deadline > now ? deadline - now : 0;
+		ts.tv_sec = (time_t)(left / 1000000000ULL);
+		ts.tv_nsec = (long)(left % 1000000000ULL);
+		tsp = &ts;
+	}
+	int s = sigtimedwait(set, &si, tsp);
+	return s < 0 ? 0 : s;
+}
+
+/* Reap what has exited; returns 1 once prog itself has been reaped. */
+static int reap(pid_t pid, struct outcome *out, int *done)
+{
+	int st;
+	pid_t r;
+	while ((r = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (r == pid) {
+			out->status = st;
+			*done = 1;
+		}
+	}
+	return r < 0 && errno == ECHILD ? -1 : 0;
+}
+
+/* Everything prog left behind dies with it. */
+static void clean_up(const struct enforced *e, pid_t pid, const sigset_t *set,
+		     struct outcome *out, int *done)
+{
+	cg_kill(e);
+	(void)kill(-pid, SIGKILL);
+	while (reap(pid, out, done) == 0) {
+		kill_descendants();
+		(void)wait_signal(set, sr_now_ns() + 10000000ULL);
+	}
+}
+
+static void read_child_err(int rfd, struct outcome *out)
+{
+	struct child_err ce;
+	ssize_t n;
+	do
+		n = read(rfd, &ce, sizeof ce);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof ce && ce.stage == 1)
+		out->setup_errno = ce.err ? ce.err : EPERM;
+	else if (n == (ssize_t)sizeof ce)
+		out->exec_errno = ce.err ? ce.err : ENOEXEC;
+	close(rfd);
+}
+
+void supervise(const struct opts *o, struct enforced *e, struct outcome *out)
+{
+	sigset_t set, old;
+	int pfd[2], done = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to become a child subreaper");
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to create a pipe");
+
+	uint64_t t0 = sr_now_ns();
+	pid_t pid = fork();
+	if (pid < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to fork");
+	if (pid == 0)
+		child(o, e, pfd[1], &old);
+	close(pfd[1]);
+	(void)setpgid(pid, pid);
+	read_child_err(pfd[0], out);
+
+	uint64_t deadline = o->timeout_ns ? t0 + o->timeout_ns : 0;
+	int phase = 0;  /* 0 running, 1 SIGTERM sent, 2 SIGKILL sent */
+	while (!done) {
+		if (reap(pid, out, &done) < 0 || done)
+			break;
+		int sig = wait_signal(&set, phase < 2 ? deadline : 0);
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+			signal_group(pid, sig);
+		} else if (sig == 0 && deadline && sr_now_ns() >= deadline) {
+			out->timed_out = 1;
+			if (phase++ == 0) {
+				signal_group(pid, SIGTERM);
+				deadline = sr_now_ns() + o->kill_after_ns;
+			} else {
+				signal_group(pid, SIGKILL);
+				cg_kill(e);
+				kill_descendants();
+			}
+		}
+	}
+	out->wall_ns = sr_now_ns() - t0;
+	clean_up(e, pid, &set, out, &done);
+	/* Signals stay blocked: a late SIGTERM must not cost the report. */
+	getrusage(RUSAGE_CHILDREN, &out->ru);
+}

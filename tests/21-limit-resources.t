@@ -1,0 +1,135 @@
+#!/bin/bash
+# sr-limit: every limit hits, with the reason the stats give for it.
+. "$(dirname "$0")/lib.sh"
+
+stats() { json_get "$T/$1.json" "$2"; }
+
+# Memory: real interpreters run under 256M (RLIMIT_DATA, not RLIMIT_AS).
+run sr-limit --mem 256M python3 -c 'print(1)'
+is "$rc:$out" "0:1" "python3 runs under --mem 256M"
+run sr-limit --mem 256M node -e 'console.log(1)'
+is "$rc:$out" "0:1" "node runs under --mem 256M"
+run sr-limit --mem 256M --stats "$T/py.json" python3 -c '
+try:
+    x = bytearray(1 << 30)
+except MemoryError:
+    print("MemoryError"); raise SystemExit(3)'
+is "$rc:$out" "3:MemoryError" "python allocating 1G under 256M gets MemoryError"
+is "$(stats py limits.memory.via)" "rlimit data" "memory enforced by RLIMIT_DATA without a cgroup"
+
+cc_probe hog '#include <stdlib.h>
+#include <string.h>
+int main(void) { for (;;) { char *p = malloc(1 << 20); if (!p) abort(); memset(p, 1, 1 << 20); } }'
+if san_asan; then :; fi
+run sr-limit --mem 64M --stats "$T/hog.json" "$T/hog"
+is "$rc" 134 "a C program that keeps allocating is stopped (abort on NULL)"
+is "$(stats hog reason)" memory "reason memory"
+peak=$(stats hog peak_memory_bytes)
+ok "peak memory near the 64M limit ($peak)" test "$peak" -ge 50000000 -a "$peak" -le 80000000
+
+# CPU time.
+run sr-limit --cpu 1s --stats "$T/cpu.json" python3 -c 'while True: pass'
+is "$rc" 152 "busy loop past --cpu 1s dies of SIGXCPU (128+24)"
+is "$(stats cpu reason)" cpu "reason cpu"
+ok "cpu time measured (user+sys >= 900ms)" python3 -c "
+import json; s = json.load(open('$T/cpu.json')); assert s['user_ms'] + s['sys_ms'] >= 900, s"
+
+# Wall clock: SIGTERM, then SIGKILL after the grace period; 124.
+run sr-limit --timeout 200ms --stats "$T/to.json" sleep 30
+is "$rc" 124 "timeout exits 124"
+is "$(stats to reason)" timeout "reason timeout"
+is "$(stats to signal_name)" TERM "SIGTERM first"
+run sr-limit --timeout 200ms --kill-after 300ms --stats "$T/tk.json" \
+	sh -c 'trap "" TERM; sleep 30; :'
+is "$rc" 124 "a child ignoring SIGTERM still times out"
+is "$(stats tk signal_name)" KILL "SIGKILL after --kill-after"
+ok "killed after timeout + grace (wall >= 480ms)" python3 -c "
+import json; assert json.load(open('$T/tk.json'))['wall_ms'] >= 480"
+
+# Descendants that left the process group (setsid) do not outlive it.
+marker="sr-limit-escape-$$-$RANDOM"
+run sr-limit --timeout 300ms sh -c "setsid sh -c 'exec -a $marker sleep 60' & sleep 60"
+is "$rc" 124 "timeout with a setsid'd grandchild"
+sleep 0.1
+nok "the setsid'd descendant was killed" pgrep -u "$(id -u)" -f "$marker"
+run sr-limit sh -c "setsid sh -c 'exec -a $marker-2 sleep 60' & exit 0"
+is "$rc" 0 "child exits leaving a daemon behind"
+sleep 0.1
+nok "what prog left behind is killed when it exits" pgrep -u "$(id -u)" -f "$marker-2"
+run sr-limit sh -c "(setsid sh -c '(exec -a $marker-3 sleep 60) & exit 0' &) ; exit 0"
+sleep 0.1
+nok "a double-forked daemon is killed too" pgrep -u "$(id -u)" -f "$marker-3"
+
+# Processes: a fork bomb is contained; the user's other processes still fork.
+run sr-limit --pids 40 --timeout 20s --stats "$T/bomb.json" python3 -c '
+import os
+n = 0
+try:
+    while True:
+        if os.fork() == 0:
+            import time; time.sleep(5); os._exit(0)
+        n += 1
+except OSError as e:
+    print("fork failed after", n, e.errno)'
+like "$out" "fork failed after [0-9]+ 11" "fork bomb stopped by EAGAIN"
+n=$(printf '%s' "$out" | awk '{print $4}')
+ok "at most 40 extra processes ($n)" test "${n:-999}" -le 40
+is "$(stats bomb limits.pids.via)" "rlimit nproc" "pids enforced by RLIMIT_NPROC relative to the user's count"
+ok "the user's other processes can still fork" sh -c 'for i in 1 2 3 4 5 6 7 8; do true & done; wait'
+run sr-limit --pids 40 sh -c 'b() { b | b & }; b' 
+sleep 0.2
+is "$(pgrep -u "$(id -u)" -c -x sh 2>/dev/null | tr -d ' ')" 0 "no shell fork bomb survives sr-limit"
+
+# Open files, file size, stack, core.
+run sr-limit --nofile 20 python3 -c '
+fs = []
+try:
+    while True: fs.append(open("/dev/null"))
+except OSError as e: print(len(fs), e.errno)'
+like "$out" " 24$" "--nofile 20: opening more files fails with EMFILE"
+ok "fewer than 20 files opened (${out% *})" test "${out% *}" -lt 20 -a "${out% *}" -ge 10
+run sr-limit --fsize 1M --stats "$T/fs.json" sh -c "head -c 2M /dev/zero > '$T/big'"
+is "$rc" 153 "writing past --fsize dies of SIGXFSZ (128+25)"
+is "$(wc -c < "$T/big" | tr -d ' ')" 1048576 "file stopped at 1M"
+run sr-limit --stack 1M sh -c 'ulimit -s'
+is "$out" 1024 "--stack 1M sets the stack limit"
+getrl='import resource, sys; print(*resource.getrlimit(getattr(resource, sys.argv[1])))'
+run sr-limit python3 -c "$getrl" RLIMIT_CORE
+is "$out" "0 0" "core dumps off by default"
+run sr-limit --core 1M python3 -c "$getrl" RLIMIT_CORE
+is "$out" "1048576 1048576" "--core 1M allows core dumps"
+run sr-limit --as 64M python3 -c 'x = bytearray(100 << 20)'
+is "$rc" 1 "--as caps the address space"
+
+# Raising a hard limit is refused: fail closed with 111.
+hard=$(sh -c 'ulimit -Hn')
+if [ "$hard" != unlimited ]; then
+	run sr-limit --nofile $((hard + 1)) true
+	is "$rc" 111 "a limit that cannot be set exits 111"
+	like "$err" "unable to set open file limit" "and says which"
+else
+	skip "raising the nofile hard limit" "hard limit is unlimited here"
+	skip "message for a limit that cannot be set" "hard limit is unlimited here"
+fi
+
+# cgroup v2: off works everywhere; require works only where delegated.
+run sr-limit --cgroup off --stats "$T/cgoff.json" true
+is "$(stats cgoff enforcement)" rlimit "--cgroup off: rlimits only"
+cgdir=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && [ -w "$cgdir/cgroup.subtree_control" ]; then
+	run sr-limit --cgroup require --mem 64M --pids 20 --stats "$T/cg.json" "$T/hog"
+	is "$(stats cg reason)" memory "cgroup: OOM kill reported as memory"
+	is "$(stats cg enforcement)" "cgroup+rlimit" "cgroup enforcement reported"
+else
+	run sr-limit --cgroup require true
+	is "$rc" 111 "--cgroup=require without a delegated cgroup exits 111"
+	like "$err" "unable to use a cgroup" "and says why"
+	run sr-limit --cpus 0.5 true
+	is "$rc" 111 "--cpus without a delegated cgroup exits 111"
+	run sr-limit --stats "$T/auto.json" true
+	like "$(stats auto cgroup_unavailable)" "." "--cgroup=auto falls back and says why"
+	skip "cgroup OOM kill reported as memory" "no delegated cgroup v2 here (/sys/fs/cgroup is $(stat -f -c %T /sys/fs/cgroup))"
+	skip "cgroup pids.max and cgroup.kill" "no delegated cgroup v2 here"
+fi
+
+done_testing

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Documentation: every man page is lint-clean, every tool has one, and every
+# option a tool's --help lists is documented in its man page.
+. "$(dirname "$0")/lib.sh"
+
+for m in "$SR_ROOT"/man/*.1; do
+	run mandoc -Tlint -Wwarning "$m"
+	is "$out$err" "" "mandoc -Tlint clean: ${m##*/}"
+done
+for dir in "$SR_ROOT"/sr-*/; do
+	tool=$(basename "$dir")
+	[ -x "$dir/$tool" ] || continue
+	page="$SR_ROOT/man/$tool.1"
+	ok "$tool has a man page" test -f "$page"
+	[ -f "$page" ] || continue
+	run "$dir/$tool" --help
+	is "$rc" 0 "$tool --help exits 0"
+	text=$(mandoc -Tascii "$page" 2>/dev/null | col -b)
+	missing=
+	for o in $(printf '%s\n' "$out" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+		case $text in *"$o"*) ;; *) missing="$missing $o" ;; esac
+	done
+	is "$missing" "" "every option of $tool --help is in its man page"
+done
+like "$(cat "$SR_ROOT/README.md")" "make check" "README gives the test command"
+done_testing
