@@ -26,7 +26,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcjson)
 ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(HARDEN) $(WARN) $(SANFLAGS) $(CFLAGS) \
 	      -Ilib $(PKG_CFLAGS) -MMD -MP
-ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(SANFLAGS) $(LDFLAGS)
+ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SANFLAGS) $(LDFLAGS)
 
 # Every directory sr-NAME holding a main.c is a tool whose program is
 # sr-NAME/sr-NAME, built from all the .c files in that directory.

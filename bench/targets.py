@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""The figures README.md states targets for, computed from this run."""
+import json
+import os
+import sys
+
+work, chain = sys.argv[1], sys.argv[2]
+g1 = json.load(open(os.path.join(work, "g1.json")))["results"]
+med = {x["command"]: x["median"] * 1000 for x in g1}
+rows = []
+if "bwrap" in med and chain in med:
+    r = med[chain] / med["bwrap"]
+    rows.append(("full chain, /bin/true", "≤ 0.6 × bwrap", f"{r:.2f} × bwrap ({med[chain]:.2f} ms vs {med['bwrap']:.2f} ms)", r <= 0.6))
+for label, name in (("sr-exec (filter load)", "sr-exec filter load"), ("sr-limit", "sr-limit overhead")):
+    if label in med:
+        d = med[label] - med["bare"]
+        rows.append((name, "< 0.5 ms", f"{d:.3f} ms over bare /bin/true", d < 0.5))
+q = os.path.join(work, "queue-throughput")
+if os.path.exists(q):
+    v = float(open(q).read().split()[0])
+    rows.append(("sr-queue throughput, 2 workers", "≥ 300 jobs/s, durable", f"{v:.0f} jobs/s", v >= 300))
+print("| figure | target | this run | met |")
+print("| --- | --- | --- | --- |")
+for name, target, got, met in rows:
+    print(f"| {name} | {target} | {got} | {'yes' if met else 'NO'} |")
