@@ -3,10 +3,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -16,35 +18,58 @@
 #include "sr.h"
 #include "sr-limit.h"
 
-/* What the child tells the parent through a close-on-exec pipe when it
- * could not get as far as exec. Nothing arrives when exec succeeded. */
-struct child_err {
-	int stage;  /* 1: setting up limits, 2: exec */
+/* The child shares our memory until it execs (CLONE_VM | CLONE_VFORK, as
+ * posix_spawn does: no page tables copied, and the parent sleeps until the
+ * exec), so it reports a failure by writing here. */
+struct spawn {
+	const struct opts *o;
+	const struct enforced *e;
+	const sigset_t *oldmask;
+	int stage;  /* 0 ok, 1 setting up limits failed, 2 exec failed */
 	int err;
 };
 
-static void child(const struct opts *o, const struct enforced *e, int wfd,
-		  const sigset_t *oldmask)
+static int child(void *arg)
 {
-	struct child_err ce = { 1, 0 };
+	struct spawn *sp = arg;
 
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	(void)setpgid(0, 0);
-	sigprocmask(SIG_SETMASK, oldmask, NULL);
-	if (cg_enter(e) < 0) {
-		ce.err = errno;
-		sr_warn_sys("unable to join cgroup %s", e->cgroup_path);
-	} else if (rl_apply(o, e) < 0) {
-		ce.err = errno ? errno : EPERM;
+	sigprocmask(SIG_SETMASK, sp->oldmask, NULL);
+	if (cg_enter(sp->e) < 0) {
+		sp->stage = 1;
+		sp->err = errno;
+		sr_warn_sys("unable to join cgroup %s", sp->e->cgroup_path);
+	} else if (rl_apply(sp->o, sp->e) < 0) {
+		sp->stage = 1;
+		sp->err = errno ? errno : EPERM;
 	} else {
-		execvp(o->argv[0], o->argv);
-		ce.stage = 2;
-		ce.err = errno;
-		sr_warn_sys("unable to run %s", o->argv[0]);
+		execvp(sp->o->argv[0], sp->o->argv);
+		sp->stage = 2;
+		sp->err = errno;
+		sr_warn_sys("unable to run %s", sp->o->argv[0]);
 	}
-	(void)sr_write_all(wfd, &ce, sizeof ce);
-	_exit(ce.stage == 1 ? SR_EXIT_SYS :
-	      (ce.err == ENOENT || ce.err == ENOTDIR) ? SR_EXIT_NOTFOUND : SR_EXIT_NOEXEC);
+	_exit(sp->stage == 1 ? SR_EXIT_SYS :
+	      (sp->err == ENOENT || sp->err == ENOTDIR) ? SR_EXIT_NOTFOUND : SR_EXIT_NOEXEC);
+}
+
+static pid_t spawn(struct spawn *sp, struct outcome *out)
+{
+	size_t size = 64 * 1024;
+	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate a stack for the child");
+	pid_t pid = clone(child, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, sp);
+	if (pid < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to start a child process");
+	munmap(stack, size);
+	(void)setpgid(pid, pid);
+	if (sp->stage == 1)
+		out->setup_errno = sp->err ? sp->err : EPERM;
+	else if (sp->stage == 2)
+		out->exec_errno = sp->err ? sp->err : ENOEXEC;
+	return pid;
 }
 
 /* Parent pid of a process, from /proc/PID/stat; -1 if gone. */
@@ -166,24 +191,10 @@ static void clean_up(const struct enforced *e, pid_t pid, const sigset_t *set,
 	}
 }
 
-static void read_child_err(int rfd, struct outcome *out)
-{
-	struct child_err ce;
-	ssize_t n;
-	do
-		n = read(rfd, &ce, sizeof ce);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof ce && ce.stage == 1)
-		out->setup_errno = ce.err ? ce.err : EPERM;
-	else if (n == (ssize_t)sizeof ce)
-		out->exec_errno = ce.err ? ce.err : ENOEXEC;
-	close(rfd);
-}
-
 void supervise(const struct opts *o, struct enforced *e, struct outcome *out)
 {
 	sigset_t set, old;
-	int pfd[2], done = 0;
+	int done = 0;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -193,18 +204,10 @@ void supervise(const struct opts *o, struct enforced *e, struct outcome *out)
 	sigprocmask(SIG_BLOCK, &set, &old);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to become a child subreaper");
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to create a pipe");
 
+	struct spawn sp = { o, e, &old, 0, 0 };
 	uint64_t t0 = sr_now_ns();
-	pid_t pid = fork();
-	if (pid < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to fork");
-	if (pid == 0)
-		child(o, e, pfd[1], &old);
-	close(pfd[1]);
-	(void)setpgid(pid, pid);
-	read_child_err(pfd[0], out);
+	pid_t pid = spawn(&sp, out);
 
 	uint64_t deadline = o->timeout_ns ? t0 + o->timeout_ns : 0;
 	int phase = 0;  /* 0 running, 1 SIGTERM sent, 2 SIGKILL sent */

@@ -1,0 +1,28 @@
+#!/bin/bash
+# make install / uninstall into a DESTDIR: programs, man pages and data
+# land where PREFIX says, nothing is setuid or setcap, and uninstall
+# removes all of it.
+. "$(dirname "$0")/lib.sh"
+
+d=$T/dest
+run make -s -C "$SR_ROOT" install PREFIX=/opt/sr DESTDIR="$d"
+is "$rc" 0 "make install succeeds"
+[ "$rc" = 0 ] || diag "$err"
+for dir in "$SR_ROOT"/sr-*/; do
+	tool=$(basename "$dir")
+	[ -x "$dir/$tool" ] || continue
+	ok "$tool installed" test -x "$d/opt/sr/bin/$tool"
+	ok "$tool man page installed" test -f "$d/opt/sr/share/man/man1/$tool.1"
+done
+is "$(find "$d" -perm /6000 | wc -l | tr -d ' ')" 0 "nothing installed is setuid or setgid"
+if command -v getcap >/dev/null; then
+	is "$(getcap -r "$d" 2>/dev/null)" "" "nothing installed has file capabilities"
+else
+	skip "nothing installed has file capabilities" "getcap (libcap2-bin) is not installed"
+fi
+run "$d/opt/sr/bin/sr-limit" --stats-fd 3 true 3>"$T/s.json"
+is "$(json_get "$T/s.json" reason)" exit "the installed sr-limit runs"
+run make -s -C "$SR_ROOT" uninstall PREFIX=/opt/sr DESTDIR="$d"
+is "$rc" 0 "make uninstall succeeds"
+is "$(find "$d" -type f | wc -l | tr -d ' ')" 0 "uninstall removes every installed file"
+done_testing
