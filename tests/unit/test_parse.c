@@ -15,56 +15,36 @@ static void check(int pass, const char *what, const char *s)
 	failed += !pass;
 }
 
-static void size_ok(const char *s, uint64_t want)
+typedef int (*parser)(const char *, uint64_t *);
+
+static int count_1000(const char *s, uint64_t *v) { return sr_parse_count(s, 1000, v); }
+static int count_max(const char *s, uint64_t *v) { return sr_parse_count(s, UINT64_MAX, v); }
+
+static void good(parser p, const char *what, const char *s, uint64_t want)
 {
 	uint64_t v = 0;
-	int r = sr_parse_size(s, &v);
-	check(r == 0 && v == want, "size parses", s);
+	int r = p(s, &v);
+	check(r == 0 && v == want, what, s);
 	if (r != 0 || v != want)
 		printf("# got r=%d v=%llu want %llu\n", r, (unsigned long long)v,
 		       (unsigned long long)want);
 }
 
-static void size_bad(const char *s, int err)
+/* A rejected value sets errno and leaves *out untouched. */
+static void bad(parser p, const char *what, const char *s, int err)
 {
 	uint64_t v = 12345;
 	errno = 0;
-	int r = sr_parse_size(s, &v);
-	check(r == -1 && errno == err && v == 12345, "size rejected", s ? s : "(null)");
+	int r = p(s, &v);
+	check(r == -1 && errno == err && v == 12345, what, s ? s : "(null)");
 }
 
-static void dur_ok(const char *s, uint64_t want)
-{
-	uint64_t v = 0;
-	int r = sr_parse_duration_ns(s, &v);
-	check(r == 0 && v == want, "duration parses", s);
-	if (r != 0 || v != want)
-		printf("# got r=%d v=%llu want %llu\n", r, (unsigned long long)v,
-		       (unsigned long long)want);
-}
-
-static void dur_bad(const char *s, int err)
-{
-	uint64_t v = 12345;
-	errno = 0;
-	int r = sr_parse_duration_ns(s, &v);
-	check(r == -1 && errno == err && v == 12345, "duration rejected", s);
-}
-
-static void count_ok(const char *s, uint64_t max, uint64_t want)
-{
-	uint64_t v = 0;
-	int r = sr_parse_count(s, max, &v);
-	check(r == 0 && v == want, "count parses", s);
-}
-
-static void count_bad(const char *s, uint64_t max, int err)
-{
-	uint64_t v = 12345;
-	errno = 0;
-	int r = sr_parse_count(s, max, &v);
-	check(r == -1 && errno == err && v == 12345, "count rejected", s);
-}
+#define size_ok(s, w) good(sr_parse_size, "size parses", s, w)
+#define size_bad(s, e) bad(sr_parse_size, "size rejected", s, e)
+#define dur_ok(s, w) good(sr_parse_duration_ns, "duration parses", s, w)
+#define dur_bad(s, e) bad(sr_parse_duration_ns, "duration rejected", s, e)
+#define count_ok(s, m, w) good(count_1000, "count parses", s, w)
+#define count_bad(s, m, e) bad((m) == 1000 ? count_1000 : count_max, "count rejected", s, e)
 
 int main(void)
 {
