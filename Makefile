@@ -69,6 +69,22 @@ $(1)/$(1): $(patsubst %.c,%.o,$(wildcard $(1)/*.c)) lib/libsr.a
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
+# sr-exec embeds the default profile's BPF, compiled at build time by a
+# first build of itself (see sr-exec/builtin.c).
+SX_GEN_OBJS := $(filter-out sr-exec/builtin.o,$(patsubst %.c,%.o,$(wildcard sr-exec/*.c)))
+sr-exec/builtin-none.o: sr-exec/builtin.c .build-flags | .deps-build
+	$(CC) $(ALL_CFLAGS) -DSX_NO_BUILTIN -c -o $@ $<
+sr-exec/sr-exec-gen: $(SX_GEN_OBJS) sr-exec/builtin-none.o lib/libsr.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+sr-exec/default.bpf: sr-exec/sr-exec-gen
+	sr-exec/sr-exec-gen --save-bpf $@
+sr-exec/default-net.bpf: sr-exec/sr-exec-gen
+	sr-exec/sr-exec-gen --net --save-bpf $@
+sr-exec/builtin.inc: sr-exec/default.bpf sr-exec/default-net.bpf sr-exec/bpf2c.sh
+	sh sr-exec/bpf2c.sh builtin_default sr-exec/default.bpf \
+	  builtin_default_net sr-exec/default-net.bpf > $@.tmp && mv $@.tmp $@
+sr-exec/builtin.o: sr-exec/builtin.inc
+
 tests/unit/%: tests/unit/%.o lib/libsr.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -99,7 +115,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -f $(OBJS) $(OBJS:.o=.d) $(PROGS) lib/libsr.a $(UNITS) \
+	rm -f $(OBJS) $(OBJS:.o=.d) $(PROGS) lib/libsr.a $(UNITS) sr-exec/sr-exec-gen \
+	      sr-exec/builtin-none.[od] sr-exec/builtin.inc sr-exec/*.bpf \
 	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags
 
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d)

@@ -1,0 +1,144 @@
+/* opts.c - sr-exec's command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "sr.h"
+
+static const char usage_text[] =
+	"usage: sr-exec [options] prog [args...]\n"
+	"Set no_new_privs, apply Landlock and a seccomp filter, then exec prog.\n"
+	"\n"
+	"  -p, --profile P     default (the default), strict, or an OCI/Docker seccomp JSON file\n"
+	"      --net           default profile: also allow AF_INET, AF_INET6, netlink route\n"
+	"      --allow NAME    allow syscall NAME (repeatable)\n"
+	"      --deny NAME[:E] refuse syscall NAME with errno E (default EPERM)\n"
+	"      --log           log what would be refused instead of refusing it\n"
+	"      --print         print the compiled filter (pfc) and exit\n"
+	"      --save-bpf FILE write the compiled filter as raw BPF and exit\n"
+	"      --bpf FILE      load a raw BPF filter instead of compiling one\n"
+	"      --landlock=M    auto (default), off or require\n"
+	"      --ro PATH       Landlock: read-only access beneath PATH (repeatable)\n"
+	"      --rx PATH       Landlock: read and execute beneath PATH\n"
+	"      --rw PATH       Landlock: read, write, create, remove beneath PATH\n"
+	"  -v, --verbose       say what was enforced, on stderr\n"
+	"  -h, --help          this text\n"
+	"  -V, --version       print the version\n";
+
+enum { O_NET = 256, O_ALLOW, O_DENY, O_LOG, O_PRINT, O_SAVE, O_BPF, O_LANDLOCK, O_RO, O_RX, O_RW };
+
+static const struct option longopts[] = {
+	{"profile", required_argument, NULL, 'p'},
+	{"net", no_argument, NULL, O_NET},
+	{"allow", required_argument, NULL, O_ALLOW},
+	{"deny", required_argument, NULL, O_DENY},
+	{"log", no_argument, NULL, O_LOG},
+	{"print", no_argument, NULL, O_PRINT},
+	{"save-bpf", required_argument, NULL, O_SAVE},
+	{"bpf", required_argument, NULL, O_BPF},
+	{"landlock", required_argument, NULL, O_LANDLOCK},
+	{"ro", required_argument, NULL, O_RO},
+	{"rx", required_argument, NULL, O_RX},
+	{"rw", required_argument, NULL, O_RW},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void *grow(void *v, size_t n, size_t size)
+{
+	void *nv = realloc(v, (n + 1) * size);
+	if (!nv)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate memory");
+	return nv;
+}
+
+static void add_adjust(struct sx_opts *o, const char *opt, char *arg, int allow)
+{
+	int err = 0;
+	char *colon = strchr(arg, ':');
+	if (colon && allow)
+		sr_usage("%s: '%s' is not a syscall name", opt, arg);
+	if (colon) {
+		*colon = '\0';
+		err = sx_errno_parse(colon + 1);
+		if (err < 0)
+			sr_usage("%s: invalid errno '%s' (a name like EPERM or 1-4095)", opt, colon + 1);
+	} else if (!allow) {
+		err = EPERM;
+	}
+	if (sx_syscall_nr(arg) == __NR_SCMP_ERROR)
+		sr_usage("%s: unknown syscall '%s'", opt, arg);
+	o->adj = grow(o->adj, o->nadj, sizeof *o->adj);
+	o->adj[o->nadj++] = (struct sx_adjust){arg, allow, err};
+}
+
+static void add_path(struct sx_opts *o, const char *path, enum sx_path_kind k)
+{
+	if (!*path)
+		sr_usage("empty path for --ro/--rx/--rw");
+	o->paths = grow(o->paths, o->npaths, sizeof *o->paths);
+	o->paths[o->npaths++] = (struct sx_path){path, k};
+}
+
+static enum sx_landlock_mode landlock_mode(const char *s)
+{
+	if (strcmp(s, "auto") == 0)
+		return SX_LL_AUTO;
+	if (strcmp(s, "off") == 0)
+		return SX_LL_OFF;
+	if (strcmp(s, "require") == 0)
+		return SX_LL_REQUIRE;
+	sr_usage("--landlock: '%s' is not auto, off or require", s);
+}
+
+/* Combinations that would silently do less than asked. */
+static void check(const struct sx_opts *o, int profile_given)
+{
+	if (o->bpf && (profile_given || o->net || o->nadj || o->log || o->print || o->save_bpf))
+		sr_usage("--bpf loads a finished filter: it takes no --profile, --net, --allow, "
+			 "--deny, --log, --print or --save-bpf");
+	if (o->net && strcmp(o->profile, "default") != 0)
+		sr_usage("--net applies to the default profile only");
+	if (o->save_bpf && strcmp(o->profile, "strict") == 0)
+		sr_usage("--save-bpf: the strict filter is bound to one run and cannot be saved");
+	if (o->landlock == SX_LL_OFF && o->npaths)
+		sr_usage("--ro/--rx/--rw need Landlock, but --landlock=off");
+	if (!o->argv[0] && !o->print && !o->save_bpf)
+		sr_usage("sr-exec [options] prog [args...]");
+}
+
+void sx_parse_opts(int argc, char **argv, struct sx_opts *o)
+{
+	int c, profile_given = 0;
+	memset(o, 0, sizeof *o);
+	o->profile = "default";
+	while ((c = getopt_long(argc, argv, "+p:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': o->profile = optarg; profile_given = 1; break;
+		case O_NET: o->net = 1; break;
+		case O_ALLOW: add_adjust(o, "--allow", optarg, 1); break;
+		case O_DENY: add_adjust(o, "--deny", optarg, 0); break;
+		case O_LOG: o->log = 1; break;
+		case O_PRINT: o->print = 1; break;
+		case O_SAVE: o->save_bpf = optarg; break;
+		case O_BPF: o->bpf = optarg; break;
+		case O_LANDLOCK: o->landlock = landlock_mode(optarg); break;
+		case O_RO: add_path(o, optarg, SX_RO); break;
+		case O_RX: add_path(o, optarg, SX_RX); break;
+		case O_RW: add_path(o, optarg, SX_RW); break;
+		case 'v': o->verbose = 1; break;
+		case 'h': fputs(usage_text, stdout); exit(SR_EXIT_OK);
+		case 'V': puts("sr-exec 0.1"); exit(SR_EXIT_OK);
+		default: sr_usage("sr-exec [options] prog [args...] (see --help)");
+		}
+	}
+	if (!*o->profile)
+		sr_usage("--profile: empty name");
+	o->argv = argv + optind;
+	check(o, profile_given);
+}
