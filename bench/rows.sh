@@ -19,6 +19,9 @@ chain_label="chain: ${CHAIN[*]}"
 group "Start-up: /bin/true"
 ratio_to bare bwrap
 row bare /bin/true
+# Any program that execs another costs one more exec: env is the baseline
+# for what sr-limit and sr-exec add beyond their own start.
+row "env (one extra exec)" env /bin/true
 row bwrap "${BWRAP[@]}" /bin/true
 row "unshare -Urnpm --fork" unshare -Urnpm --fork /bin/true
 row "sr-limit" sr-limit /bin/true
