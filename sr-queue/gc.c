@@ -1,0 +1,152 @@
+/* gc.c - `gc` (retention of finished jobs) and `recover`. */
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "queue.h"
+#include "sr.h"
+
+struct done_job {
+	char id[ID_LEN + 1];
+	uint64_t finished_ms;
+};
+
+struct gc_list {
+	struct done_job *v;
+	size_t n, cap;
+};
+
+static void collect(struct spool *sp, int dfd, const char *id, void *ctx)
+{
+	struct gc_list *l = ctx;
+	(void)sp;
+	if (!id_valid(id))
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 256;
+		l->v = realloc(l->v, l->cap * sizeof *l->v);
+		if (!l->v)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	}
+	struct done_job *d = &l->v[l->n++];
+	memcpy(d->id, id, ID_LEN + 1);
+	char path[ID_LEN + 16];
+	cJSON *r;
+	snprintf(path, sizeof path, "%s/" JOB_FILE, id);
+	(void)job_read_at(dfd, path, NULL, &r);
+	long long f = json_num(r, "finished_ms", -1);
+	cJSON_Delete(r);
+	struct stat st;
+	if (f < 0) /* no readable result: use when it was moved to done/ */
+		f = fstatat(dfd, id, &st, 0) == 0 ? (long long)st.st_mtime * 1000 : 0;
+	d->finished_ms = (uint64_t)f;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct done_job *x = a, *y = b;
+	if (x->finished_ms != y->finished_ms)
+		return x->finished_ms < y->finished_ms ? 1 : -1;
+	return strcmp(y->id, x->id);
+}
+
+/* Take the job out of done/ in one rename (under its flock), then delete. */
+static int remove_job(struct spool *sp, const char *id)
+{
+	char gone[ID_LEN + 8];
+	int fd = openat(sp->done, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	snprintf(gone, sizeof gone, "gc.%s", id);
+	int r = -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && renameat(sp->done, id, sp->tmp, gone) == 0)
+		r = 0;
+	close(fd);
+	if (r == 0) {
+		(void)unlinkat(sp->cancel, id, 0);
+		if (remove_tree_at(sp->tmp, gone) < 0)
+			sr_warn_sys("unable to remove %s/tmp/%s", sp->path, gone);
+	}
+	return r;
+}
+
+static const struct option gc_lo[] = {
+	{ "older-than", required_argument, NULL, Q_OLDER },
+	{ "keep", required_argument, NULL, Q_KEEP },
+	{ "json", no_argument, NULL, Q_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int print_counts(int json, const char *const *names, const unsigned *vals,
+			size_t n)
+{
+	if (!json) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s%s %u", i ? ", " : "", names[i], vals[i]);
+		printf("\n");
+		return fflush(stdout) == 0 ? 0 : SR_EXIT_SYS;
+	}
+	cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddNumberToObject(o, names[i], vals[i]);
+	int r = print_json(o);
+	cJSON_Delete(o);
+	return r;
+}
+
+int cmd_gc(int argc, char **argv)
+{
+	struct qopts o = { 0 };
+	char *ops[1];
+	struct spool sp;
+	struct gc_list l = { 0 };
+	query_args(argc, argv, gc_lo, &o, 0, ops, &sp);
+	each_entry(&sp, sp.done, collect, &l);
+	qsort(l.v, l.n, sizeof *l.v, newest_first);
+	uint64_t now = now_ms(), age = o.older_ns / 1000000ULL;
+	unsigned removed = 0, kept = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		int young = o.has_older && l.v[i].finished_ms + age > now;
+		if (i < o.keep || young || remove_job(&sp, l.v[i].id) < 0)
+			kept++;
+		else
+			removed++;
+	}
+	free(l.v);
+	if (removed && fsync_dir(sp.done) < 0)
+		sr_warn_sys("unable to fsync %s/done", sp.path);
+	unsigned tmp = tmp_cleanup(&sp);
+	spool_close(&sp);
+	static const char *const names[] = { "removed", "kept", "tmp_removed" };
+	const unsigned vals[] = { removed, kept, tmp };
+	return print_counts(o.json, names, vals, 3);
+}
+
+static const struct option recover_lo[] = {
+	{ "json", no_argument, NULL, Q_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_recover(int argc, char **argv)
+{
+	struct qopts o = { 0 };
+	char *ops[1];
+	struct spool sp;
+	struct recover_counts rc;
+	query_args(argc, argv, recover_lo, &o, 0, ops, &sp);
+	recover_all(&sp, &rc);
+	spool_close(&sp);
+	static const char *const names[] = { "lost", "requeued", "finished", "cancelled",
+					     "running", "tmp_removed" };
+	const unsigned vals[] = { rc.lost, rc.requeued, rc.finished, rc.cancelled, rc.busy,
+				  rc.tmp };
+	return print_counts(o.json, names, vals, 6);
+}

@@ -1,0 +1,493 @@
+/* keeper.c - the supervisor of one job.
+ *
+ * The worker forks a keeper per job. The keeper inherits the job
+ * directory's fd, so the job's flock stays held for as long as the keeper
+ * lives, and it is a child subreaper, so every process the job leaves
+ * behind becomes its child. It starts the job in a new session, copies its
+ * stdout and stderr into capped files, and when the job's main process
+ * ends, when the worker asks (SIGTERM: cancel), when the job's --timeout
+ * expires, or when the worker dies (PDEATHSIG: SIGTERM), it kills the
+ * job's process group and then every remaining descendant before it lets
+ * go of the lock. It reports to the worker through a pipe. */
+#include <cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "queue.h"
+#include "worker.h"
+#include "sr.h"
+
+extern char **environ;
+
+struct jobspec {
+	cJSON *json;
+	char **argv, **envp;
+	const char *cwd;
+	uint64_t max_output, timeout_ms;
+	int has_stdin;
+	mode_t umask;
+};
+
+struct pump {
+	int in, file, err, jobfd;
+	const char *name;       /* the file, created at the first byte stored */
+	char *mem;              /* or the bytes are kept here (stats) */
+	uint64_t stored, total, cap;
+};
+
+static char **str_array(const cJSON *arr, size_t extra)
+{
+	size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
+	char **v = calloc(n + extra + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, arr) {
+		if (!cJSON_IsString(e)) {
+			free(v);
+			return NULL;
+		}
+		v[i++] = e->valuestring;
+	}
+	return v;
+}
+
+/* The job's environment plus SR_STATS_FD and SR_QUEUE_ID (replacing any
+ * the submitter gave). */
+static int job_environ(struct jobspec *j, const cJSON *env, const char *id)
+{
+	static char stats[] = "SR_STATS_FD=3";
+	static char idvar[sizeof "SR_QUEUE_ID=" + ID_LEN];
+	char **v = str_array(env, 2);
+	if (!v)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 0; v[i]; i++)
+		if (strncmp(v[i], "SR_STATS_FD=", 12) != 0 &&
+		    strncmp(v[i], "SR_QUEUE_ID=", 12) != 0)
+			v[n++] = v[i];
+	snprintf(idvar, sizeof idvar, "SR_QUEUE_ID=%s", id);
+	v[n++] = stats;
+	v[n++] = idvar;
+	v[n] = NULL;
+	j->envp = v;
+	return 0;
+}
+
+static int load_job(int jobfd, const char *id, struct jobspec *j)
+{
+	memset(j, 0, sizeof *j);
+	if (job_read_at(jobfd, JOB_FILE, &j->json, NULL) < 0 || !j->json)
+		return -1;
+	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(j->json, "argv");
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(j->json, "env");
+	j->cwd = json_str(j->json, "cwd");
+	j->argv = cJSON_IsArray(argv) ? str_array(argv, 0) : NULL;
+	if (!j->argv || !j->argv[0] || !j->cwd || !cJSON_IsArray(env) ||
+	    job_environ(j, env, id) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	j->max_output = (uint64_t)json_num(j->json, "max_output", (long long)DEFAULT_MAX_OUTPUT);
+	j->timeout_ms = (uint64_t)json_num(j->json, "timeout_ms", 0);
+	j->has_stdin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j->json, "stdin"));
+	j->umask = (mode_t)json_num(j->json, "umask", 022) & 0777;
+	return 0;
+}
+
+struct child_err {
+	int32_t stage, err;
+};
+
+static void child_fail(int errw, int stage)
+{
+	struct child_err ce = { stage, errno };
+	(void)!write(errw, &ce, sizeof ce);
+	_exit(127);
+}
+
+/* In the job's process: new session, die with the keeper, default
+ * signals, fds 0-3, the job's umask, cwd and environment, exec. */
+static void job_child(const struct jobspec *j, const int fds[4], int errw, pid_t keeper)
+{
+	int hi[4];
+	sigset_t none;
+	errw = fcntl(errw, F_DUPFD_CLOEXEC, 10); /* clear of fds 0-3 */
+	if (setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail(errw, FS_SETUP);
+	if (getppid() != keeper)
+		_exit(127);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			(void)signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	umask(j->umask);
+	if (chdir(j->cwd) < 0)
+		child_fail(errw, FS_CWD);
+	for (int i = 0; i < 4; i++)
+		if ((hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
+			child_fail(errw, FS_SETUP);
+	for (int i = 0; i < 4; i++)
+		if (dup2(hi[i], i) < 0)
+			child_fail(errw, FS_SETUP);
+	environ = j->envp;
+	execvp(j->argv[0], j->argv);
+	child_fail(errw, FS_EXEC);
+}
+
+/* SIGKILL every child of this process but those in except[] (for a
+ * keeper: the job's orphans, reparented to it). The kernel's
+ * /proc/PID/task/TID/children is not always built in: scan /proc. */
+static pid_t parent_of(int procfd, const char *pid)
+{
+	char path[300], buf[512];
+	snprintf(path, sizeof path, "%s/stat", pid);
+	if (read_small_at(procfd, path, buf, sizeof buf) <= 0)
+		return 0;
+	char *p = strrchr(buf, ')'); /* the command name may hold anything */
+	int ppid = 0;
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+void kill_children(const pid_t *except, size_t n)
+{
+	pid_t self = getpid();
+	DIR *d = opendir("/proc");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+		    parent_of(dirfd(d), e->d_name) != self)
+			continue;
+		pid_t pid = atoi(e->d_name);
+		int keep = 0;
+		for (size_t i = 0; i < n && !keep; i++)
+			keep = except[i] == pid;
+		if (!keep)
+			(void)kill(pid, SIGKILL);
+	}
+	closedir(d);
+}
+
+/* Kill and reap every remaining descendant (they all end up our children). */
+static void reap_rest(void)
+{
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+		if (p > 0)
+			continue;
+		if (p < 0 && errno != EINTR)
+			return; /* ECHILD: nothing left */
+		kill_children(NULL, 0);
+		p = waitpid(-1, NULL, 0);
+		if (p < 0 && errno == ECHILD)
+			return;
+	}
+}
+
+/* Reap dead orphans; 1 once the main process has exited (left a zombie,
+ * so that its pid still names its process group). */
+static int main_exited(pid_t main)
+{
+	for (;;) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid == 0)
+			return 0;
+		if (si.si_pid == main)
+			return 1;
+		(void)waitpid(si.si_pid, NULL, 0);
+	}
+}
+
+static void store(struct pump *p, const char *buf, size_t len)
+{
+	if (p->mem) {
+		memcpy(p->mem + p->stored, buf, len);
+		p->stored += len;
+		return;
+	}
+	if (p->file < 0 && !p->err) {
+		p->file = openat(p->jobfd, p->name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (p->file < 0)
+			p->err = errno;
+	}
+	if (p->err)
+		return;
+	if (sr_write_all(p->file, buf, len) < 0)
+		p->err = errno;
+	else
+		p->stored += len;
+}
+
+/* Copy what is in the pipe to the sink, up to the cap; count the rest. */
+static void pump(struct pump *p)
+{
+	char buf[65536];
+	ssize_t n = read(p->in, buf, sizeof buf);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(p->in);
+		p->in = -1;
+		return;
+	}
+	p->total += (uint64_t)n;
+	uint64_t room = p->cap - p->stored;
+	size_t w = (uint64_t)n < room ? (size_t)n : (size_t)room;
+	if (w)
+		store(p, buf, w);
+}
+
+static int pump_pipe(struct pump *p, int *child_end)
+{
+	int fd[2];
+	if (pipe2(fd, O_CLOEXEC) < 0)
+		return -1;
+	(void)fcntl(fd[0], F_SETFL, O_NONBLOCK);
+	p->in = fd[0];
+	*child_end = fd[1];
+	return 0;
+}
+
+struct run {
+	struct jobspec job;
+	struct pump out, err, stats;
+	char statsbuf[STATS_MAX];
+	int sfd, fds[4];
+	pid_t pid;
+	uint64_t t0;
+};
+
+/* stdin and three pipes: fds[] = stdin, stdout, stderr, stats. Output
+ * files are only created when there is output to keep. */
+static int prepare(struct run *r, int jobfd, struct report *rep)
+{
+	r->fds[0] = r->job.has_stdin ? openat(jobfd, "stdin", O_RDONLY | O_CLOEXEC)
+				     : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (r->fds[0] < 0)
+		return rep->stage = FS_STDIN, rep->err = errno, -1;
+	r->out = (struct pump){ .file = -1, .jobfd = jobfd, .name = "stdout",
+				.cap = r->job.max_output };
+	r->err = (struct pump){ .file = -1, .jobfd = jobfd, .name = "stderr",
+				.cap = r->job.max_output };
+	r->stats = (struct pump){ .file = -1, .mem = r->statsbuf, .cap = STATS_MAX };
+	if (pump_pipe(&r->out, &r->fds[1]) < 0 || pump_pipe(&r->err, &r->fds[2]) < 0 ||
+	    pump_pipe(&r->stats, &r->fds[3]) < 0)
+		return rep->stage = FS_FILES, rep->err = errno, -1;
+	return 0;
+}
+
+static int spawn(struct run *r, struct report *rep)
+{
+	int ep[2];
+	struct child_err ce;
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		return rep->stage = FS_SETUP, rep->err = errno, -1;
+	pid_t keeper = getpid();
+	r->t0 = sr_now_ns();
+	rep->started_ms = now_ms();
+	r->pid = fork();
+	if (r->pid < 0)
+		return rep->stage = FS_SETUP, rep->err = errno, -1;
+	if (r->pid == 0)
+		job_child(&r->job, r->fds, ep[1], keeper);
+	close(ep[1]);
+	for (int i = 0; i < 4; i++)
+		close(r->fds[i]);
+	ssize_t n;
+	do
+		n = read(ep[0], &ce, sizeof ce);
+	while (n < 0 && errno == EINTR);
+	close(ep[0]);
+	if (n == (ssize_t)sizeof ce) {
+		(void)waitpid(r->pid, NULL, 0);
+		return rep->stage = ce.stage, rep->err = ce.err, -1;
+	}
+	return 0;
+}
+
+static void kill_job(struct run *r)
+{
+	(void)kill(-r->pid, SIGKILL);
+	kill_children(NULL, 0);
+}
+
+static int poll_timeout(const struct run *r, const struct report *rep)
+{
+	if (!r->job.timeout_ms || rep->killed)
+		return -1;
+	uint64_t el = (sr_now_ns() - r->t0) / 1000000ULL;
+	return el >= r->job.timeout_ms ? 0 : (int)(r->job.timeout_ms - el);
+}
+
+/* SIGTERM: the worker cancels or died. SIGCHLD: see if the job ended. */
+static int on_signals(struct run *r, struct report *rep)
+{
+	struct signalfd_siginfo si;
+	while (read(r->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGTERM && !rep->killed) {
+			rep->killed = 1;
+			kill_job(r);
+		}
+	}
+	return main_exited(r->pid);
+}
+
+/* After the job: read what is left, but never wait long for a writer that
+ * escaped (a pipe end passed to a process outside the job). */
+static void drain(struct pump *p)
+{
+	while (p->in >= 0) {
+		struct pollfd pf = { p->in, POLLIN, 0 };
+		if (poll(&pf, 1, 1000) <= 0) {
+			close(p->in);
+			p->in = -1;
+			return;
+		}
+		pump(p);
+	}
+}
+
+static void supervise(struct run *r, struct report *rep)
+{
+	int ended = 0;
+	while (!ended) {
+		struct pollfd pf[4] = {
+			{ r->sfd, POLLIN, 0 }, { r->out.in, POLLIN, 0 }, { r->err.in, POLLIN, 0 },
+			{ r->stats.in, POLLIN, 0 },
+		};
+		int n = poll(pf, 4, poll_timeout(r, rep));
+		if (n == 0) {
+			rep->killed = 2;
+			kill_job(r);
+		}
+		if (pf[1].revents)
+			pump(&r->out);
+		if (pf[2].revents)
+			pump(&r->err);
+		if (pf[3].revents)
+			pump(&r->stats);
+		if (pf[0].revents || n == 0)
+			ended = on_signals(r, rep);
+	}
+	int status = 0;
+	(void)kill(-r->pid, SIGKILL); /* whatever is left of its group */
+	(void)waitpid(r->pid, &status, 0);
+	rep->status = status;
+	rep->wall_ns = sr_now_ns() - r->t0;
+	reap_rest();
+	drain(&r->out);
+	drain(&r->err);
+	drain(&r->stats);
+}
+
+static void finish_report(struct run *r, struct report *rep)
+{
+	struct rusage ru;
+	rep->finished_ms = now_ms();
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+		rep->user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ULL +
+			       (uint64_t)ru.ru_utime.tv_usec * 1000ULL;
+		rep->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL +
+			      (uint64_t)ru.ru_stime.tv_usec * 1000ULL;
+	}
+	if (r->out.file >= 0 && fsync(r->out.file) < 0 && !r->out.err)
+		r->out.err = errno;
+	if (r->err.file >= 0 && fsync(r->err.file) < 0 && !r->err.err)
+		r->err.err = errno;
+	rep->out_stored = r->out.stored;
+	rep->out_total = r->out.total;
+	rep->err_stored = r->err.stored;
+	rep->err_total = r->err.total;
+	rep->out_err = r->out.err;
+	rep->err_err = r->err.err;
+	rep->stats_len = (uint32_t)r->stats.stored;
+}
+
+/* Close every fd but 0-2 and the two we keep. */
+static void close_others(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+	if (lo > 3)
+		(void)close_range(3, (unsigned)lo - 1, 0);
+	if (hi > lo + 1)
+		(void)close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+	(void)close_range((unsigned)hi + 1, ~0U, 0);
+}
+
+static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker)
+{
+	struct report rep;
+	struct run r;
+	sigset_t set;
+	memset(&rep, 0, sizeof rep);
+	memset(&r, 0, sizeof r);
+	r.out.in = r.err.in = r.stats.in = -1;
+	r.out.file = r.err.file = -1;
+	close_others(jobfd, repfd);
+	(void)setpgid(0, 0); /* a terminal's ^C is for the worker, not us */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != worker)
+		_exit(0);
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	r.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r.sfd < 0) {
+		rep.stage = FS_SETUP;
+		rep.err = errno;
+	} else if (load_job(jobfd, id, &r.job) < 0) {
+		rep.stage = FS_JOB;
+		rep.err = errno;
+	} else if (prepare(&r, jobfd, &rep) == 0 && spawn(&r, &rep) == 0) {
+		supervise(&r, &rep);
+	}
+	if (!rep.started_ms)
+		rep.started_ms = now_ms();
+	finish_report(&r, &rep);
+	/* The worker may be gone (EPIPE): nobody to tell then. */
+	if (sr_write_all(repfd, &rep, sizeof rep) == 0)
+		(void)sr_write_all(repfd, r.statsbuf, rep.stats_len);
+	_exit(0);
+}
+
+/* Fork the keeper of a job; *repfd gets the read end of its report pipe. */
+pid_t keeper_start(int jobfd, const char *id, int *repfd)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	pid_t worker = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		(void)fcntl(p[1], F_SETFL, 0);
+		keeper_main(jobfd, p[1], id, worker);
+	}
+	close(p[1]);
+	*repfd = p[0];
+	return pid;
+}

@@ -1,0 +1,226 @@
+/* result.c - the job file: line 1 the job, line 2 its result.
+ *
+ * submit writes the job line and reserves room after it (fallocate), so
+ * that the result can be recorded even when the disk has filled up since.
+ * The result line is written in place after the job line, fsynced, and
+ * only then is the directory moved to done/; a line without its newline
+ * (a writer that died) does not count. */
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "queue.h"
+#include "sr.h"
+
+#define JOB_FILE_MAX (64U << 20)
+
+static char *read_all_at(int dfd, const char *name, size_t *lenp)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < JOB_FILE_MAX &&
+	    (buf = malloc((size_t)st.st_size + 1)) != NULL) {
+		while (len < (size_t)st.st_size) {
+			ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+		}
+		buf[len] = '\0';
+	}
+	close(fd);
+	*lenp = len;
+	return buf;
+}
+
+static cJSON *parse_object(const char *s, size_t n)
+{
+	cJSON *j = cJSON_ParseWithLength(s, n);
+	if (j && !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		j = NULL;
+	}
+	return j;
+}
+
+/* Parse NAME (under dfd): *job gets line 1, *res line 2 if complete (or
+ * NULL). Either pointer may be NULL. -1 (errno) if there is no job line. */
+int job_read_at(int dfd, const char *name, cJSON **job, cJSON **res)
+{
+	size_t len;
+	char *buf = read_all_at(dfd, name, &len);
+	if (job)
+		*job = NULL;
+	if (res)
+		*res = NULL;
+	if (!buf)
+		return -1;
+	char *nl = memchr(buf, '\n', len);
+	if (!nl) {
+		free(buf);
+		errno = EINVAL;
+		return -1;
+	}
+	size_t len1 = (size_t)(nl - buf) + 1;
+	if (job)
+		*job = parse_object(buf, len1 - 1);
+	char *nl2 = memchr(buf + len1, '\n', len - len1);
+	if (res && nl2) {
+		*res = parse_object(buf + len1, (size_t)(nl2 - buf) - len1);
+		if (*res && !json_str(*res, "state")) {
+			cJSON_Delete(*res);
+			*res = NULL;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Length of line 1 (with its newline). */
+static off_t job_line_len(int fd)
+{
+	char buf[4096];
+	off_t off = 0;
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof buf, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			errno = n < 0 ? errno : EINVAL;
+			return -1;
+		}
+		char *nl = memchr(buf, '\n', (size_t)n);
+		if (nl)
+			return off + (nl - buf) + 1;
+		off += n;
+	}
+}
+
+/* obj as one line; *len counts its newline (there is no NUL after it). */
+static char *json_line(const cJSON *obj, size_t *len)
+{
+	char *s = cJSON_PrintUnformatted(obj);
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	*len = strlen(s);
+	s[(*len)++] = '\n';
+	return s;
+}
+
+/* A new job file: the job line, then room kept for the result. */
+static int put_job(int fd, const char *s, size_t len)
+{
+	if (sr_write_all(fd, s, len) < 0)
+		return -1;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)(len + RESULT_RESERVE)) < 0 &&
+	    errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	return fsync(fd);
+}
+
+/* The result line, in place after the job line (replacing any partial one). */
+static int put_result(int fd, const char *s, size_t len)
+{
+	off_t at = job_line_len(fd);
+	if (at < 0)
+		return -1;
+	ssize_t n = pwrite(fd, s, len, at);
+	if (n >= 0 && n < (ssize_t)len)
+		errno = ENOSPC;
+	if (n != (ssize_t)len || ftruncate(fd, at + (off_t)len) < 0)
+		return -1;
+	return fsync(fd);
+}
+
+static int put_line(int dfd, const cJSON *obj, int result)
+{
+	size_t len;
+	char *s = json_line(obj, &len);
+	if (!s)
+		return -1;
+	int fd = result ? openat(dfd, JOB_FILE, O_RDWR | O_CLOEXEC)
+			: openat(dfd, JOB_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int r = fd < 0 ? -1 : result ? put_result(fd, s, len) : put_job(fd, s, len);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	free(s);
+	errno = e;
+	return r;
+}
+
+int job_write_at(int dfd, const cJSON *job)
+{
+	return put_line(dfd, job, 0);
+}
+
+/* Record res as the job's result line and fsync it. */
+int result_write(int jobfd, const cJSON *res)
+{
+	return put_line(jobfd, res, 1);
+}
+
+int job_has_result(int jobfd)
+{
+	cJSON *res;
+	if (job_read_at(jobfd, JOB_FILE, NULL, &res) < 0 || !res)
+		return 0;
+	cJSON_Delete(res);
+	return 1;
+}
+
+cJSON *result_new(const char *state, const char *reason)
+{
+	cJSON *r = cJSON_CreateObject();
+	if (!r || !cJSON_AddStringToObject(r, "state", state) ||
+	    !cJSON_AddStringToObject(r, "reason", reason))
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
+	return r;
+}
+
+const char *json_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+long long json_num(const cJSON *obj, const char *key, long long dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
+}
+
+/* The code `wait` exits with for a finished job (see EXIT STATUS). */
+int result_exit_code(const cJSON *res)
+{
+	const char *state = json_str(res, "state");
+	const char *reason = json_str(res, "reason");
+	if (!state)
+		return EXIT_LOST;
+	if (strcmp(state, "cancelled") == 0)
+		return EXIT_CANCELLED;
+	if (strcmp(state, "lost") == 0)
+		return EXIT_LOST;
+	if (reason && strcmp(reason, "timeout") == 0)
+		return SR_EXIT_TIMEOUT;
+	long long sig = json_num(res, "signal", 0);
+	if (sig > 0 && sig < 128)
+		return 128 + (int)sig;
+	long long code = json_num(res, "exit_code", -1);
+	if (code >= 0 && code <= 255)
+		return (int)code;
+	return strcmp(state, "failed") == 0 ? SR_EXIT_NOEXEC : EXIT_LOST;
+}

@@ -1,0 +1,228 @@
+/* spool.c - the spool directory, job ids, and durable file helpers. */
+#include <cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "queue.h"
+#include "sr.h"
+
+static const char *const subdirs[] = { "tmp", "queue", "run", "done", "cancel" };
+
+static int open_dir_at(int at, const char *name)
+{
+	return openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* mkdir -p for the spool itself: every missing component private. */
+static void make_spool(const char *path)
+{
+	if (mkdir(path, 0700) == 0 || errno == EEXIST)
+		return;
+	if (errno != ENOENT)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to create spool %s", path);
+	char *parent = strdup(path);
+	if (!parent)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	char *slash = strrchr(parent, '/');
+	while (slash && slash > parent && slash[1] == '\0') {
+		*slash = '\0';
+		slash = strrchr(parent, '/');
+	}
+	if (slash && slash > parent) {
+		*slash = '\0';
+		make_spool(parent);
+	}
+	free(parent);
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to create spool %s", path);
+}
+
+void spool_open(struct spool *sp, const char *path, int create)
+{
+	int *fds[] = { &sp->tmp, &sp->queue, &sp->run, &sp->done, &sp->cancel };
+	int made = 0;
+	sp->path = path;
+	if (create)
+		make_spool(path);
+	sp->root = open_dir_at(AT_FDCWD, path);
+	if (sp->root < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to open spool %s", path);
+	for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
+		*fds[i] = open_dir_at(sp->root, subdirs[i]);
+		if (*fds[i] < 0 && errno == ENOENT && create) {
+			if (mkdirat(sp->root, subdirs[i], 0700) < 0 && errno != EEXIST)
+				sr_fatal_sys(SR_EXIT_SYS, "unable to create %s/%s", path,
+					     subdirs[i]);
+			made = 1;
+			*fds[i] = open_dir_at(sp->root, subdirs[i]);
+		}
+		if (*fds[i] < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to open %s/%s%s", path, subdirs[i],
+				     create ? "" : " (not a spool?)");
+	}
+	if (made)
+		(void)fsync_dir(sp->root);
+}
+
+void spool_close(struct spool *sp)
+{
+	int fds[] = { sp->root, sp->tmp, sp->queue, sp->run, sp->done, sp->cancel };
+	for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+char *spool_subpath(const struct spool *sp, const char *sub)
+{
+	size_t n = strlen(sp->path) + strlen(sub) + 2;
+	char *p = malloc(n);
+	if (!p)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	snprintf(p, n, "%s/%s", sp->path, sub);
+	return p;
+}
+
+/* Time-ordered (16 hex digits of wall-clock ns) and unguessable (64 bits
+ * from getrandom). Lexical order is submission order. */
+void id_new(char id[ID_LEN + 1])
+{
+	struct timespec ts;
+	uint64_t rnd;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to get random bytes");
+	snprintf(id, ID_LEN + 1, "%016llx%016llx", (unsigned long long)t,
+		 (unsigned long long)rnd);
+}
+
+int id_valid(const char *s)
+{
+	size_t i;
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == ID_LEN;
+}
+
+void need_id(const char *s)
+{
+	if (!id_valid(s))
+		sr_usage("invalid job id '%s' (want %d lowercase hex digits)", s, ID_LEN);
+}
+
+int tenant_valid(const char *s)
+{
+	size_t i;
+	for (i = 0; s[i]; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return i > 0 && i <= TENANT_MAX;
+}
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000ULL + (uint64_t)ts.tv_nsec / 1000000ULL;
+}
+
+/* Test-only: SR_QUEUE_CRASH=NAME makes the process SIGKILL itself there. */
+void crash_point(const char *name)
+{
+	static const char *want;
+	static int init;
+	if (!init) {
+		want = getenv("SR_QUEUE_CRASH");
+		init = 1;
+	}
+	if (want && strcmp(want, name) == 0)
+		raise(SIGKILL);
+}
+
+int fsync_dir(int dfd)
+{
+	if (fsync(dfd) < 0 && errno != EINVAL && errno != EROFS)
+		return -1;
+	return 0;
+}
+
+/* Create NAME in dfd (replacing it) with the bytes given, fsynced. Not
+ * atomic: used in directories that nobody else reads yet. */
+int write_file_at(int dfd, const char *name, const void *buf, size_t len)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (sr_write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Remove NAME under dfd: a file, or a directory of files (one level of
+ * subdirectories is enough for a job). ENOENT counts as done. */
+int remove_tree_at(int dfd, const char *name)
+{
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	int fd = open_dir_at(dfd, name);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT)
+			(void)remove_tree_at(dirfd(d), e->d_name);
+	}
+	closedir(d);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+/* Read at most size-1 bytes of a small file, NUL-terminated; -1 if none. */
+ssize_t read_small_at(int dfd, const char *name, char *buf, size_t size)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* Is the file open on fd the one named NAME in dfd? */
+int same_file(int fd, int dfd, const char *name)
+{
+	struct stat a, b;
+	if (fstat(fd, &a) < 0 || fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}

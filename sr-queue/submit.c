@@ -1,0 +1,232 @@
+/* submit.c - store a job durably, then make it visible in one rename.
+ *
+ * tmp/ID is built under the submitter's flock: job.jsonl and the stdin copy
+ * are written and fsynced, then the directory itself, then it is renamed
+ * into queue/ and queue/ is fsynced. Only then is the id printed. */
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "queue.h"
+#include "sr.h"
+
+extern char **environ;
+
+struct submit_opts {
+	const char *tenant, *stdin_path, *cwd;
+	char **env;
+	size_t nenv;
+	int keep_env, json;
+	uint64_t max_output, retry, timeout_ns;
+};
+
+enum { O_TENANT = 256, O_STDIN, O_CWD, O_ENV, O_KEEPENV, O_MAXOUT, O_RETRY,
+       O_TIMEOUT, O_JSON };
+
+static const struct option submit_lo[] = {
+	{ "tenant", required_argument, NULL, O_TENANT },
+	{ "stdin", required_argument, NULL, O_STDIN },
+	{ "cwd", required_argument, NULL, O_CWD },
+	{ "env", required_argument, NULL, O_ENV },
+	{ "keep-env", no_argument, NULL, O_KEEPENV },
+	{ "max-output", required_argument, NULL, O_MAXOUT },
+	{ "retry", required_argument, NULL, O_RETRY },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void submit_opt(void *ctx, int c, const char *arg)
+{
+	struct submit_opts *o = ctx;
+	switch (c) {
+	case O_TENANT:
+		if (!tenant_valid(arg))
+			sr_usage("--tenant: invalid name '%s' (1-%d of A-Z a-z 0-9 . _ -)",
+				 arg, TENANT_MAX);
+		o->tenant = arg;
+		break;
+	case O_STDIN: o->stdin_path = arg; break;
+	case O_CWD: o->cwd = arg; break;
+	case O_ENV:
+		if (!strchr(arg, '=') || arg[0] == '=')
+			sr_usage("--env: want NAME=VALUE, got '%s'", arg);
+		o->env[o->nenv++] = (char *)arg;
+		break;
+	case O_KEEPENV: o->keep_env = 1; break;
+	case O_MAXOUT: o->max_output = sr_opt_size("--max-output", arg); break;
+	case O_RETRY: o->retry = sr_opt_count("--retry", arg, 1000000); break;
+	case O_TIMEOUT: o->timeout_ns = sr_opt_duration_ns("--timeout", arg); break;
+	case O_JSON: o->json = 1; break;
+	case 'h': print_usage(); exit(0);
+	}
+}
+
+static void add_str(cJSON *arr, const char *s)
+{
+	if (!cJSON_AddItemToArray(arr, cJSON_CreateString(s)))
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
+}
+
+/* The job's environment: the submitter's with --keep-env, then each
+ * --env NAME=VALUE replacing a variable of the same name. */
+static cJSON *job_env(const struct submit_opts *o)
+{
+	cJSON *env = cJSON_CreateArray();
+	if (!env)
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
+	for (char **e = environ; o->keep_env && e && *e; e++) {
+		size_t k = strcspn(*e, "=");
+		int replaced = 0;
+		for (size_t i = 0; i < o->nenv && !replaced; i++)
+			replaced = strncmp(o->env[i], *e, k + 1) == 0;
+		if (!replaced)
+			add_str(env, *e);
+	}
+	for (size_t i = 0; i < o->nenv; i++) {
+		size_t k = strcspn(o->env[i], "=");
+		int dup = 0;
+		for (size_t j = i + 1; j < o->nenv && !dup; j++)
+			dup = strncmp(o->env[j], o->env[i], k + 1) == 0;
+		if (!dup)
+			add_str(env, o->env[i]);
+	}
+	return env;
+}
+
+static cJSON *job_json(const char *id, const struct submit_opts *o, char **prog,
+		       const char *cwd)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON *argv = cJSON_CreateArray();
+	if (!j || !argv)
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
+	for (char **a = prog; *a; a++)
+		add_str(argv, *a);
+	cJSON_AddNumberToObject(j, "v", 1);
+	cJSON_AddStringToObject(j, "id", id);
+	cJSON_AddItemToObject(j, "argv", argv);
+	cJSON_AddItemToObject(j, "env", job_env(o));
+	cJSON_AddStringToObject(j, "cwd", cwd);
+	cJSON_AddStringToObject(j, "tenant", o->tenant);
+	cJSON_AddNumberToObject(j, "max_output", (double)o->max_output);
+	cJSON_AddNumberToObject(j, "retry", (double)o->retry);
+	cJSON_AddNumberToObject(j, "timeout_ms", (double)(o->timeout_ns / 1000000ULL));
+	cJSON_AddBoolToObject(j, "stdin", o->stdin_path != NULL);
+	cJSON_AddNumberToObject(j, "umask", (double)user_umask);
+	cJSON_AddNumberToObject(j, "submitted_ms", (double)now_ms());
+	return j;
+}
+
+static int copy_stdin(int jobfd, const char *path)
+{
+	int in = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to open --stdin %s", path);
+	int out = openat(jobfd, "stdin", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int r = out < 0 ? -1 : 0;
+	char buf[65536];
+	while (r == 0) {
+		ssize_t n = read(in, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to read --stdin %s", path);
+		if (n == 0)
+			break;
+		r = sr_write_all(out, buf, (size_t)n);
+	}
+	if (r == 0)
+		r = fsync(out);
+	int e = errno;
+	if (out >= 0)
+		close(out);
+	if (in > 0)
+		close(in);
+	errno = e;
+	return r;
+}
+
+static void store_failed(struct spool *sp, const char *id, const char *what)
+{
+	int e = errno;
+	(void)remove_tree_at(sp->tmp, id);
+	errno = e;
+	sr_fatal_sys(SR_EXIT_SYS, "unable to store job in %s: %s", sp->path, what);
+}
+
+/* Build tmp/ID, then rename it into queue/. */
+static void store_job(struct spool *sp, const char *id, const cJSON *job,
+		      const struct submit_opts *o)
+{
+	if (mkdirat(sp->tmp, id, 0700) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to store job in %s: mkdir", sp->path);
+	int fd = openat(sp->tmp, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+		store_failed(sp, id, "open");
+	crash_point("submit:after-mkdir");
+	if (job_write_at(fd, job) < 0)
+		store_failed(sp, id, JOB_FILE);
+	if (o->stdin_path && copy_stdin(fd, o->stdin_path) < 0)
+		store_failed(sp, id, "stdin");
+	crash_point("submit:after-write");
+	if (fsync_dir(fd) < 0)
+		store_failed(sp, id, "fsync");
+	if (renameat(sp->tmp, id, sp->queue, id) < 0)
+		store_failed(sp, id, "rename into queue/");
+	(void)flock(fd, LOCK_UN);
+	close(fd);
+	crash_point("submit:after-rename");
+	if (fsync_dir(sp->queue) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to fsync %s/queue (job %s is queued)",
+			     sp->path, id);
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	struct submit_opts o = { .tenant = "default", .max_output = DEFAULT_MAX_OUTPUT };
+	char *ops[1];
+	int rest;
+	o.env = calloc((size_t)argc + 1, sizeof *o.env);
+	if (!o.env)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	if (parse_args(argc, argv, "h", submit_lo, submit_opt, &o, ops, 1, 1, &rest) < 1)
+		sr_usage("submit: missing SPOOL");
+	if (rest >= argc)
+		sr_usage("submit: missing the program to run");
+	char cwd[PATH_MAX];
+	if (o.cwd ? !realpath(o.cwd, cwd) : !getcwd(cwd, sizeof cwd))
+		sr_fatal_sys(SR_EXIT_SYS, "unable to resolve the working directory %s",
+			     o.cwd ? o.cwd : ".");
+	struct stat st;
+	if (stat(cwd, &st) < 0 || !S_ISDIR(st.st_mode))
+		sr_fatal(SR_EXIT_SYS, "--cwd %s: not a directory", cwd);
+
+	struct spool sp;
+	spool_open(&sp, ops[0], 1);
+	char id[ID_LEN + 1];
+	id_new(id);
+	cJSON *job = job_json(id, &o, argv + rest, cwd);
+	store_job(&sp, id, job, &o);
+	cJSON_Delete(job);
+	free(o.env);
+	spool_close(&sp);
+
+	if (o.json) {
+		cJSON *out = cJSON_CreateObject();
+		cJSON_AddStringToObject(out, "id", id);
+		int r = print_json(out);
+		cJSON_Delete(out);
+		return r;
+	}
+	printf("%s\n", id);
+	return fflush(stdout) == 0 ? 0 : SR_EXIT_SYS;
+}

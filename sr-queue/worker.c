@@ -1,0 +1,414 @@
+/* worker.c - `sr-queue run`: the event loop of a worker.
+ *
+ * One process, one epoll: inotify on queue/ (new jobs) and cancel/
+ * (cancel requests), a signalfd (children, stop), and one report pipe per
+ * running job. No polling: the loop sleeps until an event, a deferred
+ * claim, a CPU budget refill, or the safety rescan (once a minute) is due. */
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "queue.h"
+#include "sr.h"
+#include "worker.h"
+
+#define RESCAN_NS (60ULL * 1000000000ULL)
+#define BUSY_RETRY_NS (20ULL * 1000000ULL)
+#define TAG_INOTIFY 0
+#define TAG_SIGNAL 1
+
+enum { O_BUDGET = 256, O_DRAIN, O_ONCE };
+
+static const struct option run_lo[] = {
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "cpu-budget", required_argument, NULL, O_BUDGET },
+	{ "drain", no_argument, NULL, O_DRAIN },
+	{ "once", no_argument, NULL, O_ONCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct run_opts {
+	uint64_t jobs, budget, window;
+	int drain, once;
+};
+
+static void run_opt(void *ctx, int c, const char *arg)
+{
+	struct run_opts *o = ctx;
+	switch (c) {
+	case 'j': o->jobs = sr_opt_count("-j", arg, 4096); break;
+	case O_BUDGET:
+		if (parse_budget(arg, &o->budget, &o->window) < 0)
+			sr_usage("--cpu-budget: want CPU/WINDOW like 10s/1m, got '%s'", arg);
+		break;
+	case O_DRAIN: o->drain = 1; break;
+	case O_ONCE: o->once = 1; break;
+	case 'h': print_usage(); exit(0);
+	}
+}
+
+/* Add a queued job to the index; its tenant is in its job file. */
+static void index_add(struct worker *w, const char *id)
+{
+	char path[ID_LEN + 16];
+	if (!id_valid(id))
+		return;
+	cJSON *j;
+	snprintf(path, sizeof path, "%s/" JOB_FILE, id);
+	(void)job_read_at(w->sp.queue, path, &j, NULL);
+	const char *t = json_str(j, "tenant");
+	fair_add(&w->fair, t && tenant_valid(t) ? t : "default", id);
+	cJSON_Delete(j);
+}
+
+static void index_one(struct spool *sp, int dfd, const char *name, void *ctx)
+{
+	(void)sp;
+	(void)dfd;
+	index_add(ctx, name);
+}
+
+static void rescan(struct worker *w)
+{
+	fair_clear(&w->fair);
+	w->ndef = 0;
+	each_entry(&w->sp, w->sp.queue, index_one, w);
+	w->next_rescan = sr_now_ns() + RESCAN_NS;
+}
+
+static void periodic(struct worker *w)
+{
+	struct recover_counts rc;
+	recover_all(&w->sp, &rc);
+	rescan(w);
+}
+
+static void watch(struct worker *w)
+{
+	char *q = spool_subpath(&w->sp, "queue"), *c = spool_subpath(&w->sp, "cancel");
+	w->ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (w->ino < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to start inotify");
+	w->wd_queue = inotify_add_watch(w->ino, q, IN_MOVED_TO | IN_ONLYDIR);
+	w->wd_cancel = inotify_add_watch(w->ino, c, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+	if (w->wd_queue < 0 || w->wd_cancel < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to watch %s", w->sp.path);
+	free(q);
+	free(c);
+}
+
+static void setup(struct worker *w, const struct run_opts *o, const char *path)
+{
+	sigset_t set;
+	memset(w, 0, sizeof *w);
+	w->nslots = (unsigned)o->jobs;
+	w->drain = o->drain;
+	w->once = o->once;
+	w->slots = calloc(w->nslots, sizeof *w->slots);
+	w->syncq = calloc(w->nslots, sizeof *w->syncq);
+	if (!w->slots || !w->syncq)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	for (unsigned i = 0; i < w->nslots; i++)
+		w->slots[i].fd = w->slots[i].repfd = -1;
+	fair_init(&w->fair, o->budget, o->window);
+	sr_cloexec_from(3, NULL, 0); /* nothing we inherited reaches a job */
+	spool_open(&w->sp, path, 1);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to become a child subreaper");
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	w->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (w->sfd < 0 || w->ep < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to set up the event loop");
+	watch(w);
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_INOTIFY };
+	struct epoll_event es = { .events = EPOLLIN, .data.u64 = TAG_SIGNAL };
+	if (epoll_ctl(w->ep, EPOLL_CTL_ADD, w->ino, &ev) < 0 ||
+	    epoll_ctl(w->ep, EPOLL_CTL_ADD, w->sfd, &es) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to set up the event loop");
+}
+
+static void teardown(struct worker *w)
+{
+	flush_sync(w);
+	close(w->ep);
+	close(w->ino);
+	close(w->sfd);
+	spool_close(&w->sp);
+	fair_free(&w->fair);
+	free(w->slots);
+	free(w->syncq);
+	free(w->def);
+}
+
+static void claim_failed(struct worker *w, const char *id, size_t ti)
+{
+	sr_warn_sys("unable to claim job %s; it stays queued", id);
+	if (w->drain || w->once) {
+		w->exit_code = SR_EXIT_SYS;
+		w->stopping = 1;
+		return;
+	}
+	defer(w, id, w->fair.t[ti].name, 1000000000ULL);
+}
+
+/* Claim as many jobs as there are free slots, then start them. Returns
+ * how long a CPU budget makes the rest wait (0: not waiting for one). */
+static uint64_t start_jobs(struct worker *w)
+{
+	uint64_t wait = 0;
+	char id[ID_LEN + 1];
+	size_t ti;
+	while (!w->stopping && w->running < w->nslots && !(w->once && w->started)) {
+		if (fair_pick(&w->fair, sr_now_ns(), id, &ti, &wait) != 0)
+			break;
+		switch (claim(w, id, ti)) {
+		case CLAIM_OK:
+			if (w->once)
+				w->started = 1;
+			break;
+		case CLAIM_GONE: break;
+		case CLAIM_BUSY: defer(w, id, w->fair.t[ti].name, BUSY_RETRY_NS); break;
+		case CLAIM_FAIL: claim_failed(w, id, ti); break;
+		}
+	}
+	spawn_claimed(w);
+	return wait;
+}
+
+static struct slot *slot_of(struct worker *w, const char *id)
+{
+	for (unsigned i = 0; i < w->nslots; i++)
+		if (w->slots[i].used && strcmp(w->slots[i].id, id) == 0)
+			return &w->slots[i];
+	return NULL;
+}
+
+static void on_inotify(struct worker *w)
+{
+	char buf[65536] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	while ((n = read(w->ino, buf, sizeof buf)) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *e = (struct inotify_event *)p;
+			p += sizeof *e + e->len;
+			if (e->mask & IN_Q_OVERFLOW) {
+				rescan(w);
+				continue;
+			}
+			if (!e->len)
+				continue;
+			if (e->wd == w->wd_queue) {
+				index_add(w, e->name);
+			} else if (e->wd == w->wd_cancel) {
+				struct slot *s = slot_of(w, e->name);
+				if (s && s->keeper > 0 && !s->cancel) {
+					s->cancel = 1;
+					(void)kill(s->keeper, SIGTERM);
+				}
+			}
+		}
+	}
+}
+
+static void on_child(struct worker *w)
+{
+	int st, stray = 0;
+	pid_t pid;
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		struct slot *s = NULL;
+		for (unsigned i = 0; i < w->nslots && !s; i++)
+			if (w->slots[i].used && w->slots[i].keeper == pid)
+				s = &w->slots[i];
+		if (!s) {
+			stray = 1; /* its children are ours now: kill them too */
+			continue;
+		}
+		s->keeper_gone = 1;
+		if (s->rep_eof)
+			finish(w, s);
+	}
+	if (stray)
+		kill_strays(w);
+}
+
+/* First SIGTERM/SIGINT: take no new job, finish the running ones. Second:
+ * kill the running jobs too (they are requeued or lost, as after a crash). */
+static void on_stop(struct worker *w)
+{
+	if (w->stopping++ == 0)
+		return;
+	for (unsigned i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+		if (s->used && s->keeper > 0 && !s->keeper_gone) {
+			s->stop = 1;
+			(void)kill(s->keeper, SIGTERM);
+		}
+	}
+}
+
+static void on_signal(struct worker *w)
+{
+	struct signalfd_siginfo si;
+	int child = 0;
+	while (read(w->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGCHLD)
+			child = 1;
+		else if (si.ssi_signo == SIGHUP)
+			periodic(w);
+		else
+			on_stop(w);
+	}
+	if (child)
+		on_child(w);
+}
+
+/* Where the next bytes of a keeper's report go: the struct, then the stats. */
+static char *report_room(struct slot *s, size_t *room)
+{
+	if (s->replen < sizeof s->rep) {
+		*room = sizeof s->rep - s->replen;
+		return (char *)&s->rep + s->replen;
+	}
+	size_t want = s->rep.stats_len < STATS_MAX ? s->rep.stats_len : STATS_MAX;
+	if (!s->stats && !(s->stats = malloc(want + 1)))
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	*room = want - s->statslen;
+	return s->stats + s->statslen;
+}
+
+static void on_report(struct worker *w, struct slot *s)
+{
+	for (;;) {
+		size_t room;
+		char *p = report_room(s, &room), extra;
+		ssize_t n = read(s->repfd, room ? p : &extra, room ? room : 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0 || !room)
+			break; /* EOF, an error, or more than a report */
+		if (s->replen < sizeof s->rep)
+			s->replen += (size_t)n;
+		else
+			s->statslen += (size_t)n;
+	}
+	(void)epoll_ctl(w->ep, EPOLL_CTL_DEL, s->repfd, NULL);
+	close(s->repfd);
+	s->repfd = -1;
+	s->rep_eof = 1;
+	if (s->keeper_gone)
+		finish(w, s);
+}
+
+static uint64_t min_nonzero(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* Deferred claims and failed finishes that are due; returns the next due time. */
+static uint64_t due_work(struct worker *w)
+{
+	uint64_t now = sr_now_ns(), next = w->next_rescan;
+	size_t k = 0;
+	for (size_t i = 0; i < w->ndef; i++) {
+		if (w->def[i].at <= now)
+			fair_add(&w->fair, w->def[i].tenant, w->def[i].id);
+		else
+			w->def[k++] = w->def[i];
+		next = min_nonzero(next, w->def[i].at);
+	}
+	w->ndef = k;
+	for (unsigned i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+		if (s->used && s->retry_at && s->retry_at <= now)
+			finish(w, s);
+		if (s->used && s->retry_at)
+			next = min_nonzero(next, s->retry_at);
+	}
+	return next;
+}
+
+/* --drain / --once: done when nothing runs and nothing is left to claim. */
+static int finished(struct worker *w)
+{
+	if (w->running)
+		return 0;
+	if (w->stopping)
+		return 1;
+	if (!w->drain && !w->once)
+		return 0;
+	if (w->once && w->started)
+		return 1;
+	if (fair_count(&w->fair) || w->ndef)
+		return 0;
+	rescan(w); /* trust, but verify */
+	return fair_count(&w->fair) == 0;
+}
+
+static void loop(struct worker *w)
+{
+	struct epoll_event ev[32];
+	for (;;) {
+		uint64_t budget_wait = start_jobs(w);
+		flush_sync(w);
+		if (finished(w))
+			return;
+		uint64_t now = sr_now_ns();
+		uint64_t next = due_work(w);
+		if (budget_wait)
+			next = min_nonzero(next, now + budget_wait);
+		int timeout = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+		int n = epoll_wait(w->ep, ev, 32, timeout);
+		if (n < 0 && errno != EINTR)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to wait for events");
+		for (int i = 0; i < n; i++) {
+			uint64_t tag = ev[i].data.u64;
+			if (tag == TAG_INOTIFY)
+				on_inotify(w);
+			else if (tag == TAG_SIGNAL)
+				on_signal(w);
+			else if (tag - 2 < w->nslots && w->slots[tag - 2].used &&
+				 w->slots[tag - 2].repfd >= 0)
+				on_report(w, &w->slots[tag - 2]);
+		}
+		if (sr_now_ns() >= w->next_rescan)
+			periodic(w);
+		(void)due_work(w);
+	}
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { .jobs = 1 };
+	char *ops[1];
+	if (parse_args(argc, argv, "j:h", run_lo, run_opt, &o, ops, 1, 0, NULL) != 1)
+		sr_usage("run: want exactly one SPOOL");
+	if (o.jobs == 0)
+		sr_usage("-j: must be at least 1");
+	struct worker w;
+	setup(&w, &o, ops[0]);
+	periodic(&w); /* settle what dead workers left, index the queue */
+	loop(&w);
+	int code = w.exit_code;
+	teardown(&w);
+	return code;
+}

@@ -1,0 +1,132 @@
+#!/bin/bash
+# sr-queue: cancel of queued and running jobs (all of a running job's
+# processes die), wait's own exit codes, and a worker that cannot record
+# a result (it says so and the job is not lost).
+. "$(dirname "$0")/lib.sh"
+
+sp=$T/spool
+cd "$T" || exit 1
+
+# --- a queued job never starts --------------------------------------------------
+q=$(sr-queue submit "$sp" -- sh -c 'echo ran > queued-ran')
+run sr-queue cancel "$sp" "$q"
+is "$rc" 0 "cancel of a queued job exits 0"
+is "$out" "$q cancelled" "and prints its new state"
+run sr-queue wait "$sp" "$q"
+is "$rc" 98 "wait on a cancelled job exits 98"
+sr-queue run "$sp" --drain
+ok "a cancelled job never starts" test ! -e queued-ran
+run sr-queue cancel "$sp" "$q"
+is "$rc" 0 "cancelling it again is harmless"
+
+# --- wait --timeout on a job nobody runs ----------------------------------------------
+w=$(sr-queue submit "$sp" -- true)
+run sr-queue wait "$sp" "$w" --timeout 200ms
+is "$rc" 99 "wait --timeout on a queued job exits 99"
+run sr-queue wait "$sp" "$w" --timeout 0 --json
+is "$(json_get "$out" state)" queued "wait --timeout 0 --json reports the state"
+run sr-queue wait "$sp" 0123456789abcdef0123456789abcdef
+is "$rc" 1 "wait on an unknown job exits 1"
+
+# --- a running job dies with all its processes ------------------------------------------
+job='sleep 300 & echo $! > bg.pid; setsid sleep 301 & echo $! > bg2.pid; echo $$ > main.pid; echo started; wait'
+r=$(sr-queue submit "$sp" -- sh -c "$job")
+sr-queue run "$sp" 2>"$T/worker.err" &
+wpid=$!
+at_exit "kill $wpid 2>/dev/null"
+for _ in $(seq 1 100); do [ -s main.pid ] && break; sleep 0.1; done
+is "$(sr-queue status "$sp" "$r")" "$r running" "the job is running"
+pids=$(cat main.pid bg.pid bg2.pid)
+run sr-queue cancel "$sp" "$r" --json
+is "$rc" 0 "cancel of a running job exits 0"
+is "$(json_get "$out" state)" cancelled "its state is cancelled"
+alive=""
+for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+is "$alive" "" "every process of the job is dead when cancel returns"
+run sr-queue wait "$sp" "$r"
+is "$rc" 98 "wait exits 98"
+is "$(sr-queue logs "$sp" "$r")" started "its output so far is kept"
+run sr-queue cancel "$sp" "$w"
+is "$rc" 1 "cancel of a finished job exits 1"
+run sr-queue cancel "$sp" 0123456789abcdef0123456789abcdef
+is "$rc" 1 "cancel of an unknown job exits 1"
+
+# --- the worker keeps serving after a cancel -------------------------------------------
+n=$(sr-queue submit "$sp" -- sh -c 'exit 7')
+run sr-queue wait "$sp" "$n" --timeout 30s
+is "$rc" 7 "the worker runs the next job"
+kill -TERM "$wpid"
+wait "$wpid"
+is "$?" 0 "SIGTERM: the worker stops cleanly"
+is "$(cat "$T/worker.err")" "" "and said nothing on stderr"
+
+# --- no process of a job outlives it --------------------------------------------------
+# alive PIDFILE...: the pids in those files still alive, after waiting up to 10s
+alive() {
+	local p left pids
+	pids=$(cat "$@")
+	for _ in $(seq 1 100); do
+		left=""
+		for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	echo "$left"
+}
+mkdir "$T/e" "$T/t" "$T/s"
+bgjob='sleep 300 & echo $! > bg.pid; setsid sleep 301 & echo $! > bg2.pid'
+e=$(cd "$T/e" && sr-queue submit "$sp" -- sh -c "$bgjob")
+t=$(cd "$T/t" && sr-queue submit "$sp" --timeout 300ms -- sh -c "$bgjob; sleep 30")
+sr-queue run "$sp" --drain
+is "$(sr-queue status "$sp" "$e")" "$e completed exit 0" "a job that leaves processes behind completes"
+is "$(alive "$T"/e/*.pid)" "" "the processes it left (setsid too) are killed"
+is "$(sr-queue status "$sp" "$t")" "$t completed timeout" "--timeout ends a job"
+is "$(alive "$T"/t/*.pid)" "" "with all its processes"
+
+# The supervisor killed: the job's main process dies (PDEATHSIG), the
+# worker (a subreaper) kills what it left, and the job is settled as lost.
+s=$(cd "$T/s" && sr-queue submit "$sp" -- sh -c "$bgjob; echo \$\$ > main.pid; sleep 300")
+sr-queue run "$sp" 2>/dev/null &
+wpid=$!
+for _ in $(seq 1 100); do [ -s "$T/s/main.pid" ] && break; sleep 0.1; done
+keeper=$(ps -o ppid= -p "$(cat "$T/s/main.pid")" | tr -d ' ')
+ok "the job's parent is its supervisor, a child of the worker" \
+	test "$(ps -o ppid= -p "$keeper" | tr -d ' ')" = "$wpid"
+kill -KILL "$keeper"
+is "$(alive "$T"/s/*.pid)" "" "supervisor SIGKILLed: every process of the job dies"
+run sr-queue wait "$sp" "$s" --timeout 30s
+is "$rc" 97 "and the job is lost"
+kill -TERM "$wpid"
+wait "$wpid"
+
+# --- SIGTERM while a job runs: it is finished first -------------------------------------
+g=$(sr-queue submit "$sp" -- sh -c 'sleep 0.5; echo done')
+sr-queue run "$sp" 2>/dev/null &
+wpid=$!
+for _ in $(seq 1 100); do
+	[ "$(sr-queue status "$sp" "$g")" = "$g running" ] && break
+	sleep 0.05
+done
+kill -TERM "$wpid"
+wait "$wpid"
+is "$(sr-queue status "$sp" "$g")" "$g completed exit 0" \
+	"SIGTERM lets the running job finish"
+
+# --- a result that cannot be written --------------------------------------------------
+if [ "$(id -u)" = 0 ]; then
+	skip "a worker that cannot record a result" "root ignores file modes"
+else
+	x=$(sr-queue submit "$sp" -- sh -c 'echo ran >> x-ran')
+	chmod 400 "$sp/queue/$x/job.jsonl"
+	run sr-queue run "$sp" --drain
+	is "$rc" 111 "the worker exits 111"
+	like "$err" "unable to record the result of job $x" "and says which job"
+	ok "the job ran" test -s x-ran
+	is "$(ls "$sp/run")" "$x" "the job is still in run/ (not lost from the spool)"
+	chmod 600 "$sp/run/$x/job.jsonl"
+	run sr-queue recover "$sp" --json
+	is "$(json_get "$out" lost)" 1 "recover settles it (lost: its result is unknown)"
+	is "$(grep -c ran x-ran)" 1 "and it ran once"
+fi
+
+done_testing
