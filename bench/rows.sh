@@ -82,3 +82,53 @@ rss_section() {
 targets_section() {
 	python3 "$SR_ROOT/bench/targets.py" "$work" "$chain_label"
 }
+
+section "sr-queue: /bin/true jobs end to end (submit -> completed), fsync included" queue_section
+section "sr-queue: with 10,000 jobs queued" queue_scale_section
+
+# N jobs submitted by two concurrent submitters while W workers run;
+# prints jobs/s from the first submit to the last completion.
+queue_rate() { # WORKERS N
+	local w=$1 n=$2 spool="$work/q$1" pids=() subs=() i t0 t1
+	sr-queue submit "$spool" -- /bin/true >/dev/null    # creates the spool
+	sr-queue run "$spool" --once >/dev/null 2>&1
+	for ((i = 0; i < w; i++)); do sr-queue run "$spool" -j 1 2>/dev/null & pids+=($!); done
+	t0=$(date +%s.%N)
+	for s in 1 2; do
+		( for ((i = 0; i < n / 2; i++)); do sr-queue submit "$spool" -- /bin/true >/dev/null; done ) &
+		subs+=($!)
+	done
+	while [ "$(ls "$spool/done" | wc -l)" -lt $((n + 1)) ]; do sleep 0.01; done
+	t1=$(date +%s.%N)
+	wait "${subs[@]}"
+	kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null
+	python3 -c "print(f'{$n / ($t1 - $t0):.0f}')"
+}
+
+queue_section() {
+	have sr-queue || { echo "(sr-queue not built)"; return; }
+	local n=${SR_BENCH_QUICK:+200}
+	n=${n:-1000}
+	echo "| workers | jobs | jobs/s |"
+	echo "| --- | --- | --- |"
+	local r1 r2
+	r1=$(queue_rate 1 "$n"); echo "| 1 | $n | $r1 |"
+	r2=$(queue_rate 2 "$n"); echo "| 2 | $n | $r2 |"
+	echo "$r2" > "$work/queue-throughput"
+}
+
+queue_scale_section() {
+	have sr-queue || { echo "(sr-queue not built)"; return; }
+	local spool="$work/big" n=10000 i mid
+	[ -n "${SR_BENCH_QUICK:-}" ] && n=2000
+	for s in 1 2 3 4; do
+		( for ((i = 0; i < n / 4; i++)); do sr-queue submit "$spool" -- /bin/true >/dev/null; done ) &
+	done
+	wait
+	mid=$(ls "$spool/queue" | sort | sed -n "$((n / 2))p")
+	hyperfine -N -w 3 --runs 30 --style none --export-json "$work/qs.json" \
+		-n "status ID ($n queued)" "sr-queue status $spool $mid" \
+		-n "run --once: start, claim the oldest, run, finish ($n queued)" "sr-queue run $spool --once" \
+		-n "list ($n jobs)" "sr-queue list $spool" >/dev/null 2>&1 &&
+		python3 "$SR_ROOT/bench/table.py" "$work/qs.json"
+}

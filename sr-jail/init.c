@@ -1,0 +1,99 @@
+/* init.c - PID 1 of the jail, and the signal forwarding it shares with the
+ * outer sr-jail. */
+#include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jail.h"
+#include "sr.h"
+
+static void wait_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
+/* Signals are taken synchronously (sigwaitinfo), so none is lost between
+ * the fork and the wait. SIGCHLD must not be ignored for that. */
+void jail_block_signals(struct jail *j)
+{
+	sigset_t set;
+	wait_set(&set);
+	signal(SIGCHLD, SIG_DFL);
+	if (sigprocmask(SIG_BLOCK, &set, &j->oldmask) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to block signals");
+}
+
+/* Reap children until child exits, passing SIGTERM, SIGINT, SIGHUP and
+ * SIGQUIT on to it. In PID 1 (outside_only), a signal some process in
+ * the jail sent is dropped: a sender outside the PID namespace shows as
+ * pid 0. Returns child's wait status. */
+int jail_wait(pid_t child, int outside_only)
+{
+	sigset_t set;
+	siginfo_t si;
+	wait_set(&set);
+	for (;;) {
+		int sig = sigwaitinfo(&set, &si);
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			sr_fatal_sys(SR_EXIT_SYS, "unable to wait for signals");
+		}
+		if (sig != SIGCHLD) {
+			if (!outside_only || si.si_code > 0 || si.si_pid == 0)
+				(void)kill(child, sig);
+			continue;
+		}
+		int st;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+			if (p == child)
+				return st;
+	}
+}
+
+/* The outer sr-jail brings lo up while PID 1 builds the root, then
+ * writes one byte. EOF instead: the outer failed (it said why) or died,
+ * maybe before PR_SET_PDEATHSIG took hold here. */
+static void wait_for_outer(const struct jail *j)
+{
+	char c;
+	ssize_t n;
+	while ((n = read(j->sync_fd, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(SR_EXIT_SYS);
+	close(j->sync_fd);
+}
+
+/* PID 1: build the root, drop everything, run the program, reap orphans
+ * and exit with the program's status. Exiting kills whatever else is
+ * left in the PID namespace. */
+void jail_init(struct jail *j)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to set the parent-death signal");
+	jail_close_fds(j);
+	if (setsid() < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to start a new session");
+	jail_new_keyring();
+	jail_drop_bounding();
+	jail_build_root(j);
+	wait_for_outer(j);
+	jail_drop_caps();
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to make init non-dumpable");
+	umask(j->umask);
+	const char *dir = j->chdir ? j->chdir : JAIL_HOME;
+	if (chdir(dir) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to change directory to %s", dir);
+	_exit(sr_status_to_exit(jail_wait(jail_spawn(j), 1)));
+}

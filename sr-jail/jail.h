@@ -1,0 +1,143 @@
+/* jail.h - sr-jail: the rootless user-namespace jail. */
+#ifndef JAIL_H
+#define JAIL_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mount.h>
+#include <sys/types.h>
+
+#define JAIL_HOME "/home/sandbox"
+#define JAIL_PATH "/usr/local/bin:/usr/bin:/bin"
+#define JAIL_HOSTNAME "sandbox"
+#define JAIL_TMPFS_SIZE (64ULL << 20)
+#define JAIL_NOBODY 65534           /* host identity when started by root */
+#define JAIL_SCRIPT_DIR "/run/sr-jail"
+
+/* A mount asked for on the command line, in order. */
+enum mkind { MK_BIND, MK_RO_BIND, MK_TMPFS };
+struct mreq {
+	enum mkind kind;
+	const char *src; /* host path (binds) */
+	const char *dst; /* absolute path inside the jail */
+	uint64_t size;   /* tmpfs */
+};
+
+/* An environment change asked for on the command line, in order. */
+enum ekind { EK_SET, EK_UNSET, EK_KEEP };
+struct envop {
+	enum ekind kind;
+	const char *key, *val;
+};
+
+struct jail {
+	/* from the command line */
+	struct mreq *mounts;
+	size_t nmounts;
+	struct envop *envops;
+	size_t nenvops;
+	int *keep;
+	size_t nkeep;
+	const char *chdir, *hostname;
+	uint64_t tmp_size, home_size, shm_size;
+	uid_t uid;              /* identity inside */
+	gid_t gid;
+	int uid_set, gid_set;
+	int share_net, allow_userns, verbose;
+	char **argv;            /* prog [args...] */
+
+	/* worked out on the host side */
+	uid_t host_uid;
+	gid_t host_gid;
+	char *prog_path;        /* absolute, resolved with the caller's PATH */
+	int prog_fd;            /* open on prog_path, O_CLOEXEC */
+	int prog_script;        /* starts with #! */
+	char **envp;
+	sigset_t oldmask;       /* the caller's signal mask, for the payload */
+	int prog_tree;          /* detached bind of a script, or -1 */
+	int sync_fd;            /* pipe from the outer sr-jail to PID 1 */
+	mode_t umask;           /* the caller's */
+};
+
+/* opts.c */
+void jail_parse(struct jail *j, int argc, char **argv);
+
+/* ns.c */
+void jail_identity(struct jail *j);
+void jail_die_with_parent(void);
+void jail_unshare(const struct jail *j);
+void jail_write_maps(const struct jail *j);
+void jail_hostname(const struct jail *j);
+void jail_loopback(const struct jail *j);
+void jail_limit_userns(const struct jail *j);
+void jail_new_keyring(void);
+
+/* mounts.c */
+#define JAIL_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+#define JAIL_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+/* Clone the mount tree at path (open_tree, recursive, detached) and set
+ * attr (MOUNT_ATTR_*) on all of it; fatal, naming what, on failure. */
+int jail_clone_tree(int dfd, const char *path, int flags, uint64_t attr,
+		    const char *what);
+void jail_build_root(struct jail *j);
+/* Create DST's parent directories inside the new root (mkdir -p). */
+void jail_mkparents(const char *dst);
+
+/* The root is built in two halves: steps are planned while the host is in
+ * view (host paths opened as detached mount trees), then carried out
+ * after pivot_root, every destination resolved inside the new root. */
+enum skind { S_TREE, S_LINK, S_TMPFS, S_FILE };
+struct step {
+	enum skind kind;
+	const char *dst;     /* path inside the new root */
+	int fd;              /* S_TREE: detached mount from open_tree */
+	int isdir;           /* S_TREE: directory or file mount point */
+	const char *text;    /* S_LINK target, S_FILE contents */
+	uint64_t size;       /* S_TMPFS */
+	unsigned mode;       /* S_TMPFS */
+	unsigned long flags; /* S_TMPFS mount flags */
+};
+struct plan {
+	struct step *v;
+	size_t n, cap;
+};
+struct step *plan_add(struct plan *p, enum skind kind, const char *dst);
+/* Plan host path src at dst: a symlink is copied, anything else becomes
+ * a recursive bind with the MOUNT_ATTR_* bits in attr set. A missing src
+ * is skipped when optional, fatal otherwise. */
+void plan_host(struct plan *p, const char *src, const char *dst,
+	       uint64_t attr, int optional);
+
+/* etc.c */
+void jail_plan_etc(struct plan *p, const struct jail *j);
+const char *jail_user_name(const struct jail *j);
+
+/* caps.c */
+void jail_drop_bounding(void);
+void jail_drop_caps(void);
+void jail_drop_effective_caps(void);
+
+/* env.c */
+void jail_build_env(struct jail *j);
+
+/* exec.c */
+void jail_resolve_prog(struct jail *j);
+void jail_close_fds(const struct jail *j);
+/* Before the pivot: a detached read-only bind of a #! script (which needs
+ * a path inside), else -1; placed in the new root if it does not show
+ * the script already. */
+int jail_prog_tree(const struct jail *j);
+void jail_place_script(const struct jail *j);
+pid_t jail_spawn(const struct jail *j);
+
+/* init.c */
+void jail_block_signals(struct jail *j);
+int jail_wait(pid_t child, int outside_only);
+void jail_init(struct jail *j) __attribute__((noreturn));
+
+/* main.c */
+void jail_note(const struct jail *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,72 @@
+/* sr-jail - run a program in fresh namespaces with a minimal, read-only
+ * view of the host, as an ordinary user. See sr-jail(1).
+ *
+ * The outer sr-jail stays in the host's PID namespace: it unshares the
+ * namespaces, maps the caller's ids, forks PID 1 of the jail and waits
+ * for it, forwarding signals. PID 1 (init.c) builds the new root, drops
+ * every capability, starts the program and reaps until it exits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jail.h"
+#include "sr.h"
+
+void jail_note(const struct jail *j, const char *fmt, ...)
+{
+	if (!j->verbose)
+		return;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	dprintf(2, "%s: note: %s\n", sr_prog, buf);
+}
+
+int main(int argc, char **argv)
+{
+	struct jail j;
+
+	sr_set_prog(argv[0]);
+	jail_parse(&j, argc, argv);
+	jail_identity(&j);
+	jail_die_with_parent();
+	jail_build_env(&j);
+	jail_block_signals(&j);
+	jail_unshare(&j);
+	jail_resolve_prog(&j); /* in the new mount namespace: see plan_root */
+	jail_write_maps(&j);
+	jail_limit_userns(&j);
+	j.umask = umask(0);
+
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to create a pipe");
+	pid_t pid = fork();
+	if (pid < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to fork the jail's init");
+	if (pid == 0) {
+		close(pfd[1]);
+		j.sync_fd = pfd[0];
+		jail_init(&j);
+	}
+	/* While PID 1 builds the root: the hostname and lo, then let it go.
+	 * If PID 1 has failed already, the write fails (EPIPE) and the wait
+	 * reports how PID 1 ended. */
+	close(pfd[0]);
+	jail_hostname(&j);
+	jail_loopback(&j);
+	signal(SIGPIPE, SIG_IGN);
+	if (write(pfd[1], "", 1) < 0 && errno != EPIPE)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to start the jail");
+	close(pfd[1]);
+	jail_drop_effective_caps(); /* it holds no capability it could use */
+	_exit(sr_status_to_exit(jail_wait(pid, 0)));
+}

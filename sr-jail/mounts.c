@@ -1,0 +1,282 @@
+/* mounts.c - the new root: a tmpfs with read-only binds of what programs
+ * need, a fresh /proc, a tty-free /dev, size-capped /tmp and HOME.
+ *
+ * Host paths are opened as detached mount trees (open_tree) while the host
+ * is still visible; they are attached (move_mount) after pivot_root, with
+ * every destination resolved inside the new root, so that no destination
+ * path, and no symlink met on the way to one (say, planted in a bound
+ * workspace by an earlier job), can lead back to the host. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "jail.h"
+#include "sr.h"
+
+struct step *plan_add(struct plan *p, enum skind kind, const char *dst)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->v = realloc(p->v, p->cap * sizeof *p->v);
+		if (!p->v)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+	}
+	struct step *s = &p->v[p->n++];
+	memset(s, 0, sizeof *s);
+	s->kind = kind;
+	s->dst = dst;
+	s->fd = -1;
+	return s;
+}
+
+int jail_clone_tree(int dfd, const char *path, int flags, uint64_t attr,
+		    const char *what)
+{
+	int fd = open_tree(dfd, path, (unsigned)flags | OPEN_TREE_CLONE |
+			   OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (fd < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to bind %s", what);
+	struct mount_attr ma = {.attr_set = attr};
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma, sizeof ma) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to set %s%s on %s",
+			     attr & MOUNT_ATTR_RDONLY ? "ro," : "",
+			     attr & MOUNT_ATTR_NODEV ? "nosuid,nodev" : "nosuid", what);
+	return fd;
+}
+
+/* A recursive bind of src (a symlink is followed), detached for now.
+ * isdir < 0: not known yet. */
+static void plan_tree(struct plan *p, const char *src, const char *dst,
+		      uint64_t attr, int isdir)
+{
+	int fd = jail_clone_tree(AT_FDCWD, src, 0, attr, src);
+	struct stat st;
+	if (isdir < 0) {
+		if (fstat(fd, &st) < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to stat %s", src);
+		isdir = S_ISDIR(st.st_mode);
+	}
+	struct step *s = plan_add(p, S_TREE, dst);
+	s->fd = fd;
+	s->isdir = isdir;
+	s->text = src;
+}
+
+void plan_host(struct plan *p, const char *src, const char *dst, uint64_t attr,
+	       int optional)
+{
+	struct stat st;
+	if (lstat(src, &st) < 0) {
+		if (optional && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
+			return;
+		sr_fatal_sys(SR_EXIT_SYS, "unable to find %s", src);
+	}
+	if (!S_ISLNK(st.st_mode)) {
+		plan_tree(p, src, dst, attr, S_ISDIR(st.st_mode));
+		return;
+	}
+	char *target = malloc((size_t)st.st_size + PATH_MAX + 1);
+	ssize_t n = target ? readlink(src, target, (size_t)st.st_size + PATH_MAX) : -1;
+	if (n < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to read the symlink %s", src);
+	target[n] = '\0';
+	plan_add(p, S_LINK, dst)->text = target;
+}
+
+static void plan_tmpfs(struct plan *p, const char *dst, uint64_t size,
+		       unsigned mode, unsigned long flags)
+{
+	struct step *s = plan_add(p, S_TMPFS, dst);
+	s->size = size;
+	s->mode = mode;
+	s->flags = MS_NOSUID | MS_NODEV | flags;
+}
+
+/* /usr, and /bin /sbin /lib* as the host has them (symlinks stay). */
+static void plan_system(struct plan *p)
+{
+	static const char *const dirs[] = {
+		"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32",
+	};
+	plan_host(p, "/usr", "/usr", JAIL_RO, 0);
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		plan_host(p, dirs[i], dirs[i], JAIL_RO, 1);
+}
+
+/* Five device nodes (binds of the host's: the only mounts without nodev),
+ * /dev/fd links, and a /dev/shm tmpfs. No tty, no pts, no console. */
+static void plan_dev(struct plan *p, const struct jail *j)
+{
+	static const char *const nodes[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	};
+	static const char *const links[][2] = {
+		{"/dev/fd", "/proc/self/fd"}, {"/dev/stdin", "/proc/self/fd/0"},
+		{"/dev/stdout", "/proc/self/fd/1"}, {"/dev/stderr", "/proc/self/fd/2"},
+	};
+	for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
+		plan_tree(p, nodes[i], nodes[i], MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0);
+	for (size_t i = 0; i < sizeof links / sizeof *links; i++)
+		plan_add(p, S_LINK, links[i][0])->text = links[i][1];
+	plan_tmpfs(p, "/dev/shm", j->shm_size, 01777, MS_NOEXEC);
+}
+
+static void plan_user(struct plan *p, const struct jail *j)
+{
+	for (size_t i = 0; i < j->nmounts; i++) {
+		const struct mreq *m = &j->mounts[i];
+		if (m->kind == MK_TMPFS)
+			plan_tmpfs(p, m->dst, m->size, 0755, 0);
+		else
+			plan_tree(p, m->src, m->dst, m->kind == MK_BIND ? JAIL_RW : JAIL_RO, -1);
+	}
+}
+
+/* mkdir -p of dst's parent. Steps come in tree order, so the parent made
+ * last time is remembered and not made again, until something is mounted
+ * over it or over one of its parents. */
+static char made[PATH_MAX];
+
+static void mounted_on(const char *dst)
+{
+	size_t n = strlen(dst);
+	if (strncmp(made, dst, n) == 0 && (made[n] == '/' || made[n] == '\0'))
+		made[0] = '\0';
+}
+
+void jail_mkparents(const char *dst)
+{
+	char buf[PATH_MAX];
+	const char *slash = strrchr(dst, '/');
+	size_t n = (size_t)(slash - dst);
+	if (n >= sizeof buf)
+		sr_fatal(SR_EXIT_SYS, "unable to create %s: path too long", dst);
+	memcpy(buf, dst, n);
+	buf[n] = '\0';
+	if (n == 0 || strcmp(buf, made) == 0)
+		return;
+	for (char *s = strchr(buf + 1, '/');; s = strchr(s + 1, '/')) {
+		if (s)
+			*s = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to create directory %s", buf);
+		if (!s)
+			break;
+		*s = '/';
+	}
+	memcpy(made, buf, n + 1);
+}
+
+static void mount_tmpfs(const struct step *s)
+{
+	char opts[128];
+	uint64_t inodes = s->size / 4096 < 4096 ? 4096 : s->size / 4096;
+	snprintf(opts, sizeof opts, "mode=%o,size=%llu,nr_inodes=%llu", s->mode,
+		 (unsigned long long)s->size, (unsigned long long)inodes);
+	if (mkdir(s->dst, 0755) < 0 && errno != EEXIST)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to create directory %s", s->dst);
+	if (mount("tmpfs", s->dst, "tmpfs", s->flags, opts) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to mount a tmpfs on %s", s->dst);
+}
+
+static void attach_tree(const struct step *s)
+{
+	int r = s->isdir ? mkdir(s->dst, 0755) : mknod(s->dst, S_IFREG | 0644, 0);
+	if (r < 0 && errno != EEXIST)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to create the mount point %s", s->dst);
+	if (move_mount(s->fd, "", AT_FDCWD, s->dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to mount %s on %s", s->text, s->dst);
+	close(s->fd);
+}
+
+static void write_file(const struct step *s)
+{
+	int fd = open(s->dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || sr_write_all(fd, s->text, strlen(s->text)) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to write %s", s->dst);
+	close(fd);
+}
+
+static void run_step(const struct jail *j, const struct step *s)
+{
+	static const char *const what[] = {"bind", "symlink", "tmpfs", "file"};
+	const char *from = s->kind == S_TREE || s->kind == S_LINK ? s->text : NULL;
+	jail_note(j, "%s %s%s%s", what[s->kind], s->dst, from ? " from " : "",
+		  from ? from : "");
+	jail_mkparents(s->dst);
+	switch (s->kind) {
+	case S_TREE:
+		attach_tree(s);
+		mounted_on(s->dst);
+		break;
+	case S_LINK:
+		if (symlink(s->text, s->dst) < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to create the symlink %s", s->dst);
+		break;
+	case S_TMPFS:
+		mount_tmpfs(s);
+		mounted_on(s->dst);
+		break;
+	case S_FILE:
+		write_file(s);
+		break;
+	}
+}
+
+static struct plan *plan_root(struct jail *j)
+{
+	struct plan *p = calloc(1, sizeof *p);
+	if (!p)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	plan_system(p);
+	jail_plan_etc(p, j);
+	plan_dev(p, j);
+	plan_tmpfs(p, "/tmp", j->tmp_size, 01777, 0);
+	plan_tmpfs(p, JAIL_HOME, j->home_size, 0700, 0);
+	plan_user(p, j);
+	j->prog_tree = jail_prog_tree(j);
+	return p;
+}
+
+/* The new root is a tmpfs mounted over /tmp in this private mount
+ * namespace. Its /proc is mounted while the host's /proc is still in the
+ * namespace (the kernel allows a new proc mount only then). Then
+ * pivot_root(".", ".") stacks the old root on top of the new one, where
+ * no path reaches it: lookups start at the process root, the new root,
+ * and do not climb onto what is stacked over it. */
+static void pivot(void)
+{
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+		  "mode=0755,size=1M,nr_inodes=4096") < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to mount the new root (tmpfs on /tmp)");
+	if (chdir("/tmp") < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to enter the new root");
+	if (mkdir("proc", 0555) < 0 ||
+	    mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to mount /proc");
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to pivot_root to the new root");
+}
+
+/* In PID 1. Host paths are opened first (plan_root), the tree is built
+ * inside the new root, and only then is the old root detached. */
+void jail_build_root(struct jail *j)
+{
+	struct plan *p = plan_root(j);
+	pivot();
+	for (size_t i = 0; i < p->n; i++)
+		run_step(j, &p->v[i]);
+	jail_place_script(j);
+	if (umount2(".", MNT_DETACH) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to detach the old root");
+	struct mount_attr ma = {.attr_set = MOUNT_ATTR_RDONLY};
+	if (mount_setattr(AT_FDCWD, "/", 0, &ma, sizeof ma) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to make the new root read-only");
+}

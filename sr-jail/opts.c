@@ -1,0 +1,204 @@
+/* opts.c - the command line, in the spirit of bubblewrap's. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jail.h"
+#include "sr.h"
+
+static const char usage_text[] =
+	"usage: sr-jail [options] prog [args...]\n"
+	"Run prog in new user, mount, pid, net, ipc, uts and cgroup namespaces\n"
+	"with a minimal read-only view of the host. Options:\n"
+	"  --bind SRC DST       bind host path SRC at DST, writable\n"
+	"  --ro-bind SRC DST    bind host path SRC at DST, read-only\n"
+	"  --tmpfs DST[:SIZE]   a fresh tmpfs at DST (default size 64M)\n"
+	"  --chdir DIR          working directory inside (default " JAIL_HOME ")\n"
+	"  --hostname NAME      hostname inside (default " JAIL_HOSTNAME ")\n"
+	"  --setenv KEY VALUE   set KEY in the program's environment\n"
+	"  --unsetenv KEY       remove KEY from the program's environment\n"
+	"  --keep-env KEY       pass the caller's KEY through, if set\n"
+	"  --keep-fd N          let fd N survive into the jail\n"
+	"  --share-net          keep the host's network (no network isolation)\n"
+	"  --allow-userns       let the program create nested user namespaces\n"
+	"  --uid N, --gid N     ids inside (default: the caller's)\n"
+	"  -v, --verbose        say what is being set up\n"
+	"  -h, --help           show this help\n";
+
+enum {
+	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV,
+	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
+	O_UID, O_GID,
+};
+
+static const struct option longopts[] = {
+	{"bind", required_argument, 0, O_BIND},
+	{"ro-bind", required_argument, 0, O_RO_BIND},
+	{"tmpfs", required_argument, 0, O_TMPFS},
+	{"chdir", required_argument, 0, O_CHDIR},
+	{"hostname", required_argument, 0, O_HOSTNAME},
+	{"setenv", required_argument, 0, O_SETENV},
+	{"unsetenv", required_argument, 0, O_UNSETENV},
+	{"keep-env", required_argument, 0, O_KEEP_ENV},
+	{"keep-fd", required_argument, 0, O_KEEP_FD},
+	{"share-net", no_argument, 0, O_SHARE_NET},
+	{"allow-userns", no_argument, 0, O_ALLOW_USERNS},
+	{"uid", required_argument, 0, O_UID},
+	{"gid", required_argument, 0, O_GID},
+	{"verbose", no_argument, 0, 'v'},
+	{"help", no_argument, 0, 'h'},
+	{0, 0, 0, 0},
+};
+
+/* The second argument of a two-argument option (--bind SRC DST). */
+static const char *second(int argc, char **argv, const char *opt)
+{
+	if (optind >= argc)
+		sr_usage("%s: needs two arguments", opt);
+	return argv[optind++];
+}
+
+static void check_dst(const char *opt, const char *dst)
+{
+	if (dst[0] != '/' || dst[1] == '\0')
+		sr_usage("%s: destination must be an absolute path other than /: '%s'",
+			 opt, dst);
+}
+
+static void check_key(const char *opt, const char *key)
+{
+	if (!*key || strchr(key, '='))
+		sr_usage("%s: invalid variable name '%s'", opt, key);
+}
+
+static void add_mount(struct jail *j, enum mkind kind, const char *src,
+		      const char *dst, uint64_t size)
+{
+	struct mreq *m = &j->mounts[j->nmounts++];
+	m->kind = kind;
+	m->src = src;
+	m->dst = dst;
+	m->size = size;
+}
+
+/* --tmpfs DST[:SIZE]; a DST naming a default tmpfs resizes it. */
+static void opt_tmpfs(struct jail *j, char *arg)
+{
+	uint64_t size = JAIL_TMPFS_SIZE;
+	char *colon = strrchr(arg, ':');
+	if (colon) {
+		*colon = '\0';
+		size = sr_opt_size("--tmpfs", colon + 1);
+		if (size == 0)
+			sr_usage("--tmpfs: size must not be 0: '%s'", colon + 1);
+	}
+	check_dst("--tmpfs", arg);
+	if (strcmp(arg, "/tmp") == 0)
+		j->tmp_size = size;
+	else if (strcmp(arg, JAIL_HOME) == 0)
+		j->home_size = size;
+	else if (strcmp(arg, "/dev/shm") == 0)
+		j->shm_size = size;
+	else
+		add_mount(j, MK_TMPFS, NULL, arg, size);
+}
+
+static void add_env(struct jail *j, enum ekind kind, const char *opt,
+		    const char *key, const char *val)
+{
+	check_key(opt, key);
+	struct envop *e = &j->envops[j->nenvops++];
+	e->kind = kind;
+	e->key = key;
+	e->val = val;
+}
+
+static void opt_keep_fd(struct jail *j, const char *arg)
+{
+	int fd = (int)sr_opt_count("--keep-fd", arg, 1 << 30);
+	if (fcntl(fd, F_GETFD) < 0)
+		sr_usage("--keep-fd: fd %d is not open", fd);
+	j->keep[j->nkeep++] = fd;
+}
+
+static void opt_hostname(struct jail *j, const char *arg)
+{
+	size_t n = strlen(arg);
+	if (n == 0 || n > 64)
+		sr_usage("--hostname: must be 1 to 64 characters: '%s'", arg);
+	j->hostname = arg;
+}
+
+static void opt_chdir(struct jail *j, const char *arg)
+{
+	if (arg[0] != '/')
+		sr_usage("--chdir: must be an absolute path: '%s'", arg);
+	j->chdir = arg;
+}
+
+static void one_option(struct jail *j, int c, int argc, char **argv)
+{
+	const char *a = optarg;
+	switch (c) {
+	case O_BIND:
+	case O_RO_BIND: {
+		const char *opt = c == O_BIND ? "--bind" : "--ro-bind";
+		const char *dst = second(argc, argv, opt);
+		check_dst(opt, dst);
+		add_mount(j, c == O_BIND ? MK_BIND : MK_RO_BIND, a, dst, 0);
+		break;
+	}
+	case O_TMPFS: opt_tmpfs(j, optarg); break;
+	case O_CHDIR: opt_chdir(j, a); break;
+	case O_HOSTNAME: opt_hostname(j, a); break;
+	case O_SETENV:
+		add_env(j, EK_SET, "--setenv", a, second(argc, argv, "--setenv"));
+		break;
+	case O_UNSETENV: add_env(j, EK_UNSET, "--unsetenv", a, NULL); break;
+	case O_KEEP_ENV: add_env(j, EK_KEEP, "--keep-env", a, NULL); break;
+	case O_KEEP_FD: opt_keep_fd(j, a); break;
+	case O_SHARE_NET: j->share_net = 1; break;
+	case O_ALLOW_USERNS: j->allow_userns = 1; break;
+	case O_UID:
+		j->uid = (uid_t)sr_opt_count("--uid", a, 4294967294ULL);
+		j->uid_set = 1;
+		break;
+	case O_GID:
+		j->gid = (gid_t)sr_opt_count("--gid", a, 4294967294ULL);
+		j->gid_set = 1;
+		break;
+	case 'v': j->verbose = 1; break;
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(fflush(stdout) == 0 ? SR_EXIT_OK : SR_EXIT_SYS);
+	case ':': sr_usage("%s: needs an argument", argv[optind - 1]);
+	default:
+		if (optopt)
+			sr_usage("unknown option '-%c'", optopt);
+		sr_usage("unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+void jail_parse(struct jail *j, int argc, char **argv)
+{
+	size_t max = (size_t)argc + 1;
+	memset(j, 0, sizeof *j);
+	j->mounts = calloc(max, sizeof *j->mounts);
+	j->envops = calloc(max, sizeof *j->envops);
+	j->keep = calloc(max, sizeof *j->keep);
+	if (!j->mounts || !j->envops || !j->keep)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	j->tmp_size = j->home_size = j->shm_size = JAIL_TMPFS_SIZE;
+	j->prog_fd = j->sync_fd = j->prog_tree = -1;
+
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1)
+		one_option(j, c, argc, argv);
+	if (optind >= argc)
+		sr_usage("missing program; usage: sr-jail [options] prog [args...]");
+	j->argv = argv + optind;
+}

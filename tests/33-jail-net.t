@@ -1,0 +1,74 @@
+#!/bin/bash
+# sr-jail: the network. Listeners on the host's loopback, TCP and abstract
+# unix, are out of reach; lo inside works; --share-net gives that up.
+. "$(dirname "$0")/lib.sh"
+
+run sr-jail true
+if [ "$rc" != 0 ]; then
+	case $err in *"create the namespaces"*) skip_all "no user namespaces here: $err" ;; esac
+fi
+
+# Listeners on the host: a TCP port on 127.0.0.1 and an abstract unix
+# socket, each answering "pong" to whoever connects.
+/usr/bin/python3 - "$T/ports" "sr-jail-test-$$" <<'PY' &
+import os, socket, sys, threading
+tcp = socket.socket(); tcp.bind(("127.0.0.1", 0)); tcp.listen(8)
+unix = socket.socket(socket.AF_UNIX); unix.bind("\0" + sys.argv[2]); unix.listen(8)
+def serve(s):
+    while True:
+        c, _ = s.accept(); c.sendall(b"pong\n"); c.close()
+for s in (tcp, unix):
+    threading.Thread(target=serve, args=(s,), daemon=True).start()
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % tcp.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+threading.Event().wait(120)
+PY
+server=$!
+at_exit "kill $server 2>/dev/null"
+for i in $(seq 50); do [ -s "$T/ports" ] && break; sleep 0.1; done
+port=$(cat "$T/ports" 2>/dev/null)
+abstract="sr-jail-test-$$"
+
+client='
+import socket, sys
+kind, addr = sys.argv[1], sys.argv[2]
+try:
+    if kind == "tcp":
+        s = socket.create_connection(("127.0.0.1", int(addr)), timeout=5)
+    else:
+        s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect("\0" + addr)
+    print(s.recv(16).decode().strip())
+except OSError as e:
+    print("error", e.errno)
+'
+run python3 -c "$client" tcp "$port"
+is "$out" "pong" "control: the host TCP listener answers the test"
+run python3 -c "$client" unix "$abstract"
+is "$out" "pong" "control: the host abstract unix listener answers the test"
+
+run sr-jail python3 -c "$client" tcp "$port"
+is "$out" "error 111" "the host's TCP listener on loopback is out of reach (ECONNREFUSED)"
+run sr-jail python3 -c "$client" unix "$abstract"
+is "$out" "error 111" "the host's abstract unix listener is out of reach"
+run sr-jail sh -c 'cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "'
+is "$out" "lo" "the only interface inside is lo"
+run sr-jail python3 -c '
+import socket
+s = socket.socket(); s.connect(("1.1.1.1", 53))' 
+like "$err" "Network is unreachable" "no route out"
+
+# lo is up inside: a program can talk to itself.
+run sr-jail python3 -c '
+import socket
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(1)
+c = socket.create_connection(srv.getsockname()); a, _ = srv.accept()
+a.sendall(b"self"); print(c.recv(4).decode())'
+is "$out" "self" "lo inside is up and usable"
+
+# --share-net gives up network isolation (the control for the above).
+run sr-jail --share-net python3 -c "$client" tcp "$port"
+is "$out" "pong" "--share-net: the host's TCP listener is reachable"
+run sr-jail --share-net python3 -c "$client" unix "$abstract"
+is "$out" "pong" "--share-net: the host's abstract socket is reachable"
+done_testing
