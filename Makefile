@@ -63,9 +63,16 @@ FORCE:
 lib/libsr.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
+# Tools that need neither libseccomp nor cJSON are linked static-pie: no
+# dynamic loader at each start (sr-jail is on every sandbox's path). Not
+# with sanitizers, whose runtimes are shared libraries.
+STATIC_TOOLS := sr-jail
+link_mode = $(if $(and $(filter $(1),$(STATIC_TOOLS)),$(if $(SAN),,y)),-static-pie,)
+link_libs = $(if $(call link_mode,$(1)),,$(PKG_LIBS))
+
 define tool_rule
-$(1)/$(1): $(patsubst %.c,%.o,$(wildcard $(1)/*.c)) lib/libsr.a
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(PKG_LIBS)
+$(1)/$(1): $(patsubst %.c,%.o,$(wildcard $(1)/*.c)) lib/libsr.a .build-flags
+	$$(CC) $$(ALL_LDFLAGS) $$(call link_mode,$(1)) -o $$@ $$(filter %.o %.a,$$^) $$(call link_libs,$(1))
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
