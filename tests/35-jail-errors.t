@@ -44,13 +44,5 @@ run sr-jail --allow-userns --ro-bind "$SR_ROOT/sr-jail" /opt/sr \
 is "$rc" 9 "--ro-bind makes the mounts below the source read-only too"
 like "$err" "Read-only file system" "with EROFS"
 
-# Started by root, the jail runs as nobody (only testable as root).
-if [ "$(id -u)" = 0 ]; then
-	run sr-jail sh -c 'cat /proc/self/uid_map /proc/self/gid_map | tr -s " " | tr "\n" ";"; grep ^Groups: /proc/self/status | tr -d "\t "'
-	is "$out" " 65534 65534 1; 65534 65534 1;Groups:" "started by root: host uid and gid 65534, no supplementary groups"
-	run sr-jail cat /etc/shadow
-	ok "started by root: /etc/shadow is still out of reach" test "$rc" != 0
-else
-	skip "started by root: the jail runs as uid/gid 65534" "the suite runs unprivileged; run as root to test"
-fi
+# Started by root, the jail runs as nobody: tests/root/jail-as-root.t.
 done_testing
