@@ -22,8 +22,8 @@ LDFLAGS ?=
 ifneq ($(SAN),)
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcjson)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lseccomp -lcjson)
 ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(HARDEN) $(WARN) $(SANFLAGS) $(CFLAGS) \
 	      -Ilib $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SANFLAGS) $(LDFLAGS)
@@ -52,7 +52,7 @@ check-deps: .deps-build
 	@sh lib/deps.sh check
 
 # Rebuild everything when the flags change (e.g. SAN=address,undefined).
-.build-flags: FORCE
+.build-flags: FORCE | .deps-build
 	@echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' | cmp -s - $@ || \
 	  echo '$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)' > $@
 FORCE:
