@@ -60,6 +60,15 @@ run sr-limit sh -c "(setsid sh -c '(exec -a $marker-3 sleep 60) & exit 0' &) ; e
 sleep 0.1
 nok "a double-forked daemon is killed too" pgrep -u "$(id -u)" -f "$marker-3"
 
+# prog dies with a killed sr-limit (PR_SET_PDEATHSIG).
+sr-limit sh -c "exec -a $marker-4 sleep 60" &
+lp=$!
+for _ in $(seq 50); do pgrep -f "$marker-4" >/dev/null && break; sleep 0.05; done
+ok "control: prog is running under sr-limit" pgrep -f "$marker-4"
+kill -KILL "$lp"; wait "$lp" 2>/dev/null
+sleep 0.2
+nok "SIGKILL of sr-limit takes prog with it" pgrep -f "$marker-4"
+
 # Processes: a fork bomb is contained; the user's other processes still fork.
 run sr-limit --pids 40 --timeout 20s --stats "$T/bomb.json" python3 -c '
 import os

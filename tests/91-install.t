@@ -15,8 +15,9 @@ for dir in "$SR_ROOT"/sr-*/; do
 	ok "$tool man page installed" test -f "$d/opt/sr/share/man/man1/$tool.1"
 done
 is "$(find "$d" -perm /6000 | wc -l | tr -d ' ')" 0 "nothing installed is setuid or setgid"
-if command -v getcap >/dev/null; then
-	is "$(getcap -r "$d" 2>/dev/null)" "" "nothing installed has file capabilities"
+getcap=$(PATH=$PATH:/usr/sbin:/sbin command -v getcap)
+if [ -n "$getcap" ]; then
+	is "$("$getcap" -r "$d" 2>/dev/null)" "" "nothing installed has file capabilities"
 else
 	skip "nothing installed has file capabilities" "getcap (libcap2-bin) is not installed"
 fi
