@@ -47,27 +47,34 @@ ok "killed after timeout + grace (wall >= 480ms)" python3 -c "
 import json; assert json.load(open('$T/tk.json'))['wall_ms'] >= 480"
 
 # Descendants that left the process group (setsid) do not outlive it.
+# alive NAME: is a process whose command line is exactly "NAME 60" running?
+# (bash's exec -a names it; the scripts that start it never match.)
 marker="sr-limit-escape-$$-$RANDOM"
-run sr-limit --timeout 300ms sh -c "setsid sh -c 'exec -a $marker sleep 60' & sleep 60"
-is "$rc" 124 "timeout with a setsid'd grandchild"
+alive() { pgrep -f "^$1 60\$" >/dev/null; }
+spawn() { # NAME: a setsid'd sleeper; prints "seen" once it runs
+	echo "setsid bash -c 'exec -a $1 sleep 60' & for i in \$(seq 50); do pgrep -f '^$1 60\$' >/dev/null && echo seen && break; sleep 0.02; done"
+}
+run sr-limit --timeout 1s bash -c "$(spawn "$marker-1"); sleep 60"
+is "$rc:$out" "124:seen" "timeout with a setsid'd grandchild that was running"
 sleep 0.1
-nok "the setsid'd descendant was killed" pgrep -u "$(id -u)" -f "$marker"
-run sr-limit sh -c "setsid sh -c 'exec -a $marker-2 sleep 60' & exit 0"
-is "$rc" 0 "child exits leaving a daemon behind"
+nok "the setsid'd descendant was killed" alive "$marker-1"
+run sr-limit bash -c "$(spawn "$marker-2"); exit 0"
+is "$rc:$out" "0:seen" "child exits leaving a running daemon behind"
 sleep 0.1
-nok "what prog left behind is killed when it exits" pgrep -u "$(id -u)" -f "$marker-2"
-run sr-limit sh -c "(setsid sh -c '(exec -a $marker-3 sleep 60) & exit 0' &) ; exit 0"
+nok "what prog left behind is killed when it exits" alive "$marker-2"
+run sr-limit bash -c "(setsid bash -c '(exec -a $marker-3 sleep 60) & exit 0' &); for i in \$(seq 50); do pgrep -f '^$marker-3 60\$' >/dev/null && echo seen && break; sleep 0.02; done; exit 0"
+is "$rc:$out" "0:seen" "a double-forked daemon was running"
 sleep 0.1
-nok "a double-forked daemon is killed too" pgrep -u "$(id -u)" -f "$marker-3"
+nok "a double-forked daemon is killed too" alive "$marker-3"
 
 # prog dies with a killed sr-limit (PR_SET_PDEATHSIG).
-sr-limit sh -c "exec -a $marker-4 sleep 60" &
+sr-limit bash -c "exec -a $marker-4 sleep 60" &
 lp=$!
-for _ in $(seq 50); do pgrep -f "$marker-4" >/dev/null && break; sleep 0.05; done
-ok "control: prog is running under sr-limit" pgrep -f "$marker-4"
+for _ in $(seq 50); do alive "$marker-4" && break; sleep 0.05; done
+ok "control: prog is running under sr-limit" alive "$marker-4"
 kill -KILL "$lp"; wait "$lp" 2>/dev/null
 sleep 0.2
-nok "SIGKILL of sr-limit takes prog with it" pgrep -f "$marker-4"
+nok "SIGKILL of sr-limit takes prog with it" alive "$marker-4"
 
 # Processes: a fork bomb is contained; the user's other processes still fork.
 run sr-limit --pids 40 --timeout 20s --stats "$T/bomb.json" python3 -c '

@@ -56,12 +56,13 @@ is "$out" "stopped 11" "a fork bomb in the jail stops at --pids (EAGAIN)"
 
 # The wall clock takes the whole jail with it, setsid or not.
 marker="sr-chain-$$-$RANDOM"
-run sr-limit --timeout 500ms --stats "$T/s.json" sr-jail sr-exec sh -c \
-	"setsid sh -c 'exec -a $marker sleep 60' & (exec -a $marker sleep 60) & sleep 60"
-is "$rc" 124 "timeout through the chain exits 124"
+run sr-limit --timeout 1s --stats "$T/s.json" sr-jail sr-exec bash -c \
+	"setsid bash -c 'exec -a $marker sleep 60' & (exec -a $marker sleep 60) &
+	 for i in \$(seq 50); do [ \$(pgrep -c -f '^$marker 60\$') = 2 ] && echo seen && break; sleep 0.02; done; sleep 60"
+is "$rc:$out" "124:seen" "timeout through the chain exits 124, with two sleepers running"
 is "$(stats reason)" timeout "stats: reason timeout"
 sleep 0.2
-nok "nothing started in the jail survives the timeout" pgrep -f "$marker"
+nok "nothing started in the jail survives the timeout" pgrep -f "^$marker 60\$"
 
 # Signals reach the program inside.
 sr-limit sr-jail sr-exec python3 -c '
