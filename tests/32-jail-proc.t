@@ -75,8 +75,8 @@ is "$out" 0 "orphans are reaped, no zombies"
 
 # Nothing outlives the jail: a double-forked daemon dies with it.
 mark="sleep 313.$$"
-run sr-jail sh -c "(setsid sh -c '$mark' </dev/null >/dev/null 2>&1 &); sleep 0.2; exit 0"
-is "$rc" 0 "the jail exits with its program"
+run sr-jail sh -c "(setsid sh -c '$mark' </dev/null >/dev/null 2>&1 &); sleep 0.2; pgrep -f '^$mark' >/dev/null && echo seen; exit 0"
+is "$rc:$out" "0:seen" "the jail exits with its program, the daemon running"
 ok "the double-forked daemon died with the jail" wait_gone "$mark"
 
 # When sr-jail's parent is killed with SIGKILL, the jail dies.
