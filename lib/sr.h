@@ -64,6 +64,19 @@ void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep);
  * Returns malloc'd path or NULL (errno ENOENT/EACCES). */
 char *sr_find_program(const char *prog);
 
+/* proc.c */
+/* Read at most size-1 bytes of a small file at dfd/name, NUL-terminated.
+ * Returns the length, or -1 with errno set. */
+ssize_t sr_read_small_at(int dfd, const char *name, char *buf, size_t size);
+/* Numeric field FIELD (1-based, as proc(5) numbers them; 3 or more) of
+ * procfd/PID/stat. 0, or -1 when the process is gone. */
+int sr_proc_stat_num(int procfd, const char *pid, int field, long long *out);
+/* SIGKILL every descendant of this process found in /proc, in one scan,
+ * except the processes in spare[] and everything below them. Call it as a
+ * child subreaper, so that orphans stay below, and again until waitpid
+ * says ECHILD: what forks during the scan is caught by the next one. */
+void sr_kill_descendants(const pid_t *spare, size_t nspare);
+
 /* json.c: write cJSON object as one line (unformatted + "\n"), in one
  * write(2) where possible. Returns 0 or -1. */
 struct cJSON;

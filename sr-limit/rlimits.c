@@ -12,28 +12,6 @@
 #include "sr.h"
 #include "sr-limit.h"
 
-/* Threads that one /proc/PID/stat says the process has (field 20). */
-static uint64_t thread_count(int dirfd_proc, const char *pid)
-{
-	char path[300], buf[1024];
-	snprintf(path, sizeof path, "%s/stat", pid);
-	int fd = openat(dirfd_proc, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');  /* comm may hold spaces */
-	if (!p)
-		return 1;
-	/* After ") " come fields 3..; num_threads is field 20. */
-	for (int field = 2; field < 20 && p; field++)
-		p = strchr(p + 1, ' ');
-	return p ? strtoull(p + 1, NULL, 10) : 1;
-}
-
 /* RLIMIT_NPROC counts every task (process or thread) of the real uid on
  * the host, not only the child's. To give the child N more, count what the
  * user already runs. Tasks of other users' processes are not counted. */
@@ -51,7 +29,9 @@ static uint64_t user_tasks(void)
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || st.st_uid != uid)
 			continue;
-		total += thread_count(dirfd(d), de->d_name);
+		long long threads;  /* proc(5) field 20, num_threads */
+		if (sr_proc_stat_num(dirfd(d), de->d_name, 20, &threads) == 0)
+			total += (uint64_t)threads;
 	}
 	closedir(d);
 	return total;

@@ -72,76 +72,6 @@ static pid_t spawn(struct spawn *sp, struct outcome *out)
 	return pid;
 }
 
-/* Parent pid of a process, from /proc/PID/stat; -1 if gone. */
-static pid_t ppid_of(int procfd, const char *pid)
-{
-	char path[300], buf[512];
-	snprintf(path, sizeof path, "%s/stat", pid);
-	int fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	if (!p || strlen(p) < 5)
-		return -1;
-	return (pid_t)strtol(p + 4, NULL, 10);  /* ") S PPID" */
-}
-
-/* SIGKILL every descendant of ours: we are a child subreaper, so anything
- * the child started, even after setsid, is below us in the tree. */
-static void kill_descendants(void)
-{
-	size_t n = 0, cap = 256;
-	pid_t *pid = malloc(cap * sizeof *pid), *ppid = malloc(cap * sizeof *ppid);
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	if (!d || !pid || !ppid)
-		goto out;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			pid_t *a = realloc(pid, cap * sizeof *pid);
-			if (a) pid = a;
-			pid_t *b = realloc(ppid, cap * sizeof *ppid);
-			if (b) ppid = b;
-			if (!a || !b)
-				break;
-		}
-		pid[n] = (pid_t)atol(de->d_name);
-		ppid[n] = ppid_of(dirfd(d), de->d_name);
-		n++;
-	}
-	/* Mark descendants by repeated passes; ppid[i] = -2 marks pid[i]
-	 * (real parent pids are >= 0: 0 for init and kthreadd). */
-	pid_t self = getpid();
-	for (int changed = 1; changed;) {
-		changed = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (ppid[i] < 0)
-				continue;
-			int below = ppid[i] == self;
-			for (size_t j = 0; !below && j < n; j++)
-				below = ppid[j] == -2 && pid[j] == ppid[i];
-			if (below) {
-				kill(pid[i], SIGKILL);
-				ppid[i] = -2;
-				changed = 1;
-			}
-		}
-	}
-out:
-	if (d)
-		closedir(d);
-	free(pid);
-	free(ppid);
-}
-
 static void signal_group(pid_t pid, int sig)
 {
 	if (kill(-pid, sig) < 0)
@@ -186,7 +116,7 @@ static void clean_up(const struct enforced *e, pid_t pid, const sigset_t *set,
 	cg_kill(e);
 	(void)kill(-pid, SIGKILL);
 	while (reap(pid, out, done) == 0) {
-		kill_descendants();
+		sr_kill_descendants(NULL, 0);
 		(void)wait_signal(set, sr_now_ns() + 10000000ULL);
 	}
 }
@@ -225,7 +155,7 @@ void supervise(const struct opts *o, struct enforced *e, struct outcome *out)
 			} else {
 				signal_group(pid, SIGKILL);
 				cg_kill(e);
-				kill_descendants();
+				sr_kill_descendants(NULL, 0);
 			}
 		}
 	}

@@ -235,8 +235,8 @@ static void finish_later(struct worker *w, struct slot *s, const char *what)
 	s->retry_at = sr_now_ns() + 1000000000ULL;
 }
 
-/* Our only children are keepers: any other child is what a keeper that
- * died left of its job (reparented to us, a subreaper). Kill it. */
+/* Our only children are keepers: anything else below us is what a keeper
+ * that died left of its job (reparented to us, a subreaper). Kill it. */
 void kill_strays(struct worker *w)
 {
 	pid_t keepers[w->nslots + 1];
@@ -244,7 +244,7 @@ void kill_strays(struct worker *w)
 	for (unsigned i = 0; i < w->nslots; i++)
 		if (w->slots[i].used && w->slots[i].keeper > 0 && !w->slots[i].keeper_gone)
 			keepers[n++] = w->slots[i].keeper;
-	kill_children(keepers, n);
+	sr_kill_descendants(keepers, n);
 }
 
 /* The keeper died without reporting, or the worker is stopping. */

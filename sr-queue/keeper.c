@@ -148,43 +148,6 @@ static void job_child(const struct jobspec *j, const int fds[4], int errw, pid_t
 	child_fail(errw, FS_EXEC);
 }
 
-/* SIGKILL every child of this process but those in except[] (for a
- * keeper: the job's orphans, reparented to it). The kernel's
- * /proc/PID/task/TID/children is not always built in: scan /proc. */
-static pid_t parent_of(int procfd, const char *pid)
-{
-	char path[300], buf[512];
-	snprintf(path, sizeof path, "%s/stat", pid);
-	if (read_small_at(procfd, path, buf, sizeof buf) <= 0)
-		return 0;
-	char *p = strrchr(buf, ')'); /* the command name may hold anything */
-	int ppid = 0;
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return ppid;
-}
-
-void kill_children(const pid_t *except, size_t n)
-{
-	pid_t self = getpid();
-	DIR *d = opendir("/proc");
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
-		    parent_of(dirfd(d), e->d_name) != self)
-			continue;
-		pid_t pid = atoi(e->d_name);
-		int keep = 0;
-		for (size_t i = 0; i < n && !keep; i++)
-			keep = except[i] == pid;
-		if (!keep)
-			(void)kill(pid, SIGKILL);
-	}
-	closedir(d);
-}
-
 /* Kill and reap every remaining descendant (they all end up our children). */
 static void reap_rest(void)
 {
@@ -194,7 +157,7 @@ static void reap_rest(void)
 			continue;
 		if (p < 0 && errno != EINTR)
 			return; /* ECHILD: nothing left */
-		kill_children(NULL, 0);
+		sr_kill_descendants(NULL, 0);
 		p = waitpid(-1, NULL, 0);
 		if (p < 0 && errno == ECHILD)
 			return;
@@ -326,7 +289,7 @@ static int spawn(struct run *r, struct report *rep)
 static void kill_job(struct run *r)
 {
 	(void)kill(-r->pid, SIGKILL);
-	kill_children(NULL, 0);
+	sr_kill_descendants(NULL, 0);
 }
 
 static int poll_timeout(const struct run *r, const struct report *rep)

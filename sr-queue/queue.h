@@ -56,7 +56,6 @@ int fsync_dir(int dfd);
 int write_file_at(int dfd, const char *name, const void *buf, size_t len);
 int remove_tree_at(int dfd, const char *name);
 int same_file(int fd, int dfd, const char *name);
-ssize_t read_small_at(int dfd, const char *name, char *buf, size_t size);
 typedef void (*entry_fn)(struct spool *sp, int dfd, const char *name, void *ctx);
 void each_entry(struct spool *sp, int dfd, entry_fn fn, void *ctx);
 

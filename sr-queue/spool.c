@@ -204,20 +204,6 @@ int remove_tree_at(int dfd, const char *name)
 	return 0;
 }
 
-/* Read at most size-1 bytes of a small file, NUL-terminated; -1 if none. */
-ssize_t read_small_at(int dfd, const char *name, char *buf, size_t size)
-{
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 /* Is the file open on fd the one named NAME in dfd? */
 int same_file(int fd, int dfd, const char *name)
 {

@@ -42,7 +42,7 @@ int job_move(struct spool *sp, const char *id, int from, int to)
 int read_attempts(int fd)
 {
 	char buf[32];
-	return read_small_at(fd, "attempts", buf, sizeof buf) > 0 ? atoi(buf) : 0;
+	return sr_read_small_at(fd, "attempts", buf, sizeof buf) > 0 ? atoi(buf) : 0;
 }
 
 static int write_attempts(int fd, int n)

@@ -49,7 +49,4 @@ void flush_sync(struct worker *w);
 void kill_strays(struct worker *w);
 void defer(struct worker *w, const char *id, const char *tenant, uint64_t delay_ns);
 
-/* keeper.c */
-void kill_children(const pid_t *except, size_t n);
-
 #endif
