@@ -66,6 +66,36 @@ c = socket.create_connection(srv.getsockname()); a, _ = srv.accept()
 a.sendall(b"self"); print(c.recv(4).decode())'
 is "$out" "self" "lo inside is up and usable"
 
+# The program is in a network namespace of its own.
+run sr-jail readlink /proc/self/ns/net
+ok "the program's network namespace is not the caller's" \
+	test -n "$out" -a "$out" != "$(readlink /proc/self/ns/net)"
+
+# Where the network namespace cannot be made (here: no room under
+# user.max_net_namespaces, set to 0 in a user namespace around sr-jail),
+# sr-jail says so, exits 111, and the program does not run.
+cat > "$T/nonet.py" <<'PY'
+import ctypes, os, sys
+uid, gid = os.getuid(), os.getgid()
+try:
+    if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) < 0:  # CLONE_NEWUSER
+        raise OSError(ctypes.get_errno(), "unshare")
+    for f, v in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)),
+                 ("gid_map", "%d %d 1" % (gid, gid))):
+        with open("/proc/self/" + f, "w") as fh: fh.write(v)
+    with open("/proc/sys/user/max_net_namespaces", "w") as fh: fh.write("0")
+except OSError as e:
+    print("setup:", e, file=sys.stderr); sys.exit(77)
+os.execv(sys.argv[1], sys.argv[1:])
+PY
+run /usr/bin/python3 "$T/nonet.py" "$(command -v sr-jail)" sh -c 'echo RAN'
+if [ "$rc" = 77 ]; then
+	skip "no network namespace: 111, program not run" "$err"
+else
+	is "$rc$out" "111" "no network namespace: 111, program not run"
+	like "$err" "^sr-jail: fatal: unable to create the namespaces \\(.*, net\\)" "the step is named"
+fi
+
 # --share-net gives up network isolation (the control for the above).
 run sr-jail --share-net python3 -c "$client" tcp "$port"
 is "$out" "pong" "--share-net: the host's TCP listener is reachable"
