@@ -3,7 +3,9 @@
 # Missing ones are installed with apt-get (as root) or sudo, saying so; a
 # user who may do neither is told exactly which packages to ask for.
 set -u
-BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
+# musl-tools: sr-limit and sr-jail are linked statically against musl
+# (see the Makefile).
+BUILD="gcc make pkg-config libseccomp-dev libcjson-dev musl-tools"
 # What the test suite needs besides the build: prove (perl), mandoc for
 # the man page lint, the interpreters the sandbox is tested with, and the
 # tools the tests drive (runuser/setpriv from util-linux, iproute2 for ip).
@@ -17,9 +19,15 @@ esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	# Not Debian: trust pkg-config for the libraries and carry on.
-	pkg-config --exists libseccomp libcjson 2>/dev/null && exit 0
-	echo "deps.sh: fatal: libseccomp and cJSON development files not found (pkg-config libseccomp libcjson)" >&2
-	exit 111
+	if ! pkg-config --exists libseccomp libcjson 2>/dev/null; then
+		echo "deps.sh: fatal: libseccomp and cJSON development files not found (pkg-config libseccomp libcjson)" >&2
+		exit 111
+	fi
+	if [ "${LIBC:-musl}" = musl ] && ! command -v musl-gcc >/dev/null 2>&1; then
+		echo "deps.sh: fatal: musl-gcc not found: install musl, or build with make LIBC=glibc" >&2
+		exit 111
+	fi
+	exit 0
 fi
 
 missing=

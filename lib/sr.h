@@ -60,6 +60,12 @@ void sr_exec(char *const argv[]) __attribute__((noreturn));
 int sr_status_to_exit(int status);
 /* Mark every fd >= lowfd O_CLOEXEC except those in keep[0..nkeep). */
 void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep);
+/* Write buf to path atomically: a temporary file in the same directory,
+ * fsync, rename. 0, or -1 with errno set and nothing left behind. */
+int sr_write_file_atomic(const char *path, const char *buf, size_t len);
+/* "KILL" for SIGKILL, as kill -l names them; NULL for a signal without a
+ * name (the realtime ones). */
+const char *sr_signal_name(int sig);
 /* Resolve prog to an absolute path by searching PATH like execvp would.
  * Returns malloc'd path or NULL (errno ENOENT/EACCES). */
 char *sr_find_program(const char *prog);
@@ -76,6 +82,24 @@ int sr_proc_stat_num(int procfd, const char *pid, int field, long long *out);
  * child subreaper, so that orphans stay below, and again until waitpid
  * says ECHILD: what forks during the scan is caught by the next one. */
 void sr_kill_descendants(const pid_t *spare, size_t nspare);
+
+/* jw.c: build one JSON object, member by member, with no library (for
+ * the tools linked against musl). Start from a zeroed struct; open the
+ * top level with key NULL. sr_jw_line returns the malloc'd line, "\n"
+ * and NUL terminated, and resets w; NULL (ENOMEM) if anything failed. */
+#define SR_JW_DEPTH 8
+struct sr_jw {
+	char *buf;
+	size_t len, cap;
+	int depth, failed;
+	unsigned count[SR_JW_DEPTH];
+};
+void sr_jw_open(struct sr_jw *w, const char *key);
+void sr_jw_close(struct sr_jw *w);
+void sr_jw_str(struct sr_jw *w, const char *key, const char *v);
+void sr_jw_num(struct sr_jw *w, const char *key, double v);
+void sr_jw_null(struct sr_jw *w, const char *key);
+char *sr_jw_line(struct sr_jw *w, size_t *len);
 
 /* json.c: write cJSON object as one line (unformatted + "\n"), in one
  * write(2) where possible. Returns 0 or -1. */

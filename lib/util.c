@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,53 @@ void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep)
 			(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
 	}
 	closedir(d);
+}
+
+int sr_write_file_atomic(const char *path, const char *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	if (sr_write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+const char *sr_signal_name(int sig)
+{
+	static const char *const names[] = {
+		[SIGHUP] = "HUP", [SIGINT] = "INT", [SIGQUIT] = "QUIT",
+		[SIGILL] = "ILL", [SIGTRAP] = "TRAP", [SIGABRT] = "ABRT",
+		[SIGBUS] = "BUS", [SIGFPE] = "FPE", [SIGKILL] = "KILL",
+		[SIGUSR1] = "USR1", [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",
+		[SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM",
+		[SIGSTKFLT] = "STKFLT", [SIGCHLD] = "CHLD", [SIGCONT] = "CONT",
+		[SIGSTOP] = "STOP", [SIGTSTP] = "TSTP", [SIGTTIN] = "TTIN",
+		[SIGTTOU] = "TTOU", [SIGURG] = "URG", [SIGXCPU] = "XCPU",
+		[SIGXFSZ] = "XFSZ", [SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF",
+		[SIGWINCH] = "WINCH", [SIGIO] = "IO", [SIGPWR] = "PWR",
+		[SIGSYS] = "SYS",
+	};
+	if (sig <= 0 || (size_t)sig >= sizeof names / sizeof *names)
+		return NULL;
+	return names[sig];
 }
 
 char *sr_find_program(const char *prog)

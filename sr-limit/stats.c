@@ -1,8 +1,8 @@
 /* stats.c - why the run ended, the exit code, and the one-line report. */
-#include <cJSON.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -79,89 +79,97 @@ static double tv_ms(struct timeval tv)
 	       (double)(tv.tv_usec % 1000) / 1000.0;
 }
 
-static void add_limit(cJSON *lim, const char *name, const char *unit, double v,
+static void add_limit(struct sr_jw *w, const char *name, const char *unit, double v,
 		      const char *via)
 {
-	cJSON *l = cJSON_AddObjectToObject(lim, name);
-	cJSON_AddNumberToObject(l, unit, v);
-	cJSON_AddStringToObject(l, "via", via);
+	sr_jw_open(w, name);
+	sr_jw_num(w, unit, v);
+	sr_jw_str(w, "via", via);
+	sr_jw_close(w);
 }
 
-static cJSON *limits_json(const struct opts *o, const struct enforced *e)
+static void limits_json(struct sr_jw *w, const struct opts *o, const struct enforced *e)
 {
-	cJSON *lim = cJSON_CreateObject();
+	sr_jw_open(w, "limits");
 	if (o->mem.set)
-		add_limit(lim, "memory", "bytes", (double)o->mem.value,
+		add_limit(w, "memory", "bytes", (double)o->mem.value,
 			  e->cgroup ? "cgroup memory.max" : "rlimit data");
 	if (o->as.set)
-		add_limit(lim, "address_space", "bytes", (double)o->as.value, "rlimit as");
+		add_limit(w, "address_space", "bytes", (double)o->as.value, "rlimit as");
 	if (o->cpu_ns.set)
-		add_limit(lim, "cpu", "seconds", (double)e->cpu_rlimit, "rlimit cpu");
+		add_limit(w, "cpu", "seconds", (double)e->cpu_rlimit, "rlimit cpu");
 	if (o->pids.set) {
-		add_limit(lim, "pids", "count", (double)o->pids.value,
-			  e->cgroup ? "cgroup pids.max" : "rlimit nproc");
+		sr_jw_open(w, "pids");
+		sr_jw_num(w, "count", (double)o->pids.value);
+		sr_jw_str(w, "via", e->cgroup ? "cgroup pids.max" : "rlimit nproc");
 		if (!e->cgroup)
-			cJSON_AddNumberToObject(cJSON_GetObjectItem(lim, "pids"),
-						"rlimit", (double)e->nproc_rlimit);
+			sr_jw_num(w, "rlimit", (double)e->nproc_rlimit);
+		sr_jw_close(w);
 	}
 	if (o->cpus_milli.set)
-		add_limit(lim, "cpus", "cpus", (double)o->cpus_milli.value / 1000.0,
+		add_limit(w, "cpus", "cpus", (double)o->cpus_milli.value / 1000.0,
 			  "cgroup cpu.max");
 	if (o->nofile.set)
-		add_limit(lim, "nofile", "count", (double)o->nofile.value, "rlimit nofile");
+		add_limit(w, "nofile", "count", (double)o->nofile.value, "rlimit nofile");
 	if (o->fsize.set)
-		add_limit(lim, "fsize", "bytes", (double)o->fsize.value, "rlimit fsize");
+		add_limit(w, "fsize", "bytes", (double)o->fsize.value, "rlimit fsize");
 	if (o->stack.set)
-		add_limit(lim, "stack", "bytes", (double)o->stack.value, "rlimit stack");
-	add_limit(lim, "core", "bytes", (double)o->core.value, "rlimit core");
+		add_limit(w, "stack", "bytes", (double)o->stack.value, "rlimit stack");
+	add_limit(w, "core", "bytes", (double)o->core.value, "rlimit core");
 	if (o->timeout_ns) {
-		add_limit(lim, "timeout", "ms", ms(o->timeout_ns), "timer, process group, subreaper");
-		cJSON_AddNumberToObject(cJSON_GetObjectItem(lim, "timeout"),
-					"kill_after_ms", ms(o->kill_after_ns));
+		sr_jw_open(w, "timeout");
+		sr_jw_num(w, "ms", ms(o->timeout_ns));
+		sr_jw_str(w, "via", "timer, process group, subreaper");
+		sr_jw_num(w, "kill_after_ms", ms(o->kill_after_ns));
+		sr_jw_close(w);
 	}
-	return lim;
+	sr_jw_close(w);
 }
 
-static cJSON *report_json(const struct opts *o, const struct enforced *e,
-			  const struct outcome *out)
+/* The report, one line. sr-limit is linked against musl, with no cJSON:
+ * the line is built with lib's small writer (jw.c). */
+static char *report_line(const struct opts *o, const struct enforced *e,
+			 const struct outcome *out, size_t *len)
 {
-	cJSON *j = cJSON_CreateObject();
+	struct sr_jw w = {0};
 	int sig = WIFSIGNALED(out->status) ? WTERMSIG(out->status) : 0;
 	int started = !out->setup_errno && !out->exec_errno;
 
-	cJSON_AddStringToObject(j, "reason", outcome_reason(o, out));
-	cJSON_AddNumberToObject(j, "status", outcome_exit_code(o, out));
+	sr_jw_open(&w, NULL);
+	sr_jw_str(&w, "reason", outcome_reason(o, out));
+	sr_jw_num(&w, "status", outcome_exit_code(o, out));
 	if (started && WIFEXITED(out->status))
-		cJSON_AddNumberToObject(j, "exit_code", WEXITSTATUS(out->status));
+		sr_jw_num(&w, "exit_code", WEXITSTATUS(out->status));
 	else
-		cJSON_AddNullToObject(j, "exit_code");
+		sr_jw_null(&w, "exit_code");
 	if (started && sig) {
-		cJSON_AddNumberToObject(j, "signal", sig);
-		cJSON_AddStringToObject(j, "signal_name", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+		sr_jw_num(&w, "signal", sig);
+		sr_jw_str(&w, "signal_name", sr_signal_name(sig) ? sr_signal_name(sig) : "?");
 	} else {
-		cJSON_AddNullToObject(j, "signal");
+		sr_jw_null(&w, "signal");
 	}
 	if (!started)
-		cJSON_AddStringToObject(j, "error", strerror(out->setup_errno ?
-					out->setup_errno : out->exec_errno));
-	cJSON_AddNumberToObject(j, "wall_ms", ms(out->wall_ns));
+		sr_jw_str(&w, "error", strerror(out->setup_errno ?
+			  out->setup_errno : out->exec_errno));
+	sr_jw_num(&w, "wall_ms", ms(out->wall_ns));
 	if (e->cgroup && (out->cg_user_us || out->cg_sys_us)) {
-		cJSON_AddNumberToObject(j, "user_ms", (double)out->cg_user_us / 1000.0);
-		cJSON_AddNumberToObject(j, "sys_ms", (double)out->cg_sys_us / 1000.0);
+		sr_jw_num(&w, "user_ms", (double)out->cg_user_us / 1000.0);
+		sr_jw_num(&w, "sys_ms", (double)out->cg_sys_us / 1000.0);
 	} else {
-		cJSON_AddNumberToObject(j, "user_ms", tv_ms(out->ru.ru_utime));
-		cJSON_AddNumberToObject(j, "sys_ms", tv_ms(out->ru.ru_stime));
+		sr_jw_num(&w, "user_ms", tv_ms(out->ru.ru_utime));
+		sr_jw_num(&w, "sys_ms", tv_ms(out->ru.ru_stime));
 	}
-	cJSON_AddNumberToObject(j, "peak_memory_bytes", (double)peak_bytes(out));
-	cJSON_AddStringToObject(j, "peak_memory_source", out->cg_peak_ok ?
-				"cgroup memory.peak" : "largest process maxrss");
-	cJSON_AddStringToObject(j, "enforcement", e->cgroup ? "cgroup+rlimit" : "rlimit");
+	sr_jw_num(&w, "peak_memory_bytes", (double)peak_bytes(out));
+	sr_jw_str(&w, "peak_memory_source", out->cg_peak_ok ?
+		  "cgroup memory.peak" : "largest process maxrss");
+	sr_jw_str(&w, "enforcement", e->cgroup ? "cgroup+rlimit" : "rlimit");
 	if (e->cgroup)
-		cJSON_AddStringToObject(j, "cgroup", e->cgroup_path);
+		sr_jw_str(&w, "cgroup", e->cgroup_path);
 	else
-		cJSON_AddStringToObject(j, "cgroup_unavailable", e->cgroup_why ? e->cgroup_why : "");
-	cJSON_AddItemToObject(j, "limits", limits_json(o, e));
-	return j;
+		sr_jw_str(&w, "cgroup_unavailable", e->cgroup_why ? e->cgroup_why : "");
+	limits_json(&w, o, e);
+	sr_jw_close(&w);
+	return sr_jw_line(&w, len);
 }
 
 void stats_report(const struct opts *o, const struct enforced *e,
@@ -169,16 +177,17 @@ void stats_report(const struct opts *o, const struct enforced *e,
 {
 	if (!o->stats_path && o->stats_fd < 0 && !o->verbose)
 		return;
-	cJSON *j = report_json(o, e, out);
-	if (!j) {
+	size_t len;
+	char *line = report_line(o, e, out, &len);
+	if (!line) {
 		sr_warn("unable to build the stats report: out of memory");
 		return;
 	}
-	if (o->stats_path && sr_json_write_file(o->stats_path, j) < 0)
+	if (o->stats_path && sr_write_file_atomic(o->stats_path, line, len) < 0)
 		sr_warn_sys("unable to write stats to %s", o->stats_path);
-	if (o->stats_fd >= 0 && sr_json_write_line(o->stats_fd, j) < 0)
+	if (o->stats_fd >= 0 && sr_write_all(o->stats_fd, line, len) < 0)
 		sr_warn_sys("unable to write stats to fd %d", o->stats_fd);
 	if (o->verbose && !o->stats_path && o->stats_fd < 0)
-		(void)sr_json_write_line(2, j);
-	cJSON_Delete(j);
+		(void)sr_write_all(2, line, len);
+	free(line);
 }

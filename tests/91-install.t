@@ -21,6 +21,17 @@ if [ -n "$getcap" ]; then
 else
 	skip "nothing installed has file capabilities" "getcap (libcap2-bin) is not installed"
 fi
+# sr-limit and sr-jail are static (see the Makefile): they need nothing
+# at run time, not even a dynamic loader.
+for tool in sr-limit sr-jail; do
+	if [ -n "${SAN:-}" ]; then
+		skip "$tool is statically linked" "sanitizer builds link dynamically (SAN=$SAN)"
+	else
+		hdr=$(readelf -lW "$d/opt/sr/bin/$tool" 2>&1)
+		unlike "$hdr" "INTERP|Requesting program interpreter" "$tool is statically linked (no program interpreter)"
+		like "$hdr" "DYN \\(Position-Independent" "$tool is position-independent (static-pie)"
+	fi
+done
 run "$d/opt/sr/bin/sr-limit" --stats-fd 3 true 3>"$T/s.json"
 is "$(json_get "$T/s.json" reason)" exit "the installed sr-limit runs"
 run make -s -C "$SR_ROOT" uninstall PREFIX=/opt/sr DESTDIR="$d"
