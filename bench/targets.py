@@ -11,6 +11,9 @@ rows = []
 if "bwrap" in med and chain in med:
     r = med[chain] / med["bwrap"]
     rows.append(("full chain, /bin/true", "≤ 0.6 × bwrap", f"{r:.2f} × bwrap ({med[chain]:.2f} ms vs {med['bwrap']:.2f} ms)", r <= 0.6))
+if "bwrap" in med and "sr-jail" in med:
+    r = med["sr-jail"] / med["bwrap"]
+    rows.append(("sr-jail alone, /bin/true", "≤ 0.6 × bwrap", f"{r:.2f} × bwrap ({med['sr-jail']:.2f} ms vs {med['bwrap']:.2f} ms)", r <= 0.6))
 env = "env (one extra exec)"
 if "sr-exec (filter load)" in med and env in med:
     # What the filter costs: sr-exec's run less a wrapper that only execs.
@@ -20,7 +23,7 @@ if "sr-exec (filter load)" in med and env in med:
                  "its own exec included)", d < 0.5))
 if "sr-limit" in med:
     d = med["sr-limit"] - med["bare"]
-    extra = f"; {med['sr-limit'] - med[env]:.3f} ms more than `env /bin/true`" if env in med else ""
+    extra = f"; `env /bin/true`, one glibc exec, is {med[env] - med['bare']:.3f} ms over bare" if env in med else ""
     rows.append(("sr-limit overhead", "< 0.5 ms", f"{d:.3f} ms over bare /bin/true{extra}", d < 0.5))
 q = os.path.join(work, "queue-throughput")
 if os.path.exists(q):
