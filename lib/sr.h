@@ -52,8 +52,17 @@ uint64_t sr_now_ns(void);                 /* CLOCK_MONOTONIC */
 int sr_write_all(int fd, const void *buf, size_t len);  /* 0 or -1 */
 /* Read a whole small file (NUL-terminated). Returns malloc'd buffer or NULL. */
 char *sr_read_file(const char *path, size_t max, size_t *len);
-/* execvp(argv[0], argv); on failure print a fatal line and exit 127 when
- * the program was not found, 126 otherwise. */
+/* execvp as POSIX has it: PATH searched for argv[0] (unless it holds a
+ * '/'), and a file the kernel will not run (ENOEXEC: a script without #!)
+ * run by /bin/sh, as glibc does and musl does not. It allocates nothing,
+ * so a child that shares its parent's memory may call it: sh_argv, from
+ * sr_sh_argv (NULL: no /bin/sh fallback), is prepared beforehand.
+ * Returns only on failure, with errno set. */
+void sr_execvp(char *const argv[], char **sh_argv);
+/* {"sh", <the file>, argv[1], ..., NULL}, malloc'd, for sr_execvp. */
+char **sr_sh_argv(char *const argv[]);
+/* sr_execvp; on failure print a fatal line and exit 127 when the program
+ * was not found, 126 otherwise. */
 void sr_exec(char *const argv[]) __attribute__((noreturn));
 /* Convert a wait status to the conventional exit code: the child's code,
  * or 128+N for signal N. */

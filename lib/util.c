@@ -77,9 +77,71 @@ char *sr_read_file(const char *path, size_t max, size_t *lenp)
 	return NULL;
 }
 
+char **sr_sh_argv(char *const argv[])
+{
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	char **v = calloc(n + 2, sizeof *v);
+	if (!v)
+		return NULL;
+	v[0] = "sh";
+	for (size_t i = 1; i < n; i++)
+		v[i + 1] = argv[i];
+	return v;
+}
+
+extern char **environ;
+
+/* One candidate: exec it, or, when the kernel says ENOEXEC (no #!, not an
+ * ELF), hand it to /bin/sh as POSIX execvp does. */
+static void exec_one(const char *path, char *const argv[], char **sh_argv)
+{
+	execve(path, argv, environ);
+	if (errno == ENOEXEC && sh_argv) {
+		sh_argv[1] = (char *)path;
+		execve("/bin/sh", sh_argv, environ);
+		errno = ENOEXEC;
+	}
+}
+
+void sr_execvp(char *const argv[], char **sh_argv)
+{
+	const char *prog = argv[0];
+	if (strchr(prog, '/')) {
+		exec_one(prog, argv, sh_argv);
+		return;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int err = ENOENT;
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t dl = colon ? (size_t)(colon - path) : strlen(path);
+		char buf[PATH_MAX];
+		if (dl + 1 + strlen(prog) < sizeof buf) {
+			memcpy(buf, path, dl);
+			buf[dl] = '/';
+			strcpy(buf + dl + 1, prog);
+			exec_one(dl ? buf : prog, argv, sh_argv);
+			/* As execvp: a file that is there but may not be run is
+			 * what to report, unless a later one runs. */
+			if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE)
+				err = errno;
+			if (errno == ENOEXEC)
+				return;
+		}
+		path += dl;
+		if (*path == ':')
+			path++;
+	}
+	errno = err;
+}
+
 void sr_exec(char *const argv[])
 {
-	execvp(argv[0], argv);
+	sr_execvp(argv, sr_sh_argv(argv));
 	if (errno == ENOENT || errno == ENOTDIR)
 		sr_fatal_sys(SR_EXIT_NOTFOUND, "unable to run %s", argv[0]);
 	sr_fatal_sys(SR_EXIT_NOEXEC, "unable to run %s", argv[0]);

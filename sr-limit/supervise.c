@@ -25,6 +25,7 @@ struct spawn {
 	const struct opts *o;
 	const struct enforced *e;
 	const sigset_t *oldmask;
+	char **sh_argv; /* for a script without #! (see sr_execvp) */
 	int stage;  /* 0 ok, 1 setting up limits failed, 2 exec failed */
 	int err;
 };
@@ -44,7 +45,7 @@ static int child(void *arg)
 		sp->stage = 1;
 		sp->err = errno ? errno : EPERM;
 	} else {
-		execvp(sp->o->argv[0], sp->o->argv);
+		sr_execvp(sp->o->argv, sp->sh_argv);
 		sp->stage = 2;
 		sp->err = errno;
 		sr_warn_sys("unable to run %s", sp->o->argv[0]);
@@ -135,7 +136,9 @@ void supervise(const struct opts *o, struct enforced *e, struct outcome *out)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to become a child subreaper");
 
-	struct spawn sp = { o, e, &old, 0, 0 };
+	struct spawn sp = { o, e, &old, sr_sh_argv(o->argv), 0, 0 };
+	if (!sp.sh_argv)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
 	uint64_t t0 = sr_now_ns();
 	pid_t pid = spawn(&sp, out);
 

@@ -11,6 +11,15 @@ run sr-limit no-such-program-xyz;      is "$rc" 127 "missing program gives 127"
 like "$err" "sr-limit: .*no-such-program-xyz.*No such file" "missing program is named"
 printf 'echo hi\n' > "$T/noexec"; chmod 0644 "$T/noexec"
 run sr-limit "$T/noexec";              is "$rc" 126 "non-executable program gives 126"
+# A script without #! runs with /bin/sh, as execvp(3) and env(1) run it,
+# found by path or on PATH, with its arguments.
+printf 'echo "no-shebang $# $1"\n' > "$T/plain"; chmod 0755 "$T/plain"
+run sr-limit "$T/plain" one two;      is "$rc:$out" "0:no-shebang 2 one" "a script without #! runs with sh"
+run env PATH="/nonexistent:$T:$PATH" "$SR_ROOT/sr-limit/sr-limit" plain x
+is "$rc:$out" "0:no-shebang 1 x" "... found on PATH too"
+mkdir -p "$T/eacces"; printf 'echo hi\n' > "$T/eacces/plain"; chmod 0644 "$T/eacces/plain"
+run env PATH="$T/eacces:$T:$PATH" "$SR_ROOT/sr-limit/sr-limit" plain
+is "$rc:$out" "0:no-shebang 0 " "a PATH entry that may not be run is passed over"
 run sr-limit sh -c 'echo "$1-$2"' x a -b; is "$out" "a--b" "the child's own options are not eaten"
 
 # Usage errors: 100 and a message naming the bad value.
