@@ -45,11 +45,11 @@ all: .deps-build $(PROGS)
 
 # Missing Debian packages are installed by the build itself (see lib/deps.sh).
 .deps-build: lib/deps.sh
-	@LIBC='$(static_libc)' sh lib/deps.sh build
+	@LIBC='$(or $(static_libc),glibc)' sh lib/deps.sh build
 	@touch $@
 deps: .deps-build
 check-deps: .deps-build
-	@sh lib/deps.sh check
+	@LIBC='$(or $(static_libc),glibc)' sh lib/deps.sh check
 
 # Rebuild everything when the flags change (e.g. SAN=address,undefined).
 .build-flags: FORCE | .deps-build
@@ -88,7 +88,7 @@ endif
 # self-relocating start file (rcrt1.o) and the linker flags itself.
 MULTIARCH   = $(shell $(CC) -print-multiarch 2>/dev/null)
 MUSL_LIBDIR = /usr/lib/$(subst -gnu,-musl,$(MULTIARCH))
-MUSL_LINK   = $(MUSL_CC) $(SANFLAGS) $(LDFLAGS) -nostartfiles -Wl,-static,-pie,--no-dynamic-linker \
+MUSL_LINK   = $(MUSL_CC) $(LDFLAGS) -nostartfiles -Wl,-static,-pie,--no-dynamic-linker \
 	      -Wl,-z,text,-z,relro,-z,now $(MUSL_LIBDIR)/rcrt1.o $(MUSL_LIBDIR)/crti.o \
 	      $(shell $(CC) -print-file-name=crtbeginS.o)
 MUSL_LINK_END = $(shell $(CC) -print-file-name=crtendS.o) $(MUSL_LIBDIR)/crtn.o
@@ -96,6 +96,7 @@ MUSL_CFLAGS = $(filter-out $(PKG_CFLAGS),$(ALL_CFLAGS)) -isystem .musl/include \
 	      -include lib/musl-compat.h
 MUSL_LIB    := $(filter-out lib/json.c,$(LIB_SRC))
 .musl/include/.stamp: | .deps-build
+	@LIBC=musl sh lib/deps.sh build
 	@mkdir -p .musl/include
 	ln -sfn /usr/include/linux .musl/include/linux
 	ln -sfn /usr/include/asm-generic .musl/include/asm-generic

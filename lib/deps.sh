@@ -3,9 +3,10 @@
 # Missing ones are installed with apt-get (as root) or sudo, saying so; a
 # user who may do neither is told exactly which packages to ask for.
 set -u
-# musl-tools: sr-limit and sr-jail are linked statically against musl
-# (see the Makefile).
-BUILD="gcc make pkg-config libseccomp-dev libcjson-dev musl-tools"
+BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
+# sr-limit and sr-jail are linked statically against musl unless the
+# build says LIBC=glibc (see the Makefile).
+[ "${LIBC:-musl}" = musl ] && BUILD="$BUILD musl-tools"
 # What the test suite needs besides the build: prove (perl), mandoc for
 # the man page lint, the interpreters the sandbox is tested with, and the
 # tools the tests drive (runuser/setpriv from util-linux, iproute2 for ip).
