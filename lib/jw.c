@@ -1,11 +1,10 @@
-/* jw.c - a JSON writer that needs no library, for the tools linked
- * statically against musl (sr-limit, sr-jail; see the Makefile), where
- * there is no cJSON. It writes what cJSON_PrintUnformatted writes for the
+/* jw.c - a JSON writer that needs no library, for sr-limit, which is
+ * linked statically against musl (see the Makefile), where there is no
+ * cJSON. It writes what cJSON_PrintUnformatted writes for the
  * same object: one line, keys in the order given. Tools that read JSON
  * as well use cJSON (json.c). */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -108,6 +108,10 @@ static void exec_one(const char *path, char *const argv[], char **sh_argv)
 void sr_execvp(char *const argv[], char **sh_argv)
 {
 	const char *prog = argv[0];
+	if (!*prog) {
+		errno = ENOENT;
+		return;
+	}
 	if (strchr(prog, '/')) {
 		exec_one(prog, argv, sh_argv);
 		return;
@@ -125,12 +129,18 @@ void sr_execvp(char *const argv[], char **sh_argv)
 			buf[dl] = '/';
 			strcpy(buf + dl + 1, prog);
 			exec_one(dl ? buf : prog, argv, sh_argv);
-			/* As execvp: a file that is there but may not be run is
-			 * what to report, unless a later one runs. */
-			if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE)
-				err = errno;
-			if (errno == ENOEXEC)
+			/* As execvp: look on past what is not there, and past
+			 * what may not be run (reported if nothing else runs);
+			 * stop at any other failure. */
+			switch (errno) {
+			case EACCES:
+				err = EACCES;
+				break;
+			case ENOENT: case ENOTDIR: case ESTALE: case ENODEV: case ETIMEDOUT:
+				break;
+			default:
 				return;
+			}
 		}
 		path += dl;
 		if (*path == ':')
