@@ -65,7 +65,7 @@ lib/libsr.a: $(LIB_OBJ)
 
 # sr-limit and sr-jail are on every sandbox's path, so they start as fast
 # as a program can: linked statically (no dynamic loader) against musl
-# (musl-tools). glibc probes the CPU at every start with some eighty
+# (musl-tools). glibc probes the CPU at every start with dozens of
 # cpuid instructions, and on a virtual machine each one traps to the
 # hypervisor: a static glibc program takes 0.4 ms to start here, a musl
 # one 0.1 ms. They need neither libseccomp nor cJSON (lib/jw.c writes
