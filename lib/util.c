@@ -93,6 +93,34 @@ char **sr_sh_argv(char *const argv[])
 
 extern char **environ;
 
+/* PATH, or the usual directories when it is unset or empty. */
+static const char *search_path(void)
+{
+	const char *path = getenv("PATH");
+	return path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* Walk a PATH: the first entry of path joined to prog in buf (an empty
+ * entry is the current directory, as for execvp), buf[0] NUL when that
+ * does not fit. Returns the rest of path, NULL when there is none.
+ * Allocates nothing. */
+static const char *path_next(const char *path, const char *prog, char buf[PATH_MAX])
+{
+	if (!*path)
+		return NULL;
+	const char *colon = strchr(path, ':');
+	size_t dl = colon ? (size_t)(colon - path) : strlen(path);
+	size_t pl = strlen(prog);
+	buf[0] = '\0';
+	if (dl + 1 + pl < PATH_MAX) {
+		memcpy(buf, path, dl);
+		if (dl)
+			buf[dl++] = '/';
+		memcpy(buf + dl, prog, pl + 1);
+	}
+	return colon ? colon + 1 : path + strlen(path);
+}
+
 /* One candidate: exec it, or, when the kernel says ENOEXEC (no #!, not an
  * ELF), hand it to /bin/sh as POSIX execvp does. */
 static void exec_one(const char *path, char *const argv[], char **sh_argv)
@@ -116,35 +144,24 @@ void sr_execvp(char *const argv[], char **sh_argv)
 		exec_one(prog, argv, sh_argv);
 		return;
 	}
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
 	int err = ENOENT;
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t dl = colon ? (size_t)(colon - path) : strlen(path);
-		char buf[PATH_MAX];
-		if (dl + 1 + strlen(prog) < sizeof buf) {
-			memcpy(buf, path, dl);
-			buf[dl] = '/';
-			strcpy(buf + dl + 1, prog);
-			exec_one(dl ? buf : prog, argv, sh_argv);
-			/* As execvp: look on past what is not there, and past
-			 * what may not be run (reported if nothing else runs);
-			 * stop at any other failure. */
-			switch (errno) {
-			case EACCES:
-				err = EACCES;
-				break;
-			case ENOENT: case ENOTDIR: case ESTALE: case ENODEV: case ETIMEDOUT:
-				break;
-			default:
-				return;
-			}
+	char buf[PATH_MAX];
+	for (const char *path = search_path(); (path = path_next(path, prog, buf));) {
+		if (!buf[0])
+			continue;
+		exec_one(buf, argv, sh_argv);
+		/* As execvp: look on past what is not there, and past what
+		 * may not be run (reported if nothing else runs); stop at any
+		 * other failure. */
+		switch (errno) {
+		case EACCES:
+			err = EACCES;
+			break;
+		case ENOENT: case ENOTDIR: case ESTALE: case ENODEV: case ETIMEDOUT:
+			break;
+		default:
+			return;
 		}
-		path += dl;
-		if (*path == ':')
-			path++;
 	}
 	errno = err;
 }
@@ -249,27 +266,15 @@ char *sr_find_program(const char *prog)
 			return NULL;
 		return realpath(prog, NULL);
 	}
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
 	int saw_eacces = 0;
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t dl = colon ? (size_t)(colon - path) : strlen(path);
-		char buf[PATH_MAX];
-		int n = snprintf(buf, sizeof buf, "%.*s%s%s", (int)dl, path,
-				 dl ? "/" : "", prog);
-		if (n > 0 && (size_t)n < sizeof buf) {
-			struct stat st;
-			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
-				if (access(buf, X_OK) == 0)
-					return realpath(buf, NULL);
-				saw_eacces = 1;
-			}
+	char buf[PATH_MAX];
+	for (const char *path = search_path(); (path = path_next(path, prog, buf));) {
+		struct stat st;
+		if (buf[0] && stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return realpath(buf, NULL);
+			saw_eacces = 1;
 		}
-		path += dl;
-		if (*path == ':')
-			path++;
 	}
 	errno = saw_eacces ? EACCES : ENOENT;
 	return NULL;
