@@ -168,7 +168,11 @@ void sr_execvp(char *const argv[], char **sh_argv)
 
 void sr_exec(char *const argv[])
 {
-	sr_execvp(argv, sr_sh_argv(argv));
+	char **sh_argv = sr_sh_argv(argv);
+	sr_execvp(argv, sh_argv);
+	int e = errno;
+	free(sh_argv);
+	errno = e;
 	if (errno == ENOENT || errno == ENOTDIR)
 		sr_fatal_sys(SR_EXIT_NOTFOUND, "unable to run %s", argv[0]);
 	sr_fatal_sys(SR_EXIT_NOEXEC, "unable to run %s", argv[0]);

@@ -141,6 +141,7 @@ void supervise(const struct opts *o, struct enforced *e, struct outcome *out)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	uint64_t t0 = sr_now_ns();
 	pid_t pid = spawn(&sp, out);
+	free(sp.sh_argv); /* the child has exec'd or given up: CLONE_VFORK */
 
 	uint64_t deadline = o->timeout_ns ? t0 + o->timeout_ns : 0;
 	int phase = 0;  /* 0 running, 1 SIGTERM sent, 2 SIGKILL sent */
