@@ -13,8 +13,9 @@
 #include "sr.h"
 
 /* The program after sr-jail is found with the caller's PATH and opened
- * now, while the host is visible; its own arguments are the program's
- * business inside. */
+ * now (O_PATH: it is only bound, never read or run through the fd), while
+ * the host is visible; its own arguments are the program's business
+ * inside. */
 void jail_resolve_prog(struct jail *j)
 {
 	const char *name = j->argv[0];
@@ -24,16 +25,17 @@ void jail_resolve_prog(struct jail *j)
 			sr_fatal_sys(SR_EXIT_NOEXEC, "unable to run %s", name);
 		sr_fatal_sys(SR_EXIT_NOTFOUND, "unable to find %s", name);
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES) /* execute-only: can't be a script */
-		fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
 		sr_fatal_sys(SR_EXIT_NOEXEC, "unable to open %s", path);
-	char magic[2];
-	j->prog_script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+	if (!S_ISREG(st.st_mode)) {
+		errno = EACCES;   /* what execve says of anything else */
+		sr_fatal_sys(SR_EXIT_NOEXEC, "unable to run %s", path);
+	}
 	j->prog_path = path;
 	j->prog_fd = fd;
-	jail_note(j, "program %s%s", path, j->prog_script ? " (script)" : "");
+	jail_note(j, "program %s", path);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -73,18 +75,14 @@ void jail_close_fds(const struct jail *j)
 	free(keep);
 }
 
-static char *fd_path(int fd)
-{
-	char *s;
-	if (asprintf(&s, "/proc/self/fd/%d", fd) < 0)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	return s;
-}
-
+/* Before the pivot: a detached read-only bind of the program. A program
+ * the new root does not show is exec'd from this bind, never from the
+ * host's mount through its fd: the payload could reopen /proc/self/exe
+ * for writing and replace the caller's binary (CVE-2019-5736's pattern).
+ * Through a read-only mount that reopening fails with EROFS. A #! script
+ * needs such a path anyway, for its interpreter to open. */
 int jail_prog_tree(const struct jail *j)
 {
-	if (!j->prog_script)
-		return -1;
 	return jail_clone_tree(j->prog_fd, "", AT_EMPTY_PATH, JAIL_RO, j->prog_path);
 }
 
@@ -95,23 +93,20 @@ static int visible(const struct jail *j)
 	       in.st_dev == out.st_dev && in.st_ino == out.st_ino;
 }
 
-static char *script_path(const struct jail *j)
+static char *placed_path(const struct jail *j)
 {
 	char *s;
-	if (asprintf(&s, JAIL_SCRIPT_DIR "/%s", strrchr(j->prog_path, '/') + 1) < 0)
+	if (asprintf(&s, JAIL_PROG_DIR "/%s", strrchr(j->prog_path, '/') + 1) < 0)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	return s;
 }
 
-/* Building the root: a #! script not visible at its own path inside is
- * bound read-only under JAIL_SCRIPT_DIR, since its interpreter needs a
- * path that stays valid. */
-void jail_place_script(const struct jail *j)
+/* Building the root: a program not visible at its own path inside is
+ * bound read-only under JAIL_PROG_DIR. */
+void jail_place_prog(const struct jail *j)
 {
-	if (j->prog_tree < 0)
-		return;
 	if (!visible(j)) {
-		char *path = script_path(j);
+		char *path = placed_path(j);
 		jail_mkparents(path);
 		if (mknod(path, S_IFREG | 0644, 0) < 0 ||
 		    move_mount(j->prog_tree, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
@@ -121,14 +116,11 @@ void jail_place_script(const struct jail *j)
 	close(j->prog_tree);
 }
 
-/* The root built: exec by path when the new root shows the same
- * file at the same path; else a script from where jail_place_script put
- * it, an ELF program through its fd. */
+/* The root built: exec by path when the new root shows the same file at
+ * the same path, else from where jail_place_prog put it. */
 static const char *prog_inside(const struct jail *j)
 {
-	if (visible(j))
-		return j->prog_path;
-	return j->prog_script ? script_path(j) : fd_path(j->prog_fd);
+	return visible(j) ? j->prog_path : placed_path(j);
 }
 
 /* Start the program with the caller's signal mask. vfork is safe here:

@@ -13,7 +13,7 @@
 #define JAIL_HOSTNAME "sandbox"
 #define JAIL_TMPFS_SIZE (64ULL << 20)
 #define JAIL_NOBODY 65534           /* host identity when started by root */
-#define JAIL_SCRIPT_DIR "/run/sr-jail"
+#define JAIL_PROG_DIR "/run/sr-jail"   /* where a program outside the view is bound */
 
 /* A mount asked for on the command line, in order. */
 enum mkind { MK_BIND, MK_RO_BIND, MK_TMPFS };
@@ -52,10 +52,9 @@ struct jail {
 	gid_t host_gid;
 	char *prog_path;        /* absolute, resolved with the caller's PATH */
 	int prog_fd;            /* open on prog_path, O_CLOEXEC */
-	int prog_script;        /* starts with #! */
 	char **envp;
 	sigset_t oldmask;       /* the caller's signal mask, for the payload */
-	int prog_tree;          /* detached bind of a script, or -1 */
+	int prog_tree;          /* detached read-only bind of the program, or -1 */
 	int sync_fd;            /* pipe from the outer sr-jail to PID 1 */
 	mode_t umask;           /* the caller's */
 };
@@ -124,11 +123,10 @@ void jail_build_env(struct jail *j);
 /* exec.c */
 void jail_resolve_prog(struct jail *j);
 void jail_close_fds(const struct jail *j);
-/* Before the pivot: a detached read-only bind of a #! script (which needs
- * a path inside), else -1; placed in the new root if it does not show
- * the script already. */
+/* Before the pivot: a detached read-only bind of the program, placed in
+ * the new root if it does not show the program already. */
 int jail_prog_tree(const struct jail *j);
-void jail_place_script(const struct jail *j);
+void jail_place_prog(const struct jail *j);
 pid_t jail_spawn(const struct jail *j);
 
 /* init.c */

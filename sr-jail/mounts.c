@@ -273,7 +273,7 @@ void jail_build_root(struct jail *j)
 	pivot();
 	for (size_t i = 0; i < p->n; i++)
 		run_step(j, &p->v[i]);
-	jail_place_script(j);
+	jail_place_prog(j);
 	if (umount2(".", MNT_DETACH) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to detach the old root");
 	struct mount_attr ma = {.attr_set = MOUNT_ATTR_RDONLY};
