@@ -70,7 +70,11 @@ int sr_status_to_exit(int status);
 /* Mark every fd >= lowfd O_CLOEXEC except those in keep[0..nkeep). */
 void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep);
 /* Write buf to path atomically: a temporary file in the same directory,
- * fsync, rename. 0, or -1 with errno set and nothing left behind. */
+ * fsync, rename. Safe in a directory that a sandboxed program can write:
+ * a link as the directory's last component is not followed (ELOOP), the
+ * temporary name is random and made O_EXCL|O_NOFOLLOW, and a link or fifo
+ * planted at path is replaced, never written through. 0, or -1 with errno
+ * set and nothing left behind. */
 int sr_write_file_atomic(const char *path, const char *buf, size_t len);
 /* "KILL" for SIGKILL, as kill -l names them; NULL for a signal without a
  * name (the realtime ones). */

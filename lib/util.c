@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -216,31 +217,60 @@ void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep)
 	closedir(d);
 }
 
+/* A name no one can guess, for a temporary file in a directory that
+ * someone else may write. */
+static void random_name(char *buf, size_t size, const char *base)
+{
+	uint64_t r;
+	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+		r = sr_now_ns() ^ ((uint64_t)getpid() << 32);
+	snprintf(buf, size, ".%.200s.%016llx.tmp", base, (unsigned long long)r);
+}
+
+/* The directory may be one a sandboxed program can write (a job's
+ * workspace): it is opened without following a link in its last
+ * component, the temporary file is made with a random name, O_EXCL and
+ * O_NOFOLLOW, and the rename replaces whatever is at the name (a planted
+ * link included) without following it. */
 int sr_write_file_atomic(const char *path, const char *buf, size_t len)
 {
-	char tmp[PATH_MAX];
-	int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	if (n < 0 || (size_t)n >= sizeof tmp) {
-		errno = ENAMETOOLONG;
+	char dir[PATH_MAX], tmp[256];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	size_t dlen = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	if (*base == '\0' || dlen >= sizeof dir) {
+		errno = *base ? ENAMETOOLONG : EISDIR;
 		return -1;
 	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (slash)
+		memcpy(dir, path, dlen);
+	else
+		dir[dlen++] = '.';
+	dir[dlen] = '\0';
+
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
 		return -1;
-	if (sr_write_all(fd, buf, len) < 0 || fsync(fd) < 0) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		errno = e;
-		return -1;
+	int fd = -1;
+	for (int i = 0; i < 16 && fd < 0; i++) {
+		random_name(tmp, sizeof tmp, base);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
 	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
-		return -1;
+	int r = -1, e = errno;
+	if (fd >= 0) {
+		int wrote = sr_write_all(fd, buf, len) == 0 && fsync(fd) == 0;
+		e = errno;
+		if (close(fd) == 0 && wrote && renameat(dfd, tmp, dfd, base) == 0)
+			r = 0;
+		else if (wrote)
+			e = errno;
+		if (r < 0)
+			unlinkat(dfd, tmp, 0);
 	}
-	return 0;
+	close(dfd);
+	errno = e;
+	return r;
 }
 
 const char *sr_signal_name(int sig)
