@@ -11,7 +11,7 @@ BWRAP=(bwrap --unshare-all --die-with-parent --new-session --clearenv
 	--ro-bind /etc/ld.so.cache /etc/ld.so.cache --ro-bind-try /etc/alternatives /etc/alternatives
 	--proc /proc --dev /dev --tmpfs /tmp --chdir /tmp)
 # The chain with the defaults a user gets, plus the limits people set.
-CHAIN=(sr-limit --mem 256M --timeout 30s)
+CHAIN=(sr-limit --data 256M --timeout 30s)
 have sr-jail && CHAIN+=(sr-jail)
 have sr-exec && CHAIN+=(sr-exec)
 chain_label="chain: ${CHAIN[*]}"

@@ -114,8 +114,10 @@ int cg_setup(const struct opts *o, struct enforced *e)
 
 	if (o->cgroup == CG_OFF) {
 		e->cgroup_why = "--cgroup=off";
-		if (o->cpus_milli.set)
-			sr_fatal(SR_EXIT_USAGE, "--cpus needs a cgroup; it cannot be used with --cgroup=off");
+		if (o->cpus_milli.set || o->mem.set)
+			sr_usage("%s needs a cgroup; it cannot be used with --cgroup=off%s",
+				 o->mem.set ? "--mem" : "--cpus",
+				 o->mem.set ? " (--data bounds each process's private memory)" : "");
 		return 0;
 	}
 	if (own_cgroup(parent, sizeof parent, &why) == 0 &&
@@ -136,11 +138,16 @@ int cg_setup(const struct opts *o, struct enforced *e)
 		}
 	}
 	e->cgroup_why = why;
-	if (o->cgroup == CG_REQUIRE || o->cpus_milli.set) {
-		sr_fatal(SR_EXIT_SYS, "unable to use a cgroup (%s%s): %s", o->cpus_milli.set ?
-			 "--cpus needs one" : "--cgroup=require",
-			 "", why);
-	}
+	/* Fail closed: without a cgroup nothing bounds the run's memory as a
+	 * whole (RLIMIT_DATA is per process and does not count shared
+	 * memory: MAP_SHARED, memfd, SysV shm), so --mem is not pretended. */
+	if (o->mem.set)
+		sr_fatal(SR_EXIT_SYS, "--mem needs a delegated cgroup v2 (%s): run sr-limit under "
+			 "'systemd-run --user --scope -p Delegate=yes', or use --data SIZE, "
+			 "which bounds each process's private memory only", why);
+	if (o->cgroup == CG_REQUIRE || o->cpus_milli.set)
+		sr_fatal(SR_EXIT_SYS, "unable to use a cgroup (%s): %s", o->cpus_milli.set ?
+			 "--cpus needs one" : "--cgroup=require", why);
 	if (o->verbose)
 		sr_warn("no cgroup (%s): enforcing with rlimits alone", why);
 	return 0;

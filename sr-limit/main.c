@@ -12,7 +12,10 @@
 
 static const char usage_text[] =
 "usage: sr-limit [options] prog [args...]\n"
-"  -m, --mem SIZE         memory limit (cgroup memory.max, else RLIMIT_DATA)\n"
+"  -m, --mem SIZE         the run's memory, shared included (cgroup memory.max;\n"
+"                         needs a delegated cgroup)\n"
+"  -d, --data SIZE        each process's private memory (RLIMIT_DATA; shared\n"
+"                         memory is not counted)\n"
 "      --as SIZE          address-space limit (RLIMIT_AS; breaks some runtimes)\n"
 "  -c, --cpu DURATION     CPU time limit (RLIMIT_CPU, whole seconds)\n"
 "  -p, --pids N           at most N processes/threads more than at start\n"
@@ -33,6 +36,7 @@ enum { O_AS = 256, O_CORE, O_CPUS, O_CGROUP, O_STATS, O_STATS_FD };
 
 static const struct option longopts[] = {
 	{ "mem", required_argument, 0, 'm' },
+	{ "data", required_argument, 0, 'd' },
 	{ "as", required_argument, 0, O_AS },
 	{ "cpu", required_argument, 0, 'c' },
 	{ "pids", required_argument, 0, 'p' },
@@ -103,9 +107,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->kill_after_ns = 2000000000ULL;
 	set_rl(&o->core, 0);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:c:p:n:f:s:t:k:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+m:d:c:p:n:f:s:t:k:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': set_rl(&o->mem, sr_opt_size("--mem", optarg)); break;
+		case 'd': set_rl(&o->data, sr_opt_size("--data", optarg)); break;
 		case O_AS: set_rl(&o->as, sr_opt_size("--as", optarg)); break;
 		case 'c': set_rl(&o->cpu_ns, sr_opt_duration_ns("--cpu", optarg)); break;
 		case 'p': set_rl(&o->pids, sr_opt_count("--pids", optarg, 1 << 22)); break;
@@ -126,7 +131,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'v': o->verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		default:
-			if (optopt && strchr("mcpnfstk", optopt))
+			if (optopt && strchr("mdcpnfstk", optopt))
 				sr_usage("option %s needs a value", argv[optind - 1]);
 			if (optopt)
 				sr_usage("unknown option '-%c' (see sr-limit --help)", optopt);
@@ -138,6 +143,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		sr_usage("sr-limit [options] prog [args...]: no program given");
 	if (o->mem.set && o->mem.value == 0)
 		sr_usage("--mem: must be greater than zero");
+	if (o->data.set && o->data.value == 0)
+		sr_usage("--data: must be greater than zero");
 	if (o->cpu_ns.set && o->cpu_ns.value == 0)
 		sr_usage("--cpu: must be greater than zero");
 	if (o->timeout_ns == 0 && o->kill_after_ns == 0)

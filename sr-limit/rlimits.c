@@ -63,8 +63,8 @@ static int set1(int res, const char *name, rlim_t soft, rlim_t hard)
 int rl_apply(const struct opts *o, const struct enforced *e)
 {
 	int r = 0;
-	if (o->mem.set && !e->cgroup)
-		r |= set1(RLIMIT_DATA, "data", o->mem.value, o->mem.value);
+	if (o->data.set)
+		r |= set1(RLIMIT_DATA, "data", o->data.value, o->data.value);
 	if (o->as.set)
 		r |= set1(RLIMIT_AS, "address space", o->as.value, o->as.value);
 	if (o->cpu_ns.set)

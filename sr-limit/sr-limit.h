@@ -15,7 +15,8 @@ struct rl {
 };
 
 struct opts {
-	struct rl mem;      /* --mem: cgroup memory.max, else RLIMIT_DATA */
+	struct rl mem;      /* --mem: cgroup memory.max (needs a cgroup) */
+	struct rl data;     /* --data: RLIMIT_DATA, per process, private memory */
 	struct rl as;       /* --as: RLIMIT_AS */
 	struct rl cpu_ns;   /* --cpu: RLIMIT_CPU (whole seconds, rounded up) */
 	struct rl pids;     /* --pids: cgroup pids.max, else relative RLIMIT_NPROC */

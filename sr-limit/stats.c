@@ -28,7 +28,7 @@ static uint64_t peak_bytes(const struct outcome *out)
  * memory limit is taken to have hit it. */
 static int hit_memory_rlimit(const struct opts *o, const struct outcome *out)
 {
-	uint64_t lim = o->mem.set ? o->mem.value : o->as.set ? o->as.value : 0;
+	uint64_t lim = o->data.set ? o->data.value : o->as.set ? o->as.value : 0;
 	int abnormal = WIFSIGNALED(out->status) ||
 		       (WIFEXITED(out->status) && WEXITSTATUS(out->status) != 0);
 	return lim && abnormal && peak_bytes(out) >= lim / 10 * 9;
@@ -92,8 +92,9 @@ static void limits_json(struct sr_jw *w, const struct opts *o, const struct enfo
 {
 	sr_jw_open(w, "limits");
 	if (o->mem.set)
-		add_limit(w, "memory", "bytes", (double)o->mem.value,
-			  e->cgroup ? "cgroup memory.max" : "rlimit data");
+		add_limit(w, "memory", "bytes", (double)o->mem.value, "cgroup memory.max");
+	if (o->data.set)
+		add_limit(w, "data", "bytes", (double)o->data.value, "rlimit data");
 	if (o->as.set)
 		add_limit(w, "address_space", "bytes", (double)o->as.value, "rlimit as");
 	if (o->cpu_ns.set)

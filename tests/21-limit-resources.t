@@ -4,24 +4,26 @@
 
 stats() { json_get "$T/$1.json" "$2"; }
 
-# Memory: real interpreters run under 256M (RLIMIT_DATA, not RLIMIT_AS).
-run sr-limit --mem 256M python3 -c 'print(1)'
-is "$rc:$out" "0:1" "python3 runs under --mem 256M"
-run sr-limit --mem 256M node -e 'console.log(1)'
-is "$rc:$out" "0:1" "node runs under --mem 256M"
-run sr-limit --mem 256M --stats "$T/py.json" python3 -c '
+# Memory, per process: real interpreters run under --data 256M
+# (RLIMIT_DATA, not RLIMIT_AS). --mem, the run's whole memory, is in
+# tests/escape/03-mem-shared.t.
+run sr-limit --data 256M python3 -c 'print(1)'
+is "$rc:$out" "0:1" "python3 runs under --data 256M"
+run sr-limit --data 256M node -e 'console.log(1)'
+is "$rc:$out" "0:1" "node runs under --data 256M"
+run sr-limit --data 256M --stats "$T/py.json" python3 -c '
 try:
     x = bytearray(1 << 30)
 except MemoryError:
     print("MemoryError"); raise SystemExit(3)'
-is "$rc:$out" "3:MemoryError" "python allocating 1G under 256M gets MemoryError"
-is "$(stats py limits.memory.via)" "rlimit data" "memory enforced by RLIMIT_DATA without a cgroup"
+is "$rc:$out" "3:MemoryError" "python allocating 1G under --data 256M gets MemoryError"
+is "$(stats py limits.data.via)" "rlimit data" "--data is enforced by RLIMIT_DATA"
 
 cc_probe hog '#include <stdlib.h>
 #include <string.h>
 int main(void) { for (;;) { char *p = malloc(1 << 20); if (!p) abort(); memset(p, 1, 1 << 20); } }'
 if san_asan; then :; fi
-run sr-limit --mem 64M --stats "$T/hog.json" "$T/hog"
+run sr-limit --data 64M --stats "$T/hog.json" "$T/hog"
 is "$rc" 134 "a C program that keeps allocating is stopped (abort on NULL)"
 is "$(stats hog reason)" memory "reason memory"
 peak=$(stats hog peak_memory_bytes)

@@ -6,8 +6,8 @@
 run sr-jail true
 [ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $err"
 # Under SAN=address the tools themselves carry ASan, whose shadow memory
-# cannot be mapped under a memory rlimit: the chain runs without --mem.
-MEM=(--mem 256M)
+# cannot be mapped under a memory rlimit: the chain runs without --data.
+MEM=(--data 256M)
 san_asan && MEM=()
 CHAIN=(sr-limit "${MEM[@]}" --pids 64 --timeout 20s --stats "$T/s.json" sr-jail sr-exec)
 stats() { json_get "$T/s.json" "$1"; }
@@ -33,14 +33,14 @@ like "$out" "^500500 " "a bash pipeline runs through the chain"
 
 # Limits hold inside the jail.
 if san_asan; then
-	skip "1G allocation under --mem 256M fails inside the chain" "ASan's shadow memory does not fit under --mem"
+	skip "1G allocation under --data 256M fails inside the chain" "ASan's shadow memory does not fit under --data"
 else
 	run "${CHAIN[@]}" python3 -c '
 try:
     b = bytearray(1 << 30); print("allocated")
 except MemoryError:
     print("MemoryError")'
-	is "$out" MemoryError "1G allocation under --mem 256M fails inside the chain"
+	is "$out" MemoryError "1G allocation under --data 256M fails inside the chain"
 fi
 run "${CHAIN[@]}" python3 -c '
 import os

@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/.."
 PATH="$PWD/sr-limit:$PWD/sr-jail:$PWD/sr-exec:$PWD/sr-queue:$PATH"
 mem=${SR_DEMO_MEM-256M}   # SR_DEMO_MEM= (empty): no memory limit
-chain="sr-limit${mem:+ --mem $mem} --pids 64 --timeout 10s --stats-fd 3"
+chain="sr-limit${mem:+ --data $mem} --pids 64 --timeout 10s --stats-fd 3"
 [ -x sr-jail/sr-jail ] && chain="$chain sr-jail"
 [ -x sr-exec/sr-exec ] && chain="$chain sr-exec"
 code='import os, socket, sys

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Escape 3: a memory limit that does not count shared memory is no limit.
+# RLIMIT_DATA counts private mappings only, per process; MAP_SHARED
+# anonymous memory, a memfd and SysV shm all escape it. So --mem, the
+# run's whole memory, is a cgroup's memory.max or nothing: without a
+# delegated cgroup sr-limit refuses it (111) and names the fix, and
+# --data, the per-process rlimit, is the explicit choice of the gap.
+. "$(dirname "$0")/../lib.sh"
+
+# balloon KIND MIB: touch MIB MiB of KIND memory, then say "held".
+cc_probe balloon '#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	size_t n = (size_t)atol(argv[2]) << 20;
+	char *p = MAP_FAILED;
+	if (!strcmp(argv[1], "private")) {
+		p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	} else if (!strcmp(argv[1], "shared")) {
+		p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	} else if (!strcmp(argv[1], "memfd")) {
+		int fd = memfd_create("balloon", 0);
+		if (fd < 0 || ftruncate(fd, (off_t)n) < 0) { perror("memfd"); return 2; }
+		p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	} else if (!strcmp(argv[1], "sysv")) {
+		int id = shmget(IPC_PRIVATE, n, IPC_CREAT | 0600);
+		if (id < 0) { perror("shmget"); return 2; }
+		p = shmat(id, 0, 0);
+		shmctl(id, IPC_RMID, 0);
+		if (p == (void *)-1) p = MAP_FAILED;
+	}
+	if (p == MAP_FAILED) { perror("map"); return 2; }
+	for (size_t i = 0; i < n; i += 4096) p[i] = 1;
+	puts("held");
+	return 0;
+}' || skip_all "no C compiler for the probe"
+
+cgdir=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && [ -w "$cgdir/cgroup.subtree_control" ]; then
+	cgroup=yes
+else
+	cgroup=
+	why="no delegated cgroup v2 here (/sys/fs/cgroup is $(stat -f -c %T /sys/fs/cgroup 2>/dev/null))"
+fi
+
+if [ -z "$cgroup" ]; then
+	# Fail closed: --mem is refused, the program never runs.
+	run sr-limit --mem 256M --stats "$T/refused.json" sh -c 'echo RAN'
+	is "$rc" 111 "--mem without a delegated cgroup: 111"
+	is "$out" "" "... and the program did not run"
+	like "$err" "^sr-limit: fatal: --mem needs a delegated cgroup v2 \(.*\): run sr-limit under 'systemd-run --user --scope -p Delegate=yes', or use --data SIZE" \
+		"... naming the fixes in one line"
+	run sr-limit --mem 256M sr-jail sr-exec sh -c 'echo RAN'
+	is "$rc:$out" "111:" "through the chain too"
+	for kind in private shared memfd sysv; do
+		skip "--mem 256M stops a 1 GiB $kind balloon (reason memory)" "$why"
+	done
+else
+	for kind in private shared memfd sysv; do
+		run sr-limit --mem 256M --stats "$T/$kind.json" "$T/balloon" $kind 1024
+		is "$out:$(json_get "$T/$kind.json" reason)" ":memory" \
+			"--mem 256M stops a 1 GiB $kind balloon (reason memory)"
+	done
+	skip "--mem without a delegated cgroup: 111" "a delegated cgroup is here"
+fi
+run sr-limit --cgroup off --mem 256M true
+is "$rc" 100 "--mem with --cgroup=off is a usage error"
+like "$err" "^sr-limit: usage: --mem needs a cgroup" "... and says so"
+
+# --data is per process and private memory only, and says so: the report
+# names it data (rlimit data), never memory.
+run sr-limit --data 256M --stats "$T/data.json" "$T/balloon" private 512
+is "$out" "" "--data 256M: a 512 MiB private balloon is refused"
+is "$(json_get "$T/data.json" limits.data.via)" "rlimit data" "the report names the rlimit"
+is "$(json_get "$T/data.json" limits.memory)" "<missing>" "... and claims no memory bound"
+# The gap --data leaves, which is why --mem will not fall back to it: each
+# kind of shared memory is not counted.
+for kind in shared memfd sysv; do
+	run sr-limit --data 256M "$T/balloon" $kind 512
+	is "$out" "held" "--data 256M does not count a 512 MiB $kind balloon (the documented gap)"
+done
+
+# In the jail, SysV shm is the jail's own: a segment left behind dies with
+# the jail's IPC namespace, and none of the host's is visible.
+run sr-jail true
+if [ "$rc" = 0 ]; then
+	run sr-jail sh -c 'cat /proc/sysvipc/shm | wc -l'
+	is "$out" 1 "the jail sees no SysV shm segment but its own (header line only)"
+else
+	skip "the jail's SysV shm is its own" "sr-jail cannot run here: $err"
+fi
+
+done_testing
