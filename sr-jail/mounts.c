@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -51,12 +52,11 @@ int jail_clone_tree(int dfd, const char *path, int flags, uint64_t attr,
 	return fd;
 }
 
-/* A recursive bind of src (a symlink is followed), detached for now.
- * isdir < 0: not known yet. */
-static void plan_tree(struct plan *p, const char *src, const char *dst,
-		      uint64_t attr, int isdir)
+/* A step that attaches the detached tree fd at dst. isdir < 0: not known
+ * yet. */
+static void plan_clone(struct plan *p, int fd, const char *src, const char *dst,
+		       int isdir)
 {
-	int fd = jail_clone_tree(AT_FDCWD, src, 0, attr, src);
 	struct stat st;
 	if (isdir < 0) {
 		if (fstat(fd, &st) < 0)
@@ -67,6 +67,36 @@ static void plan_tree(struct plan *p, const char *src, const char *dst,
 	s->fd = fd;
 	s->isdir = isdir;
 	s->text = src;
+}
+
+/* A recursive bind of a system path (a symlink is followed), detached for
+ * now. */
+static void plan_tree(struct plan *p, const char *src, const char *dst,
+		      uint64_t attr, int isdir)
+{
+	plan_clone(p, jail_clone_tree(AT_FDCWD, src, 0, attr, src), src, dst, isdir);
+}
+
+/* A --bind or --ro-bind source is the caller's, but a path under a
+ * workspace may have been changed by an earlier job: a link planted there
+ * (job/out -> ~/.ssh) must not make the next run bind the user's keys. So
+ * no symbolic link is followed anywhere in the path. */
+static void plan_user_tree(struct plan *p, const char *src, const char *dst,
+			   uint64_t attr)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int at = (int)syscall(SYS_openat2, AT_FDCWD, src, &how, sizeof how);
+	if (at < 0 && errno == ELOOP)
+		sr_fatal(SR_EXIT_SYS, "unable to bind %s: it is or passes through a symbolic "
+			 "link, which sr-jail does not follow (give the resolved path)", src);
+	if (at < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to bind %s", src);
+	int fd = jail_clone_tree(at, "", AT_EMPTY_PATH, attr, src);
+	close(at);
+	plan_clone(p, fd, src, dst, -1);
 }
 
 void plan_host(struct plan *p, const char *src, const char *dst, uint64_t attr,
@@ -135,7 +165,7 @@ static void plan_user(struct plan *p, const struct jail *j)
 		if (m->kind == MK_TMPFS)
 			plan_tmpfs(p, m->dst, m->size, 0755, 0);
 		else
-			plan_tree(p, m->src, m->dst, m->kind == MK_BIND ? JAIL_RW : JAIL_RO, -1);
+			plan_user_tree(p, m->src, m->dst, m->kind == MK_BIND ? JAIL_RW : JAIL_RO);
 	}
 }
 
