@@ -2,6 +2,7 @@
  * outer sr-jail. */
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -74,6 +75,31 @@ static void wait_for_outer(const struct jail *j)
 	close(j->sync_fd);
 }
 
+void jail_save_tty(struct jail *j)
+{
+	j->tty_fd = -1;
+	for (int fd = 0; fd < 3 && j->tty_fd < 0; fd++)
+		if (tcgetattr(fd, &j->tty) == 0)
+			j->tty_fd = fd;
+}
+
+/* Blocked SIGTTOU: sr-jail may be in a background process group (under
+ * sr-limit it is), where tcsetattr would otherwise stop it. */
+void jail_restore_tty(const struct jail *j)
+{
+	struct termios now;
+	if (j->tty_fd < 0 || (tcgetattr(j->tty_fd, &now) == 0 &&
+	    memcmp(&now, &j->tty, sizeof now) == 0))
+		return;
+	sigset_t ttou, old;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	if (tcsetattr(j->tty_fd, TCSANOW, &j->tty) < 0)
+		sr_warn_sys("unable to restore the terminal's settings");
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 /* PID 1: build the root, drop everything, run the program, reap orphans
  * and exit with the program's status. Exiting kills whatever else is
  * left in the PID namespace. */
@@ -89,6 +115,7 @@ void jail_init(struct jail *j)
 	jail_build_root(j);
 	wait_for_outer(j);
 	jail_drop_caps();
+	jail_filter(j);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to make init non-dumpable");
 	umask(j->umask);

@@ -3,6 +3,7 @@
 #define JAIL_H
 
 #include <signal.h>
+#include <termios.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/mount.h>
@@ -57,6 +58,8 @@ struct jail {
 	int prog_tree;          /* detached read-only bind of the program, or -1 */
 	int sync_fd;            /* pipe from the outer sr-jail to PID 1 */
 	mode_t umask;           /* the caller's */
+	int tty_fd;             /* the first of 0-2 that is a terminal, or -1 */
+	struct termios tty;     /* its settings before the jail */
 };
 
 /* opts.c */
@@ -129,7 +132,16 @@ int jail_prog_tree(const struct jail *j);
 void jail_place_prog(const struct jail *j);
 pid_t jail_spawn(const struct jail *j);
 
+/* filter.c: after no_new_privs, refuse TIOCSTI/TIOCLINUX, AF_VSOCK
+ * (unless --share-net) and the keyring calls. */
+void jail_filter(const struct jail *j);
+
 /* init.c */
+/* In the outer sr-jail: the settings of a terminal on fd 0-2, saved before
+ * the jail starts and put back when it ends (raw mode, no echo or a
+ * changed size made inside do not outlive the run). */
+void jail_save_tty(struct jail *j);
+void jail_restore_tty(const struct jail *j);
 void jail_block_signals(struct jail *j);
 int jail_wait(pid_t child, int outside_only);
 void jail_init(struct jail *j) __attribute__((noreturn));

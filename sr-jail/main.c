@@ -46,6 +46,7 @@ int main(int argc, char **argv)
 	jail_limit_userns(&j);
 	j.umask = umask(0);
 
+	jail_save_tty(&j);
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to create a pipe");
@@ -68,5 +69,7 @@ int main(int argc, char **argv)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to start the jail");
 	close(pfd[1]);
 	jail_drop_effective_caps(); /* it holds no capability it could use */
-	_exit(sr_status_to_exit(jail_wait(pid, 0)));
+	int status = jail_wait(pid, 0);
+	jail_restore_tty(&j);
+	_exit(sr_status_to_exit(status));
 }

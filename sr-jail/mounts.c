@@ -281,7 +281,7 @@ static struct plan *plan_root(struct jail *j)
  * pivot_root(".", ".") stacks the old root on top of the new one, where
  * no path reaches it: lookups start at the process root, the new root,
  * and do not climb onto what is stacked over it. */
-static void pivot(void)
+static void pivot(const struct jail *j)
 {
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
 		  "mode=0755,size=1M,nr_inodes=4096") < 0)
@@ -291,6 +291,13 @@ static void pivot(void)
 	if (mkdir("proc", 0555) < 0 ||
 	    mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to mount /proc");
+	/* The kernel's lists of keys are not namespaced: they would show
+	 * the caller's keys by name. Not with --allow-userns: the kernel
+	 * mounts a nested jail's /proc only over a fully visible one. */
+	static const char *const masked[] = { "proc/keys", "proc/key-users" };
+	for (size_t i = 0; !j->allow_userns && i < sizeof masked / sizeof *masked; i++)
+		if (mount("/dev/null", masked[i], NULL, MS_BIND, NULL) < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to hide /%s", masked[i]);
 	if (syscall(SYS_pivot_root, ".", ".") < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to pivot_root to the new root");
 }
@@ -300,7 +307,7 @@ static void pivot(void)
 void jail_build_root(struct jail *j)
 {
 	struct plan *p = plan_root(j);
-	pivot();
+	pivot(j);
 	for (size_t i = 0; i < p->n; i++)
 		run_step(j, &p->v[i]);
 	jail_place_prog(j);
