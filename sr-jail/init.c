@@ -100,6 +100,17 @@ void jail_restore_tty(const struct jail *j)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* In PID 1, the program gone: kill and reap whatever is left in the jail.
+ * The kernel would kill it too when PID 1 exits, but what it reaps then is
+ * not counted in PID 1's children's CPU time; reaped here it is, and so it
+ * reaches the outer sr-jail's and sr-limit's rusage (and the report). */
+static void reap_all(void)
+{
+	(void)kill(-1, SIGKILL);   /* every process of the namespace but PID 1 */
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
+}
+
 /* PID 1: build the root, drop everything, run the program, reap orphans
  * and exit with the program's status. Exiting kills whatever else is
  * left in the PID namespace. */
@@ -122,5 +133,7 @@ void jail_init(struct jail *j)
 	const char *dir = j->chdir ? j->chdir : JAIL_HOME;
 	if (chdir(dir) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to change directory to %s", dir);
-	_exit(sr_status_to_exit(jail_wait(jail_spawn(j), 1)));
+	int status = jail_wait(jail_spawn(j), 1);
+	reap_all();
+	_exit(sr_status_to_exit(status));
 }
