@@ -1,6 +1,8 @@
 /* finish.c - a worker claims a job, starts it, and records how it ended.
  *
- * Claim: open queue/ID, take its flock (never blocking), rename it to
+ * Claim: open queue/ID (never through a symbolic link, and only if it
+ * and its job file are ours alone: else the job is refused, see refuse()),
+ * take its flock (never blocking), rename it to
  * run/ID (the rename decides: only one claimer can make it), fsync run/
  * (once for all the jobs claimed together), then fork the keeper. Finish:
  * write the result line (into the room submit reserved), rename run/ID to
@@ -41,15 +43,61 @@ static void release(struct worker *w, struct slot *s)
 	w->running--;
 }
 
+/* Has this worker refused the job already? */
+int refused(const struct worker *w, const char *id)
+{
+	for (size_t i = 0; i < w->nrefused; i++)
+		if (strcmp(w->refused[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+/* A job we will not run: a symbolic link, or not ours alone (someone else
+ * could have written it). It is left where it is, untouched (it is not
+ * ours to move or to write a result into), said once, and never claimed
+ * by this worker again. */
+void refuse(struct worker *w, const char *id, const char *why)
+{
+	if (refused(w, id))
+		return;
+	sr_warn("refusing job %s/queue/%s: %s; not run, left in queue/", w->sp.path, id,
+		why);
+	if (w->nrefused == w->caprefused) {
+		size_t cap = w->caprefused ? w->caprefused * 2 : 8;
+		char (*r)[ID_LEN + 1] = realloc(w->refused, cap * sizeof *r);
+		if (!r)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+		w->refused = r;
+		w->caprefused = cap;
+	}
+	memcpy(w->refused[w->nrefused++], id, ID_LEN + 1);
+}
+
 enum claim_result claim(struct worker *w, const char *id, size_t tenant)
 {
 	struct spool *sp = &w->sp;
-	int fd = openat(sp->queue, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char why[WHY_MAX];
+	int fd = open_private_dir(sp->queue, id, why, sizeof why);
+	if (fd == REFUSED) {
+		refuse(w, id, why);
+		return CLAIM_GONE;
+	}
 	if (fd < 0)
 		return errno == ENOENT ? CLAIM_GONE : CLAIM_FAIL;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
 		return CLAIM_BUSY;
+	}
+	int ok = job_file_check(fd, why, sizeof why);
+	if (ok < 0) {
+		int e = errno;
+		close(fd);
+		if (ok == REFUSED) {
+			refuse(w, id, why);
+			return CLAIM_GONE;
+		}
+		errno = e;
+		return CLAIM_FAIL;
 	}
 	crash_point("claim:after-lock");
 	if (renameat(sp->queue, id, sp->run, id) < 0) {
@@ -61,7 +109,7 @@ enum claim_result claim(struct worker *w, const char *id, size_t tenant)
 	crash_point("claim:after-rename");
 	/* Cancelled (cancel asks first, so this also covers a cancel that
 	 * died before it could move the job to done/). */
-	if (faccessat(sp->cancel, id, F_OK, 0) == 0) {
+	if (exists_at(sp->cancel, id)) {
 		if (job_finish_cancelled(sp, id, fd, sp->run) < 0)
 			sr_warn_sys("unable to cancel job %s", id);
 		close(fd);

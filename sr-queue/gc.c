@@ -36,15 +36,18 @@ static void collect(struct spool *sp, int dfd, const char *id, void *ctx)
 	}
 	struct done_job *d = &l->v[l->n++];
 	memcpy(d->id, id, ID_LEN + 1);
-	char path[ID_LEN + 16];
-	cJSON *r;
-	snprintf(path, sizeof path, "%s/" JOB_FILE, id);
-	(void)job_read_at(dfd, path, NULL, &r);
+	cJSON *r = NULL;
+	int fd = openat(dfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)job_read_at(fd, JOB_FILE, NULL, &r);
+		close(fd);
+	}
 	long long f = json_num(r, "finished_ms", -1);
 	cJSON_Delete(r);
 	struct stat st;
 	if (f < 0) /* no readable result: use when it was moved to done/ */
-		f = fstatat(dfd, id, &st, 0) == 0 ? (long long)st.st_mtime * 1000 : 0;
+		f = fstatat(dfd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 ?
+			    (long long)st.st_mtime * 1000 : 0;
 	d->finished_ms = (uint64_t)f;
 }
 
@@ -60,7 +63,7 @@ static int newest_first(const void *a, const void *b)
 static int remove_job(struct spool *sp, const char *id)
 {
 	char gone[ID_LEN + 8];
-	int fd = openat(sp->done, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(sp->done, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	snprintf(gone, sizeof gone, "gc.%s", id);

@@ -187,7 +187,8 @@ static void store(struct pump *p, const char *buf, size_t len)
 		return;
 	}
 	if (p->file < 0 && !p->err) {
-		p->file = openat(p->jobfd, p->name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		p->file = openat(p->jobfd, p->name,
+				 O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (p->file < 0)
 			p->err = errno;
 	}
@@ -242,7 +243,7 @@ struct run {
  * files are only created when there is output to keep. */
 static int prepare(struct run *r, int jobfd, struct report *rep)
 {
-	r->fds[0] = r->job.has_stdin ? openat(jobfd, "stdin", O_RDONLY | O_CLOEXEC)
+	r->fds[0] = r->job.has_stdin ? openat(jobfd, "stdin", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
 				     : open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r->fds[0] < 0)
 		return rep->stage = FS_STDIN, rep->err = errno, -1;

@@ -171,7 +171,7 @@ int cmd_logs(int argc, char **argv)
 	resolve_or_exit(&sp, ops[1], &js);
 	struct page pg = { .offset = o.offset };
 	struct stat st;
-	pg.fd = openat(js.fd, o.stream, O_RDONLY | O_CLOEXEC);
+	pg.fd = openat(js.fd, o.stream, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (pg.fd < 0 && errno != ENOENT)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open the %s of job %s", o.stream, ops[1]);
 	if (pg.fd >= 0 && fstat(pg.fd, &st) == 0)

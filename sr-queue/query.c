@@ -127,11 +127,14 @@ void resolve_or_exit(struct spool *sp, const char *id, struct jstat *js)
 		no_such_job(sp, id);
 }
 
-/* After job_resolve failed: exit 1 when there is no such job, else 111. */
+/* After job_resolve failed: exit 1 when there is no such job, else 111
+ * (also when the job is refused: not ours alone, or a symbolic link). */
 void no_such_job(const struct spool *sp, const char *id)
 {
 	if (errno == ENOENT)
 		sr_fatal(SR_EXIT_SOFT, "no job %s in %s", id, sp->path);
+	if (errno == EPERM && job_refusal[0])
+		sr_fatal(SR_EXIT_SYS, "refusing job %s", job_refusal);
 	sr_fatal_sys(SR_EXIT_SYS, "unable to find job %s", id);
 }
 
@@ -181,8 +184,13 @@ static void list_one(struct spool *sp, int dfd, const char *id, void *ctx)
 	struct list_ctx *lc = ctx;
 	struct jstat js;
 	(void)dfd;
-	if (!id_valid(id) || job_resolve(sp, id, &js) < 0)
+	if (!id_valid(id))
 		return;
+	if (job_resolve(sp, id, &js) < 0) {
+		if (errno == EPERM && job_refusal[0])
+			sr_warn("refusing job %s", job_refusal);
+		return;
+	}
 	if (state_matches(lc->o->state, js.state)) {
 		if (lc->o->json) {
 			cJSON *j = status_json(id, &js, 0);

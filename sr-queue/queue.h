@@ -7,7 +7,11 @@
  *   SPOOL/done/ID     finished: job.jsonl (with the result line) [stdout]
  *                     [stderr]
  *   SPOOL/cancel/ID   a cancel request for a running job
- * Every rename of a job directory is made by the holder of its flock. */
+ * Every rename of a job directory is made by the holder of its flock.
+ * The spool, its subdirectories and every job must belong to the user and
+ * be writable by nobody else, and nothing in them is opened through a
+ * symbolic link: another user who could write there could plant a job
+ * that we would run as us (see open_private_dir). */
 #ifndef SR_QUEUE_H
 #define SR_QUEUE_H
 
@@ -25,6 +29,8 @@ struct cJSON;
 #define STATS_MAX 16384         /* sr-limit stats kept, at most */
 #define DEFAULT_MAX_OUTPUT (16ULL << 20)
 #define TMP_MIN_AGE_S 2         /* tmp/ leftovers younger than this stay */
+#define WHY_MAX 96              /* room for the reason something is refused */
+#define REFUSED (-2)            /* open_private_dir: not ours alone */
 
 /* wait(1)-style exit codes of `wait` besides the job's own code. */
 enum {
@@ -45,6 +51,10 @@ void print_usage(void);
 /* spool.c */
 void spool_open(struct spool *sp, const char *path, int create);
 void spool_close(struct spool *sp);
+struct stat;
+const char *not_private(const struct stat *st, char *why, size_t len);
+int open_private_dir(int at, const char *name, char *why, size_t len);
+int exists_at(int dfd, const char *name);
 char *spool_subpath(const struct spool *sp, const char *sub);
 void id_new(char id[ID_LEN + 1]);
 int id_valid(const char *s);
@@ -61,6 +71,7 @@ void each_entry(struct spool *sp, int dfd, entry_fn fn, void *ctx);
 
 /* result.c: the job file. */
 int job_read_at(int dfd, const char *name, struct cJSON **job, struct cJSON **res);
+int job_file_check(int jobfd, char *why, size_t len);
 int job_write_at(int dfd, const struct cJSON *job);
 int job_has_result(int jobfd);
 int result_write(int jobfd, const struct cJSON *res);
@@ -77,7 +88,9 @@ struct jstat {
 	const char *state;      /* queued running completed failed cancelled lost */
 	struct cJSON *result;   /* the result line when finished */
 };
+/* -1 with errno EPERM: the job is refused, job_refusal says which and why. */
 int job_resolve(struct spool *sp, const char *id, struct jstat *js);
+extern char job_refusal[];
 void jstat_free(struct jstat *js);
 enum settle { S_FINISHED = 1, S_CANCELLED, S_LOST, S_REQUEUED };
 int job_settle_orphan(struct spool *sp, const char *id, int fd, const char *why);

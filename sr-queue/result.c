@@ -19,15 +19,43 @@
 
 #define JOB_FILE_MAX (64U << 20)
 
+/* The job file open on fd (*st gets its fstat): a regular file, ours
+ * alone? 0, or -1 and why. */
+static int job_file_ok(int fd, struct stat *st, char *why, size_t len)
+{
+	char w[WHY_MAX];
+	if (fstat(fd, st) < 0) {
+		snprintf(why, len, JOB_FILE ": %s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, len, JOB_FILE " is not a regular file");
+		return -1;
+	}
+	if (not_private(st, w, sizeof w)) {
+		snprintf(why, len, JOB_FILE " is %s", w);
+		return -1;
+	}
+	return 0;
+}
+
+/* Never through a symbolic link, never blocking on a FIFO, and only a
+ * job file that is ours alone (else NULL, errno EPERM). */
 static char *read_all_at(int dfd, const char *name, size_t *lenp)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
+	char why[WHY_MAX];
 	char *buf = NULL;
 	size_t len = 0;
-	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < JOB_FILE_MAX &&
+	if (job_file_ok(fd, &st, why, sizeof why) < 0) {
+		close(fd);
+		errno = EPERM;
+		return NULL;
+	}
+	if ((uint64_t)st.st_size < JOB_FILE_MAX &&
 	    (buf = malloc((size_t)st.st_size + 1)) != NULL) {
 		while (len < (size_t)st.st_size) {
 			ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
@@ -42,6 +70,27 @@ static char *read_all_at(int dfd, const char *name, size_t *lenp)
 	close(fd);
 	*lenp = len;
 	return buf;
+}
+
+/* Before a worker runs a job: is its job file there, a regular file (not
+ * a symbolic link) and ours alone? 0; REFUSED and why; -1 (errno) when
+ * it could not be looked at. */
+int job_file_check(int jobfd, char *why, size_t len)
+{
+	int fd = openat(jobfd, JOB_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			snprintf(why, len, JOB_FILE " is a symbolic link");
+		else if (errno == ENOENT)
+			snprintf(why, len, "no " JOB_FILE);
+		else
+			return -1;
+		return REFUSED;
+	}
+	struct stat st;
+	int r = job_file_ok(fd, &st, why, len) < 0 ? REFUSED : 0;
+	close(fd);
+	return r;
 }
 
 static cJSON *parse_object(const char *s, size_t n)
@@ -151,8 +200,9 @@ static int put_line(int dfd, const cJSON *obj, int result)
 	char *s = json_line(obj, &len);
 	if (!s)
 		return -1;
-	int fd = result ? openat(dfd, JOB_FILE, O_RDWR | O_CLOEXEC)
-			: openat(dfd, JOB_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = result ? openat(dfd, JOB_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+			: openat(dfd, JOB_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+				 O_CLOEXEC, 0600);
 	int r = fd < 0 ? -1 : result ? put_result(fd, s, len) : put_job(fd, s, len);
 	int e = errno;
 	if (fd >= 0)

@@ -19,7 +19,62 @@ static const char *const subdirs[] = { "tmp", "queue", "run", "done", "cancel" }
 
 static int open_dir_at(int at, const char *name)
 {
-	return openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* NULL when st is owned by the effective uid and writable by nobody else;
+ * otherwise why not, in why. Whoever else can write in a spool directory
+ * or a job can make us run a job of theirs as us. */
+const char *not_private(const struct stat *st, char *why, size_t len)
+{
+	uid_t me = geteuid();
+	if (st->st_uid != me)
+		snprintf(why, len, "owned by uid %lu, not %lu", (unsigned long)st->st_uid,
+			 (unsigned long)me);
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(why, len, "writable by group or others (mode 0%o)",
+			 (unsigned)(st->st_mode & 07777));
+	else
+		return NULL;
+	return why;
+}
+
+/* Open the directory NAME under at, never through a symbolic link, and
+ * only if it is private (see not_private): the fd, or -1 (errno), or
+ * REFUSED with the reason in why. One fstat, no path walk. */
+int open_private_dir(int at, const char *name, char *why, size_t len)
+{
+	struct stat st;
+	int fd = open_dir_at(at, name);
+	if (fd < 0) {
+		int e = errno;
+		if ((e == ENOTDIR || e == ELOOP) &&
+		    fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			snprintf(why, len, "%s",
+				 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+			return REFUSED;
+		}
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (not_private(&st, why, len)) {
+		close(fd);
+		return REFUSED;
+	}
+	return fd;
+}
+
+/* Does NAME exist under dfd (a symbolic link counts, and is not followed)? */
+int exists_at(int dfd, const char *name)
+{
+	struct stat st;
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* mkdir -p for the spool itself: every missing component private. */
@@ -46,6 +101,20 @@ static void make_spool(const char *path)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to create spool %s", path);
 }
 
+/* A spool directory: opened, or refused (exit 111), or -1 (errno). */
+static int spool_dir(int at, const char *name, const char *path, const char *sub)
+{
+	char why[WHY_MAX];
+	int fd = open_private_dir(at, name, why, sizeof why);
+	if (fd == REFUSED)
+		sr_fatal(SR_EXIT_SYS, "refusing spool %s%s%s: %s", path, sub ? "/" : "",
+			 sub ? sub : "", why);
+	return fd;
+}
+
+/* The spool and its subdirectories must all be ours alone: a spool made
+ * by someone else (say in /tmp, before us) is refused, and so is one that
+ * is a symbolic link. */
 void spool_open(struct spool *sp, const char *path, int create)
 {
 	int *fds[] = { &sp->tmp, &sp->queue, &sp->run, &sp->done, &sp->cancel };
@@ -53,17 +122,24 @@ void spool_open(struct spool *sp, const char *path, int create)
 	sp->path = path;
 	if (create)
 		make_spool(path);
-	sp->root = open_dir_at(AT_FDCWD, path);
+	/* "link/" would follow the link whatever O_NOFOLLOW says. */
+	char *top = strdup(path);
+	if (!top)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	for (size_t n = strlen(top); n > 1 && top[n - 1] == '/'; n--)
+		top[n - 1] = '\0';
+	sp->root = spool_dir(AT_FDCWD, top, path, NULL);
+	free(top);
 	if (sp->root < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open spool %s", path);
 	for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
-		*fds[i] = open_dir_at(sp->root, subdirs[i]);
+		*fds[i] = spool_dir(sp->root, subdirs[i], path, subdirs[i]);
 		if (*fds[i] < 0 && errno == ENOENT && create) {
 			if (mkdirat(sp->root, subdirs[i], 0700) < 0 && errno != EEXIST)
 				sr_fatal_sys(SR_EXIT_SYS, "unable to create %s/%s", path,
 					     subdirs[i]);
 			made = 1;
-			*fds[i] = open_dir_at(sp->root, subdirs[i]);
+			*fds[i] = spool_dir(sp->root, subdirs[i], path, subdirs[i]);
 		}
 		if (*fds[i] < 0)
 			sr_fatal_sys(SR_EXIT_SYS, "unable to open %s/%s%s", path, subdirs[i],
@@ -163,7 +239,8 @@ int fsync_dir(int dfd)
  * atomic: used in directories that nobody else reads yet. */
 int write_file_at(int dfd, const char *name, const void *buf, size_t len)
 {
-	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		      0600);
 	if (fd < 0)
 		return -1;
 	if (sr_write_all(fd, buf, len) < 0 || fsync(fd) < 0) {

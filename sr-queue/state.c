@@ -14,14 +14,26 @@
 #include "queue.h"
 #include "sr.h"
 
-/* Look in queue/, run/, done/ in the order a job moves through them. */
+char job_refusal[ID_LEN + 2 * WHY_MAX + 16];
+
+/* Look in queue/, run/, done/ in the order a job moves through them. A
+ * job directory that is not ours alone is refused (-1, errno EPERM). */
 static int job_open(struct spool *sp, const char *id, int *fd)
 {
+	static const char *const names[] = { "queue", "run", "done" };
 	const int dirs[] = { sp->queue, sp->run, sp->done };
+	char why[WHY_MAX];
 	for (int i = 0; i < 3; i++) {
-		*fd = openat(dirs[i], id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		*fd = open_private_dir(dirs[i], id, why, sizeof why);
 		if (*fd >= 0)
 			return W_QUEUE + i;
+		if (*fd == REFUSED) {
+			snprintf(job_refusal, sizeof job_refusal, "%s/%s/%s: %s", sp->path,
+				 names[i], id, why);
+			*fd = -1;
+			errno = EPERM;
+			return -1;
+		}
 		if (errno != ENOENT)
 			return -1;
 	}
@@ -39,10 +51,21 @@ int job_move(struct spool *sp, const char *id, int from, int to)
 	return 0;
 }
 
-int read_attempts(int fd)
+int read_attempts(int jobfd)
 {
 	char buf[32];
-	return sr_read_small_at(fd, "attempts", buf, sizeof buf) > 0 ? atoi(buf) : 0;
+	int fd = openat(jobfd, "attempts", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof buf - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return atoi(buf);
 }
 
 static int write_attempts(int fd, int n)
@@ -89,7 +112,7 @@ int job_settle_orphan(struct spool *sp, const char *id, int fd, const char *why)
 {
 	if (job_has_result(fd))
 		return job_move(sp, id, sp->run, sp->done) < 0 ? -1 : S_FINISHED;
-	if (faccessat(sp->cancel, id, F_OK, 0) == 0)
+	if (exists_at(sp->cancel, id))
 		return job_finish_cancelled(sp, id, fd, sp->run) < 0 ? -1 : S_CANCELLED;
 	cJSON *job;
 	(void)job_read_at(fd, JOB_FILE, &job, NULL);
@@ -121,6 +144,7 @@ int job_resolve(struct spool *sp, const char *id, struct jstat *js)
 {
 	memset(js, 0, sizeof *js);
 	js->fd = -1;
+	job_refusal[0] = '\0';
 	int misses = 0;
 	for (int tries = 0; tries < 100; tries++) {
 		int fd;
@@ -196,9 +220,12 @@ void each_entry(struct spool *sp, int dfd, entry_fn fn, void *ctx)
 static void recover_run(struct spool *sp, int dfd, const char *id, void *ctx)
 {
 	struct recover_counts *rc = ctx;
+	char why[WHY_MAX];
 	if (!id_valid(id))
 		return;
-	int fd = openat(dfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open_private_dir(dfd, id, why, sizeof why);
+	if (fd == REFUSED)
+		sr_warn("refusing job %s/run/%s: %s; left as it is", sp->path, id, why);
 	if (fd < 0)
 		return;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -219,8 +246,7 @@ static void recover_run(struct spool *sp, int dfd, const char *id, void *ctx)
 static void recover_cancel(struct spool *sp, int dfd, const char *id, void *ctx)
 {
 	(void)ctx;
-	struct stat st;
-	if (fstatat(sp->run, id, &st, 0) == 0 || fstatat(sp->queue, id, &st, 0) == 0)
+	if (exists_at(sp->run, id) || exists_at(sp->queue, id))
 		return;
 	(void)unlinkat(dfd, id, 0);
 }
@@ -249,7 +275,7 @@ static void clean_tmp(struct spool *sp, int dfd, const char *name, void *ctx)
 	if (!id_valid(name) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    time(NULL) - st.st_mtime < TMP_MIN_AGE_S)
 		return;
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	snprintf(gone, sizeof gone, "rm.%s", name);

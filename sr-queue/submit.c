@@ -131,7 +131,8 @@ static int copy_stdin(int jobfd, const char *path)
 	int in = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open --stdin %s", path);
-	int out = openat(jobfd, "stdin", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int out = openat(jobfd, "stdin", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+			 0600);
 	int r = out < 0 ? -1 : 0;
 	char buf[65536];
 	while (r == 0) {
@@ -169,7 +170,7 @@ static void store_job(struct spool *sp, const char *id, const cJSON *job,
 {
 	if (mkdirat(sp->tmp, id, 0700) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to store job in %s: mkdir", sp->path);
-	int fd = openat(sp->tmp, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(sp->tmp, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || flock(fd, LOCK_EX) < 0)
 		store_failed(sp, id, "open");
 	crash_point("submit:after-mkdir");

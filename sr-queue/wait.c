@@ -119,7 +119,8 @@ int cmd_wait(int argc, char **argv)
 
 static void ask_cancel(struct spool *sp, const char *id)
 {
-	int fd = openat(sp->cancel, id, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	int fd = openat(sp->cancel, id, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			0600);
 	if (fd < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to ask for the cancel of job %s", id);
 	close(fd);

@@ -58,15 +58,24 @@ static void run_opt(void *ctx, int c, const char *arg)
 	}
 }
 
-/* Add a queued job to the index; its tenant is in its job file. */
+/* Add a queued job to the index; its tenant is in its job file. A job
+ * directory that is not ours alone is refused here already (claim looks
+ * again: that is the check that counts). */
 static void index_add(struct worker *w, const char *id)
 {
-	char path[ID_LEN + 16];
-	if (!id_valid(id))
+	char why[WHY_MAX];
+	if (!id_valid(id) || refused(w, id))
 		return;
-	cJSON *j;
-	snprintf(path, sizeof path, "%s/" JOB_FILE, id);
-	(void)job_read_at(w->sp.queue, path, &j, NULL);
+	int fd = open_private_dir(w->sp.queue, id, why, sizeof why);
+	if (fd == REFUSED) {
+		refuse(w, id, why);
+		return;
+	}
+	cJSON *j = NULL;
+	if (fd >= 0) {
+		(void)job_read_at(fd, JOB_FILE, &j, NULL);
+		close(fd);
+	}
 	const char *t = json_str(j, "tenant");
 	fair_add(&w->fair, t && tenant_valid(t) ? t : "default", id);
 	cJSON_Delete(j);
@@ -156,6 +165,7 @@ static void teardown(struct worker *w)
 	free(w->slots);
 	free(w->syncq);
 	free(w->def);
+	free(w->refused);
 }
 
 static void claim_failed(struct worker *w, const char *id, size_t ti)

@@ -38,6 +38,8 @@ struct worker {
 	int *syncq;             /* finished job dirs waiting for fsync + close */
 	size_t nsync;
 	uint64_t next_rescan;
+	char (*refused)[ID_LEN + 1];    /* jobs refused: never claimed again */
+	size_t nrefused, caprefused;
 };
 
 /* finish.c */
@@ -48,5 +50,7 @@ void finish(struct worker *w, struct slot *s);
 void flush_sync(struct worker *w);
 void kill_strays(struct worker *w);
 void defer(struct worker *w, const char *id, const char *tenant, uint64_t delay_ns);
+int refused(const struct worker *w, const char *id);
+void refuse(struct worker *w, const char *id, const char *why);
 
 #endif
