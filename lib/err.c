@@ -1,5 +1,6 @@
 /* err.c - one-line diagnostics on stderr. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,30 @@ void sr_fatal_sys(int code, const char *fmt, ...)
 	emit("fatal", e, fmt, ap);
 	va_end(ap);
 	_exit(code);
+}
+
+void sr_usage_option(int argc, char *const argv[], int c)
+{
+	/* musl leaves optind past argc when a last option lacks its value */
+	const char *arg = argv[optind - 1 < argc ? optind - 1 : argc - 1];
+	int len = (int)strcspn(arg, "=");
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+	int is_long = strncmp(arg, "--", 2) == 0;
+	if (!is_long) {         /* "-Z", or "-mZ" whose unknown letter is Z */
+		arg = shortopt;
+		len = 2;
+	}
+	if (c == ':')
+		sr_usage("option '%.*s' needs a value (see %s --help)", len, arg, sr_prog);
+	if (is_long && optopt && arg[len] == '=')
+		sr_usage("option '%.*s' takes no value (see %s --help)", len, arg, sr_prog);
+	sr_usage("unknown option '%.*s' (see %s --help)", len, arg, sr_prog);
+}
+
+void sr_version(void)
+{
+	printf("%s %s\n", sr_prog, SR_VERSION);
+	exit(fflush(stdout) == 0 ? SR_EXIT_OK : SR_EXIT_SYS);
 }
 
 void sr_usage(const char *fmt, ...)

@@ -29,6 +29,15 @@ void sr_fatal_sys(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 /* "PROG: usage: MSG" then exit 100. */
 void sr_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* For getopt_long's '?' or ':' (with opterr 0 and an optstring starting
+ * "+:"): the one wording every tool uses, then exit 100:
+ *   "PROG: usage: unknown option '--x' (see PROG --help)"
+ *   "PROG: usage: option '-m' needs a value (see PROG --help)"
+ *   "PROG: usage: option '--net' takes no value (see PROG --help)" */
+void sr_usage_option(int argc, char *const argv[], int c) __attribute__((noreturn));
+/* --version: "PROG VERSION" on stdout, exit 0. */
+#define SR_VERSION "0.2.0"
+void sr_version(void) __attribute__((noreturn));
 
 /* parse.c: strict parsers. Return 0 on success, -1 (errno EINVAL or
  * ERANGE) on any malformed or out-of-range input; *out is untouched then.
@@ -61,8 +70,10 @@ char *sr_read_file(const char *path, size_t max, size_t *len);
 void sr_execvp(char *const argv[], char **sh_argv);
 /* {"sh", <the file>, argv[1], ..., NULL}, malloc'd, for sr_execvp. */
 char **sr_sh_argv(char *const argv[]);
-/* sr_execvp; on failure print a fatal line and exit 127 when the program
- * was not found, 126 otherwise. */
+/* The exit code for a program that could not be executed, the one rule
+ * of every tool: 127 (not found) for ENOENT or ENOTDIR, else 126. */
+int sr_exec_exit(int err);
+/* sr_execvp; on failure print a fatal line and exit sr_exec_exit(errno). */
 void sr_exec(char *const argv[]) __attribute__((noreturn));
 /* Convert a wait status to the conventional exit code: the child's code,
  * or 128+N for signal N. */

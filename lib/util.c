@@ -174,9 +174,12 @@ void sr_exec(char *const argv[])
 	int e = errno;
 	free(sh_argv);
 	errno = e;
-	if (errno == ENOENT || errno == ENOTDIR)
-		sr_fatal_sys(SR_EXIT_NOTFOUND, "unable to run %s", argv[0]);
-	sr_fatal_sys(SR_EXIT_NOEXEC, "unable to run %s", argv[0]);
+	sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", argv[0]);
+}
+
+int sr_exec_exit(int err)
+{
+	return err == ENOENT || err == ENOTDIR ? SR_EXIT_NOTFOUND : SR_EXIT_NOEXEC;
 }
 
 int sr_status_to_exit(int status)

@@ -25,8 +25,8 @@ static const char usage_text[] =
 	"      --rx PATH       Landlock: read and execute beneath PATH\n"
 	"      --rw PATH       Landlock: read, write, create, remove beneath PATH\n"
 	"  -v, --verbose       say what was enforced, on stderr\n"
-	"  -h, --help          this text\n"
-	"  -V, --version       print the version\n";
+	"  -h, --help          show this help\n"
+	"  -V, --version       show the version\n";
 
 enum { O_NET = 256, O_ALLOW, O_DENY, O_LOG, O_PRINT, O_SAVE, O_BPF, O_LANDLOCK, O_RO, O_RX, O_RW };
 
@@ -117,7 +117,8 @@ void sx_parse_opts(int argc, char **argv, struct sx_opts *o)
 	int c, profile_given = 0;
 	memset(o, 0, sizeof *o);
 	o->profile = "default";
-	while ((c = getopt_long(argc, argv, "+p:vhV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->profile = optarg; profile_given = 1; break;
 		case O_NET: o->net = 1; break;
@@ -133,8 +134,8 @@ void sx_parse_opts(int argc, char **argv, struct sx_opts *o)
 		case O_RW: add_path(o, optarg, SX_RW); break;
 		case 'v': o->verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(SR_EXIT_OK);
-		case 'V': puts("sr-exec 0.1"); exit(SR_EXIT_OK);
-		default: sr_usage("sr-exec [options] prog [args...] (see --help)");
+		case 'V': sr_version();
+		default: sr_usage_option(argc, argv, c);
 		}
 	}
 	if (!*o->profile)

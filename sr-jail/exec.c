@@ -20,11 +20,8 @@ void jail_resolve_prog(struct jail *j)
 {
 	const char *name = j->argv[0];
 	char *path = sr_find_program(name);
-	if (!path) {
-		if (errno == EACCES)
-			sr_fatal_sys(SR_EXIT_NOEXEC, "unable to run %s", name);
-		sr_fatal_sys(SR_EXIT_NOTFOUND, "unable to find %s", name);
-	}
+	if (!path)
+		sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", name);
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -134,8 +131,7 @@ pid_t jail_spawn(const struct jail *j)
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &j->oldmask, NULL);
 		execve(path, j->argv, j->envp);
-		sr_fatal_sys(errno == ENOENT || errno == ENOTDIR ? SR_EXIT_NOTFOUND :
-			     SR_EXIT_NOEXEC, "unable to run %s", j->prog_path);
+		sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", j->prog_path);
 	}
 	return pid;
 }

@@ -26,7 +26,8 @@ static const char usage_text[] =
 	"  --allow-userns       let the program create nested user namespaces\n"
 	"  --uid N, --gid N     ids inside (default: the caller's)\n"
 	"  -v, --verbose        say what is being set up\n"
-	"  -h, --help           show this help\n";
+	"  -h, --help           show this help\n"
+	"  -V, --version        show the version\n";
 
 enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV,
@@ -50,6 +51,7 @@ static const struct option longopts[] = {
 	{"gid", required_argument, 0, O_GID},
 	{"verbose", no_argument, 0, 'v'},
 	{"help", no_argument, 0, 'h'},
+	{"version", no_argument, 0, 'V'},
 	{0, 0, 0, 0},
 };
 
@@ -174,11 +176,8 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case 'h':
 		fputs(usage_text, stdout);
 		exit(fflush(stdout) == 0 ? SR_EXIT_OK : SR_EXIT_SYS);
-	case ':': sr_usage("%s: needs an argument", argv[optind - 1]);
-	default:
-		if (optopt)
-			sr_usage("unknown option '-%c'", optopt);
-		sr_usage("unknown option '%s'", argv[optind - 1]);
+	case 'V': sr_version();
+	default: sr_usage_option(argc, argv, c);
 	}
 }
 
@@ -196,7 +195,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:hv", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+:hvV", longopts, NULL)) != -1)
 		one_option(j, c, argc, argv);
 	if (optind >= argc)
 		sr_usage("missing program; usage: sr-jail [options] prog [args...]");

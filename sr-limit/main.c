@@ -30,7 +30,8 @@ static const char usage_text[] =
 "      --stats FILE       write the JSON report to FILE\n"
 "      --stats-fd N       write the JSON report to fd N\n"
 "  -v, --verbose          say what is enforced, on stderr\n"
-"  -h, --help             show this help\n";
+"  -h, --help             show this help\n"
+"  -V, --version          show the version\n";
 
 enum { O_AS = 256, O_CORE, O_CPUS, O_CGROUP, O_STATS, O_STATS_FD };
 
@@ -53,6 +54,7 @@ static const struct option longopts[] = {
 	{ "stats-fd", required_argument, 0, O_STATS_FD },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
+	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
 };
 
@@ -107,7 +109,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->kill_after_ns = 2000000000ULL;
 	set_rl(&o->core, 0);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:d:c:p:n:f:s:t:k:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:m:d:c:p:n:f:s:t:k:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': set_rl(&o->mem, sr_opt_size("--mem", optarg)); break;
 		case 'd': set_rl(&o->data, sr_opt_size("--data", optarg)); break;
@@ -130,13 +132,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'v': o->verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
-		default:
-			if (optopt && strchr("mdcpnfstk", optopt))
-				sr_usage("option %s needs a value", argv[optind - 1]);
-			if (optopt)
-				sr_usage("unknown option '-%c' (see sr-limit --help)", optopt);
-			sr_usage("unknown option or missing value: '%s' (see sr-limit --help)",
-				 argv[optind - 1]);
+		case 'V': sr_version();
+		default: sr_usage_option(argc, argv, c);
 		}
 	}
 	if (optind >= argc)

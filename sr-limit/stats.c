@@ -61,8 +61,7 @@ int outcome_exit_code(const struct opts *o, const struct outcome *out)
 	if (out->setup_errno)
 		return SR_EXIT_SYS;
 	if (out->exec_errno)
-		return out->exec_errno == ENOENT || out->exec_errno == ENOTDIR ?
-		       SR_EXIT_NOTFOUND : SR_EXIT_NOEXEC;
+		return sr_exec_exit(out->exec_errno);
 	if (out->timed_out)
 		return SR_EXIT_TIMEOUT;
 	return sr_status_to_exit(out->status);

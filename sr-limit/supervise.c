@@ -50,8 +50,7 @@ static int child(void *arg)
 		sp->err = errno;
 		sr_warn_sys("unable to run %s", sp->o->argv[0]);
 	}
-	_exit(sp->stage == 1 ? SR_EXIT_SYS :
-	      (sp->err == ENOENT || sp->err == ENOTDIR) ? SR_EXIT_NOTFOUND : SR_EXIT_NOEXEC);
+	_exit(sp->stage == 1 ? SR_EXIT_SYS : sr_exec_exit(sp->err));
 }
 
 static pid_t spawn(struct spawn *sp, struct outcome *out)
