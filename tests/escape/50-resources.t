@@ -1,0 +1,199 @@
+#!/bin/bash
+# Exhausting resources through the whole chain (sr-limit sr-jail sr-exec):
+# a fork bomb and a thread bomb under --pids, a CPU spinner under --cpu,
+# descriptors under --nofile, an output flood under --fsize, an address
+# space under --as, the jail's /tmp filled up, the wall clock. Each limit
+# comes with a control run of the same probe without that limit.
+. "$(dirname "$0")/../lib.sh"
+
+run sr-jail true
+[ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $(printf '%s' "$err" | head -1)"
+
+mkdir -p "$T/p"
+cc_probe p/rp "$(cat <<'C'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *err(int e) { return e ? strerrorname_np(e) : "none"; }
+static void *idle(void *arg) { (void)arg; pause(); return NULL; }
+static double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+int main(int argc, char **argv)
+{
+	const char *m = argv[1];
+	long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
+	long n = 0;
+	int e = 0;
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(m, "bomb")) {        /* fork up to A children that each sleep B ms */
+		for (; n < a; n++) {
+			pid_t p = fork();
+			if (p == 0) { usleep((useconds_t)b * 1000); _exit(0); }
+			if (p < 0) { e = errno; break; }
+		}
+		printf("forked %ld %s\n", n, err(e));
+		usleep((useconds_t)b * 1000);
+		return 0;
+	}
+	if (!strcmp(m, "threads")) {     /* start up to A idle threads */
+		pthread_attr_t at;
+		pthread_attr_init(&at);
+		pthread_attr_setstacksize(&at, 65536);
+		for (pthread_t t; n < a; n++)
+			if ((e = pthread_create(&t, &at, idle, NULL)) != 0)
+				break;
+		printf("threads %ld %s\n", n, err(e));
+		return 0;
+	}
+	if (!strcmp(m, "spin")) {        /* burn A ms of CPU time */
+		while (cpu_s() * 1000 < a)
+			;
+		printf("done\n");
+		return 0;
+	}
+	if (!strcmp(m, "fds")) {         /* open up to A descriptors */
+		for (; n < a; n++)
+			if (open("/dev/null", O_RDONLY) < 0) { e = errno; break; }
+		printf("opened %ld %s\n", n, err(e));
+		return 0;
+	}
+	if (!strcmp(m, "flood")) {       /* write A bytes to stdout, or forever if 0 */
+		static char buf[65536];
+		memset(buf, 'x', sizeof buf);
+		for (long left = a; a == 0 || left > 0; left -= sizeof buf)
+			if (write(1, buf, a && left < (long)sizeof buf ? (size_t)left : sizeof buf) < 0) {
+				fprintf(stderr, "flood: %s\n", err(errno));
+				return 1;
+			}
+		return 0;
+	}
+	if (!strcmp(m, "fill")) {        /* write up to B MiB into file A */
+		static char buf[1 << 20];
+		memset(buf, 'x', sizeof buf);
+		int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0) { printf("open %s\n", err(errno)); return 1; }
+		for (; n < b; n++) {
+			ssize_t w = write(fd, buf, sizeof buf);
+			if (w < (ssize_t)sizeof buf) { e = w < 0 ? errno : ENOSPC; break; }
+		}
+		if (!e && fsync(fd) < 0)
+			e = errno;
+		printf("wrote %ld %s\n", n, err(e));
+		return 0;
+	}
+	if (!strcmp(m, "alloc")) {       /* allocate and touch A MiB */
+		char *p = malloc((size_t)a << 20);
+		if (!p) { printf("alloc %s\n", err(errno)); return 1; }
+		memset(p, 1, (size_t)a << 20);
+		printf("alloc ok\n");
+		return 0;
+	}
+	fprintf(stderr, "rp: unknown mode %s\n", m);
+	return 2;
+}
+C
+)" -pthread || { echo "Bail out! the resource probe does not build"; exit 1; }
+JAIL=(sr-jail --ro-bind "$T/p" /p sr-exec)
+stats() { json_get "$T/s.json" "$1"; }
+# lim [sr-limit options] -- PROBE-ARGS: the probe through the whole chain.
+lim() {
+	local o=()
+	while [ "$1" != -- ]; do o+=("$1"); shift; done
+	shift
+	run sr-limit "${o[@]}" --stats "$T/s.json" "${JAIL[@]}" /p/rp "$@"
+}
+
+# A fork bomb under --pids 64, its children holding on for 3 s, while the
+# host goes on starting processes.
+mark="/p/rp bomb 400 3000"
+sr-limit --pids 64 --timeout 20s --stats "$T/bomb.json" "${JAIL[@]}" /p/rp bomb 400 3000 > "$T/bomb.out" 2>&1 &
+bpid=$!
+for _ in $(seq 100); do grep -q forked "$T/bomb.out" && break; sleep 0.05; done
+start=$(date +%s%N)
+ok "while the bomb holds its processes, the host still starts 16 processes" \
+	sh -c 'for i in $(seq 16); do sh -c true & done; wait'
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+ok "and does it promptly (${ms} ms)" test "$ms" -lt 3000
+wait "$bpid"
+out=$(cat "$T/bomb.out")
+like "$out" "^forked [0-9]+ EAGAIN$" "the fork bomb under --pids 64 is stopped with EAGAIN ($out)"
+n=$(printf '%s' "$out" | awk '{print $2}')
+ok "it got no more than 64 processes ($n)" test "${n:-999}" -le 64
+sleep 0.2
+nok "none of its processes is left" pgrep -f "^$mark"
+lim --timeout 20s -- bomb 100 200
+is "$out" "forked 100 none" "control: without --pids the same probe forks all 100"
+
+# A thread bomb: threads count as processes.
+lim --pids 64 --timeout 20s -- threads 400
+like "$out" "^threads [0-9]+ EAGAIN$" "a thread bomb under --pids 64 is stopped with EAGAIN ($out)"
+n=$(printf '%s' "$out" | awk '{print $2}')
+ok "it got no more than 64 threads ($n)" test "${n:-999}" -le 64
+lim --timeout 20s -- threads 100
+is "$out" "threads 100 none" "control: without --pids it starts all 100"
+
+# A CPU spinner under --cpu 1s.
+lim --pids 64 --timeout 20s --cpu 1s -- spin 3000
+is "$rc:$out" "152:" "a spinner under --cpu 1s dies of SIGXCPU (152) before it is done"
+is "$(stats status)" 152 "the report gives status 152"
+cpu=$(python3 -c "import json; s = json.load(open('$T/s.json')); print(round(s['user_ms'] + s['sys_ms']))")
+ok "it used about a second of CPU, not the three it wanted (user+sys ${cpu} ms)" \
+	test "${cpu:-0}" -ge 500 -a "${cpu:-0}" -lt 2500
+lim --pids 64 --timeout 20s -- spin 1200
+is "$rc:$out" "0:done" "control: without --cpu it finishes its 1.2 s of CPU"
+
+# Descriptors under --nofile 32.
+lim --pids 64 --timeout 20s --nofile 32 -- fds 1000
+like "$out" "^opened [0-9]+ EMFILE$" "opening files under --nofile 32 stops with EMFILE ($out)"
+n=$(printf '%s' "$out" | awk '{print $2}')
+ok "fewer than 32 were opened ($n)" test "${n:-999}" -lt 32
+lim --pids 64 --timeout 20s -- fds 500
+is "$out" "opened 500 none" "control: without --nofile all 500 open"
+
+# An output flood into a file under --fsize 1M.
+sr-limit --pids 64 --timeout 20s --fsize 1M --stats "$T/s.json" "${JAIL[@]}" /p/rp flood 0 > "$T/flood"
+rc=$?
+is "$rc" 153 "an endless write to stdout (a file) under --fsize 1M dies of SIGXFSZ (153)"
+is "$(stats status):$(stats limits.fsize.bytes)" "153:1048576" "the report gives status 153 and the 1M fsize limit"
+is "$(wc -c < "$T/flood" | tr -d ' ')" 1048576 "the file stopped at exactly 1M"
+sr-limit --pids 64 --timeout 20s "${JAIL[@]}" /p/rp flood 3145728 > "$T/flood"
+is "$?:$(wc -c < "$T/flood" | tr -d ' ')" "0:3145728" "control: without --fsize the probe writes its 3M"
+rm -f "$T/flood"
+
+# Address space under --as.
+lim --pids 64 --timeout 20s --as 256M -- alloc 512
+is "$out" "alloc ENOMEM" "allocating 512M under --as 256M: ENOMEM"
+lim --pids 64 --timeout 20s -- alloc 512
+is "$out" "alloc ok" "control: without --as the 512M are allocated and touched"
+
+# Filling the jail's /tmp (a 64M tmpfs).
+lim --pids 64 --timeout 20s -- fill /tmp/fill 1000
+like "$out" "^wrote [0-9]+ ENOSPC$" "writing 1000M into the jail's /tmp gets ENOSPC ($out)"
+n=$(printf '%s' "$out" | awk '{print $2}')
+ok "after no more than 64M ($n)" test "${n:-999}" -le 64
+lim --pids 64 --timeout 20s -- fill /tmp/fill 8
+is "$out" "wrote 8 none" "control: 8M fit in the jail's /tmp"
+run sr-limit --pids 64 --timeout 20s sr-jail --tmpfs /tmp:4M --ro-bind "$T/p" /p sr-exec /p/rp fill /tmp/fill 8
+like "$out" "^wrote [0-4] ENOSPC$" "with --tmpfs /tmp:4M the same 8M get ENOSPC ($out)"
+
+# The wall clock.
+lim --pids 64 --timeout 1s -- bomb 1 30000
+is "$rc:$(stats reason)" "124:timeout" "a run past --timeout 1s ends with 124, reason timeout"
+ok "within the grace period ($(stats wall_ms) ms)" python3 -c "import sys; sys.exit(not float('$(stats wall_ms)') < 4000)"
+lim --pids 64 --timeout 20s -- bomb 1 100
+is "$rc:$(stats reason)" "0:exit" "control: a short run under the same chain ends with 0, reason exit"
+
+done_testing
