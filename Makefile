@@ -140,6 +140,9 @@ sr-exec/builtin.inc: sr-exec/default.bpf sr-exec/default-net.bpf sr-exec/bpf2c.s
 	  builtin_default_net sr-exec/default-net.bpf > $@.tmp && mv $@.tmp $@
 sr-exec/builtin.o: sr-exec/builtin.inc
 
+# sr-mcp finds its runners beside it in a build tree, else here.
+sr-mcp/main.o: ALL_CFLAGS += -DSR_DATADIR='"$(DATADIR)"'
+
 tests/unit/%: tests/unit/%.o lib/libsr.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -159,6 +162,8 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(DATADIR)/sr-mcp/runners
+	install -m 0755 sr-mcp/runners/* $(DESTDIR)$(DATADIR)/sr-mcp/runners/
 	@for f in $(DATA); do \
 	  d=$(DESTDIR)$(DATADIR)/$$(basename $$(dirname $$(dirname $$f))); \
 	  install -d $$d && install -m 0644 $$f $$d/ || exit 1; \

@@ -1,4 +1,5 @@
 /* opts.c - the command line, in the spirit of bubblewrap's. */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ static const char usage_text[] =
 	"  --hostname NAME      hostname inside (default " JAIL_HOSTNAME ")\n"
 	"  --setenv KEY VALUE   set KEY in the program's environment\n"
 	"  --unsetenv KEY       remove KEY from the program's environment\n"
+	"  --env-file FILE      set each KEY=VALUE of FILE (NUL-separated)\n"
 	"  --keep-env KEY       pass the caller's KEY through, if set\n"
 	"  --keep-fd N          let fd N survive into the jail\n"
 	"  --share-net          keep the host's network (no network isolation)\n"
@@ -30,7 +32,7 @@ static const char usage_text[] =
 	"  -V, --version        show the version\n";
 
 enum {
-	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV,
+	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
 	O_UID, O_GID,
 };
@@ -43,6 +45,7 @@ static const struct option longopts[] = {
 	{"hostname", required_argument, 0, O_HOSTNAME},
 	{"setenv", required_argument, 0, O_SETENV},
 	{"unsetenv", required_argument, 0, O_UNSETENV},
+	{"env-file", required_argument, 0, O_ENV_FILE},
 	{"keep-env", required_argument, 0, O_KEEP_ENV},
 	{"keep-fd", required_argument, 0, O_KEEP_FD},
 	{"share-net", no_argument, 0, O_SHARE_NET},
@@ -118,6 +121,31 @@ static void add_env(struct jail *j, enum ekind kind, const char *opt,
 	e->val = val;
 }
 
+/* --env-file FILE: KEY=VALUE entries separated by NUL bytes (a value may
+ * hold anything else, newlines included), each as --setenv. */
+static void opt_env_file(struct jail *j, const char *path, int argc)
+{
+	size_t len;
+	char *buf = sr_read_file(path, 1 << 20, &len);
+	if (!buf)
+		sr_fatal_sys(errno == EFBIG ? SR_EXIT_USAGE : SR_EXIT_SYS,
+			     "unable to read --env-file %s", path);
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\0';
+	j->envops = realloc(j->envops, (j->nenvops + n + 1 + (size_t)argc) * sizeof *j->envops);
+	if (!j->envops)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	for (char *p = buf, *next; p < buf + len; p = next) {
+		next = p + strlen(p) + 1;
+		char *eq = strchr(p, '=');
+		if (!eq)
+			sr_usage("--env-file %s: '%.64s' is not KEY=VALUE", path, p);
+		*eq = '\0';
+		add_env(j, EK_SET, "--env-file", p, eq + 1);
+	}
+}
+
 static void opt_keep_fd(struct jail *j, const char *arg)
 {
 	int fd = (int)sr_opt_count("--keep-fd", arg, 1 << 30);
@@ -160,6 +188,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 		add_env(j, EK_SET, "--setenv", a, second(argc, argv, "--setenv"));
 		break;
 	case O_UNSETENV: add_env(j, EK_UNSET, "--unsetenv", a, NULL); break;
+	case O_ENV_FILE: opt_env_file(j, a, argc); break;
 	case O_KEEP_ENV: add_env(j, EK_KEEP, "--keep-env", a, NULL); break;
 	case O_KEEP_FD: opt_keep_fd(j, a); break;
 	case O_SHARE_NET: j->share_net = 1; break;

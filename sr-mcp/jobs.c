@@ -1,0 +1,397 @@
+/* jobs.c - every run is an sr-queue job, so it has an id, survives a
+ * restart of sr-mcp and shows in `sr-queue list`. sr-mcp runs sr-queue's
+ * commands (submit, wait, status, cancel, list) and starts a worker on
+ * the spool when none is running, unless told that someone else does.
+ *
+ * The job's program is the runner; what it needs reaches it in SR_*
+ * variables (see sr-mcp(1), RUNNERS):
+ *   SR_CODE        the code, a file of its own (no symbolic link on its path)
+ *   SR_WORKSPACE   the workspace directory, bound at /workspace
+ *   SR_ENV_FILE    the caller's variables for the program, if any
+ *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+int id_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+			return 0;
+	return n == 32;
+}
+
+int workspace_id_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!strchr("_-", s[n]) && !(s[n] >= '0' && s[n] <= '9') &&
+		    !((s[n] | 32) >= 'a' && (s[n] | 32) <= 'z'))
+			return 0;
+	return n >= 1 && n <= 64 && s[0] != '-';
+}
+
+static void random_hex(char *buf, size_t bytes)
+{
+	unsigned char r[32];
+	if (bytes > sizeof r || getrandom(r, bytes, 0) != (ssize_t)bytes)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to read random bytes");
+	for (size_t i = 0; i < bytes; i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+}
+
+/* The workspace ID (made up when id is empty): a private directory. */
+int workspace_make(char *id, size_t idlen, int create, char *err, size_t errlen)
+{
+	char path[4096];
+	if (!*id) {
+		char hex[13];
+		random_hex(hex, 6);
+		snprintf(id, idlen, "ws-%s", hex);
+		create = 1;
+	}
+	snprintf(path, sizeof path, "%s/%s", cfg.workspaces, id);
+	if (mkdir(path, 0700) == 0 || (errno == EEXIST && !create))
+		return 0;
+	if (errno == EEXIST)
+		return 0;
+	snprintf(err, errlen, "unable to create workspace %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* A new private file under the code directory; its path in path. */
+static int write_private(const char *what, const void *buf, size_t len, char *path,
+			 size_t plen, char *err, size_t errlen)
+{
+	char hex[33];
+	random_hex(hex, 16);
+	snprintf(path, plen, "%s/%s.%s", cfg.code_dir, hex, what);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || sr_write_all(fd, buf, len) < 0 || close(fd) < 0) {
+		snprintf(err, errlen, "unable to write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The caller's variables, NUL-separated KEY=VALUE, for sr-jail --env-file. */
+static int env_file(const cJSON *env, char *path, size_t plen, char *err, size_t errlen)
+{
+	size_t len = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, env)
+		len += strlen(e->string) + strlen(e->valuestring) + 2;
+	char *buf = xmalloc(len + 1), *p = buf;
+	cJSON_ArrayForEach(e, env)
+		p += sprintf(p, "%s=%s", e->string, e->valuestring) + 1;
+	int r = write_private("env", buf, len, path, plen, err, errlen);
+	free(buf);
+	return r;
+}
+
+static int memory_cgroup = -1;
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Does sr-limit --mem work here (a delegated cgroup)? Asked once. */
+const char *memory_via(void)
+{
+	pthread_mutex_lock(&probe_lock);
+	if (memory_cgroup < 0) {
+		char *out, *argv[] = { "sr-limit", "--mem", "64M", "true", NULL };
+		memory_cgroup = spawn_capture(argv, &out, 64, 1) == 0;
+		free(out);
+	}
+	pthread_mutex_unlock(&probe_lock);
+	return memory_cgroup ? "cgroup" : "rlimit data";
+}
+
+static void add_env(char **argv, int *n, char bufs[][4200], int *nb, const char *k,
+		    const char *v)
+{
+	snprintf(bufs[*nb], sizeof bufs[*nb], "%s=%s", k, v);
+	argv[(*n)++] = "--env";
+	argv[(*n)++] = bufs[(*nb)++];
+}
+
+int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
+{
+	char code[4096], input[4096] = "", envf[4096] = "", ws[4096];
+	char limit[256], jail[4400], exec[64], timeout[32], path[4200];
+	if (write_private("code", s->code, s->code_len, code, sizeof code, err, errlen) < 0)
+		return -1;
+	if (s->stdin_data && write_private("stdin", s->stdin_data, s->stdin_len, input,
+					   sizeof input, err, errlen) < 0)
+		goto fail;
+	if (s->env && cJSON_GetArraySize(s->env) > 0 &&
+	    env_file(s->env, envf, sizeof envf, err, errlen) < 0)
+		goto fail;
+	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
+	snprintf(limit, sizeof limit, "--%s %llu --pids %u --timeout %llums --kill-after 2s",
+		 strcmp(memory_via(), "cgroup") == 0 ? "mem" : "data",
+		 (unsigned long long)s->memory, cfg.pids, (unsigned long long)s->timeout_ms);
+	snprintf(jail, sizeof jail, "%s%s%s", cfg.net_full ? "--share-net " : "",
+		 envf[0] ? "--env-file " : "", envf);
+	snprintf(exec, sizeof exec, "%s", cfg.net_full ? "--net" : "");
+	/* sr-queue's own clock, a backstop behind sr-limit's */
+	snprintf(timeout, sizeof timeout, "%llums", (unsigned long long)s->timeout_ms + 30000);
+	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
+
+	char bufs[10][4200];
+	char *argv[64];
+	int n = 0, nb = 0;
+	argv[n++] = "sr-queue";
+	argv[n++] = "submit";
+	argv[n++] = cfg.spool;
+	argv[n++] = "--json";
+	argv[n++] = "--tenant";
+	argv[n++] = (char *)s->tenant;
+	argv[n++] = "--cwd";
+	argv[n++] = ws;
+	argv[n++] = "--timeout";
+	argv[n++] = timeout;
+	if (input[0]) {
+		argv[n++] = "--stdin";
+		argv[n++] = input;
+	}
+	add_env(argv, &n, bufs, &nb, "PATH", path);
+	add_env(argv, &n, bufs, &nb, "LANG", "C.UTF-8");
+	add_env(argv, &n, bufs, &nb, "SR_CODE", code);
+	add_env(argv, &n, bufs, &nb, "SR_WORKSPACE", ws);
+	add_env(argv, &n, bufs, &nb, "SR_LIMIT_ARGS", limit);
+	add_env(argv, &n, bufs, &nb, "SR_JAIL_ARGS", jail);
+	add_env(argv, &n, bufs, &nb, "SR_EXEC_ARGS", exec);
+	argv[n++] = "--";
+	argv[n++] = s->runner->path;
+	int nargs = s->args ? cJSON_GetArraySize(s->args) : 0;
+	char **all = xmalloc((size_t)(n + nargs + 1) * sizeof *all);
+	memcpy(all, argv, (size_t)n * sizeof *argv);
+	const cJSON *a;
+	if (s->args)
+		cJSON_ArrayForEach(a, s->args)
+			all[n++] = a->valuestring;
+	all[n] = NULL;
+
+	char *out;
+	int rc = spawn_capture(all, &out, 4096, 0);
+	free(all);
+	if (input[0])
+		unlink(input);     /* sr-queue keeps its own copy */
+	cJSON *j = rc == 0 && out ? cJSON_Parse(out) : NULL;
+	const cJSON *id = cJSON_GetObjectItem(j, "id");
+	if (!cJSON_IsString(id) || !id_ok(id->valuestring)) {
+		snprintf(err, errlen, "sr-queue submit failed (exit %d); see sr-mcp's log", rc);
+		cJSON_Delete(j);
+		free(out);
+		goto fail;
+	}
+	memcpy(job_id, id->valuestring, 33);
+	cJSON_Delete(j);
+	free(out);
+	worker_ensure();
+	return 0;
+fail:
+	unlink(code);
+	if (envf[0])
+		unlink(envf);
+	return -1;
+}
+
+static cJSON *status_of(const char *id, uint64_t ms, char *err, size_t errlen)
+{
+	char t[32], *out;
+	snprintf(t, sizeof t, "%llums", (unsigned long long)ms);
+	char *wait[] = { "sr-queue", "wait", cfg.spool, (char *)id, "--timeout", t, "--json", NULL };
+	char *stat[] = { "sr-queue", "status", cfg.spool, (char *)id, "--json", NULL };
+	int rc = spawn_capture(ms ? wait : stat, &out, 1 << 20, 0);
+	cJSON *j = out ? cJSON_Parse(out) : NULL;
+	free(out);
+	if (!cJSON_IsObject(j) || !cJSON_GetObjectItem(j, "state")) {
+		cJSON_Delete(j);
+		if (rc == 1 || rc == 111)
+			snprintf(err, errlen, "no job %s in %s (it may have been removed)", id,
+				 cfg.spool);
+		else
+			snprintf(err, errlen, "sr-queue %s failed (exit %d)", ms ? "wait" : "status",
+				 rc);
+		return NULL;
+	}
+	return j;
+}
+
+static int finished(const cJSON *st)
+{
+	const cJSON *s = cJSON_GetObjectItem(st, "state");
+	return cJSON_IsString(s) && strcmp(s->valuestring, "queued") &&
+	       strcmp(s->valuestring, "running");
+}
+
+/* Wait in slices: progress between them, the worker looked after while
+ * the job is still queued, and a cancel seen. */
+cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t errlen)
+{
+	uint64_t start = sr_now_ns() / 1000000, waited = 0;
+	cJSON *st = status_of(id, 0, err, errlen);
+	while (st && !finished(st) && waited < ms && !(r && r->cancelled)) {
+		int queued = strcmp(cJSON_GetObjectItem(st, "state")->valuestring, "queued") == 0;
+		if (queued)
+			worker_ensure();
+		uint64_t slice = ms - waited;
+		if (slice > (queued ? 1000 : MCP_PROGRESS_S * 1000))
+			slice = queued ? 1000 : MCP_PROGRESS_S * 1000;
+		cJSON_Delete(st);
+		st = status_of(id, slice, err, errlen);
+		waited = sr_now_ns() / 1000000 - start;
+		if (st && r && !finished(st) && waited < ms) {
+			char msg[200];
+			const cJSON *b = cJSON_GetObjectItem(st, "stdout_bytes");
+			snprintf(msg, sizeof msg, "job %s %s for %.0f s", id,
+				 cJSON_GetObjectItem(st, "state")->valuestring, (double)waited / 1000);
+			(void)b;
+			send_progress(r, (double)waited / 1000, msg);
+		}
+	}
+	return st;
+}
+
+int job_cancel(const char *id, char *err, size_t errlen)
+{
+	char *out, *argv[] = { "sr-queue", "cancel", cfg.spool, (char *)id, "--json", NULL };
+	int rc = spawn_capture(argv, &out, 1 << 16, 0);
+	free(out);
+	if (rc == 0)
+		return 0;
+	snprintf(err, errlen, "sr-queue cancel failed (exit %d)", rc);
+	return -1;
+}
+
+cJSON *job_list(char *err, size_t errlen)
+{
+	char *out, *argv[] = { "sr-queue", "list", cfg.spool, "--state", "all", "--json", NULL };
+	int rc = spawn_capture(argv, &out, 16 << 20, 0);
+	if (rc != 0) {
+		free(out);
+		snprintf(err, errlen, "sr-queue list failed (exit %d)", rc);
+		return NULL;
+	}
+	cJSON *arr = cJSON_CreateArray();
+	for (char *line = out, *nl; line && *line; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		cJSON *j = cJSON_Parse(line);
+		if (j)
+			cJSON_AddItemToArray(arr, j);
+	}
+	free(out);
+	return arr;
+}
+
+/* A worker for the spool: whoever takes STATE/worker.lock starts one,
+ * detached, and hands it the lock; it drains the queue and exits. A job
+ * queued just as a worker decides to exit is picked up by the next call
+ * that finds it still queued (job_wait looks every second). */
+void worker_ensure(void)
+{
+	if (cfg.external_worker)
+		return;
+	char lock[4200], log[4200], jobs[16];
+	snprintf(lock, sizeof lock, "%s/worker.lock", cfg.state_dir);
+	snprintf(log, sizeof log, "%s/worker.log", cfg.state_dir);
+	snprintf(jobs, sizeof jobs, "%u", cfg.jobs);
+	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		mcp_log("unable to open %s: %s", lock, strerror(errno));
+		return;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		char *argv[] = { "sr-queue", "run", cfg.spool, "-j", jobs, "--drain",
+				 cfg.cpu_budget[0] ? "--cpu-budget" : NULL, cfg.cpu_budget, NULL };
+		if (spawn_detached(argv, fd, log) < 0)
+			mcp_log("unable to start a worker on %s", cfg.spool);
+	}
+	close(fd);
+}
+
+static int mkdir_p(char *path, mode_t mode)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		int r = mkdir(path, mode);
+		*p = '/';
+		if (r < 0 && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(path, mode) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static char *sub_dir(const char *name, mode_t mode, char *err, size_t errlen)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", cfg.state_dir, name) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	if (mkdir(p, mode) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "unable to create %s: %s", p, strerror(errno));
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Once: the state directory, made private and resolved (sr-jail binds
+ * nothing through a symbolic link), and one jail tried, so that a machine
+ * without user namespaces is said once, plainly, and runs nothing. */
+int state_ready(char *err, size_t errlen)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	static int state;       /* 0 not yet, 1 ready, -1 failed */
+	static char why[600];
+	pthread_mutex_lock(&once);
+	if (state == 0) {
+		char *real = NULL, *out = NULL;
+		char *argv[] = { "sr-jail", "true", NULL };
+		if (mkdir_p(cfg.state_dir, 0700) < 0 || !(real = realpath(cfg.state_dir, NULL))) {
+			snprintf(why, sizeof why, "the state directory %s cannot be made (%s): "
+				 "set another with --state-dir or SR_MCP_STATE_DIR", cfg.state_dir,
+				 strerror(errno));
+		} else if (free(cfg.state_dir), cfg.state_dir = real,
+			   !(cfg.workspaces = sub_dir("workspaces", 0700, why, sizeof why)) ||
+			   !(cfg.code_dir = sub_dir("code", 0700, why, sizeof why))) {
+			;
+		} else if (!cfg.spool && !(cfg.spool = sub_dir("spool", 0700, why, sizeof why))) {
+			;
+		} else if (spawn_capture(argv, &out, 1024, 0) != 0) {
+			snprintf(why, sizeof why, "the sandbox cannot run here: sr-jail failed (its "
+				 "message is in sr-mcp's log). Most often user namespaces are off: "
+				 "enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
+				 "kernel.apparmor_restrict_unprivileged_userns=0). Nothing was run.");
+		} else {
+			state = 1;
+		}
+		free(out);
+		if (state == 0) {
+			state = -1;
+			mcp_log("%s", why);
+		}
+	}
+	int r = state;
+	pthread_mutex_unlock(&once);
+	if (r < 0)
+		snprintf(err, errlen, "%s", why);
+	return r > 0 ? 0 : -1;
+}

@@ -1,0 +1,290 @@
+/* sr-mcp - a Model Context Protocol server over stdio whose tools run code
+ * in the sr sandbox. It isolates nothing itself: each run is an sr-queue
+ * job whose program is a runner, a short script composing sr-limit,
+ * sr-jail and sr-exec. Nothing is created before the first tool call
+ * (clients start a server only to probe it). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+#ifndef SR_DATADIR
+#define SR_DATADIR "/usr/local/share/sr"
+#endif
+
+struct config cfg;
+
+static const char usage_text[] =
+"usage: sr-mcp [options]   (an MCP server on stdin/stdout; see sr-mcp(1))\n"
+"      --state-dir DIR      jobs, workspaces (default $XDG_STATE_HOME/sr)\n"
+"      --spool DIR          the sr-queue spool (default STATE/spool)\n"
+"      --external-worker    do not start a worker: `sr-queue run` is run elsewhere\n"
+"      --runners DIR        the runners, one per language\n"
+"  -j, --jobs N             the worker's jobs at once (default: the CPUs)\n"
+"      --cpu-budget C/W     CPU time per client per window (default 10s/1m; off)\n"
+"      --timeout DURATION   a run's default wall clock (default 5m)\n"
+"      --timeout-max DURATION  the most a call may ask (default 30m)\n"
+"      --memory SIZE        a run's default memory (default 512M)\n"
+"      --memory-max SIZE    the most a call may ask (default 4G)\n"
+"      --pids N             processes a run may start (default 128)\n"
+"      --wait DURATION      how long a call waits for its run (default 45s)\n"
+"      --wait-max DURATION  the most a call may wait (default 55s)\n"
+"      --max-result-chars N text in a result, at most (default 50000)\n"
+"      --network none|full  network for runs (default none)\n"
+"  -h, --help               show this help\n"
+"  -V, --version            show the version\n";
+
+enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
+       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK };
+
+static const struct option longopts[] = {
+	{ "state-dir", required_argument, 0, O_STATE },
+	{ "spool", required_argument, 0, O_SPOOL },
+	{ "external-worker", no_argument, 0, O_EXTERNAL },
+	{ "runners", required_argument, 0, O_RUNNERS },
+	{ "jobs", required_argument, 0, 'j' },
+	{ "cpu-budget", required_argument, 0, O_BUDGET },
+	{ "timeout", required_argument, 0, O_TIMEOUT },
+	{ "timeout-max", required_argument, 0, O_TIMEOUT_MAX },
+	{ "memory", required_argument, 0, O_MEMORY },
+	{ "memory-max", required_argument, 0, O_MEMORY_MAX },
+	{ "pids", required_argument, 0, O_PIDS },
+	{ "wait", required_argument, 0, O_WAIT },
+	{ "wait-max", required_argument, 0, O_WAIT_MAX },
+	{ "max-result-chars", required_argument, 0, O_CHARS },
+	{ "network", required_argument, 0, O_NETWORK },
+	{ "help", no_argument, 0, 'h' },
+	{ "version", no_argument, 0, 'V' },
+	{ 0, 0, 0, 0 },
+};
+
+/* Each option's SR_MCP_* variable: what a client config's "env" sets. */
+static const struct { int opt; const char *var; } vars[] = {
+	{ O_STATE, "SR_MCP_STATE_DIR" }, { O_SPOOL, "SR_MCP_SPOOL" },
+	{ O_RUNNERS, "SR_MCP_RUNNERS" }, { 'j', "SR_MCP_JOBS" },
+	{ O_BUDGET, "SR_MCP_CPU_BUDGET" }, { O_TIMEOUT, "SR_MCP_TIMEOUT" },
+	{ O_TIMEOUT_MAX, "SR_MCP_TIMEOUT_MAX" }, { O_MEMORY, "SR_MCP_MEMORY" },
+	{ O_MEMORY_MAX, "SR_MCP_MEMORY_MAX" }, { O_PIDS, "SR_MCP_PIDS" },
+	{ O_WAIT, "SR_MCP_WAIT" }, { O_WAIT_MAX, "SR_MCP_WAIT_MAX" },
+	{ O_CHARS, "SR_MCP_MAX_RESULT_CHARS" }, { O_NETWORK, "SR_MCP_NETWORK" },
+};
+
+void mcp_log(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	sr_warn("%s", buf);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	return p;
+}
+
+static void set_opt(int c, const char *a, const char *name)
+{
+	switch (c) {
+	case O_STATE: cfg.state_dir = xstrdup(a); break;
+	case O_SPOOL: cfg.spool = xstrdup(a); break;
+	case O_EXTERNAL: cfg.external_worker = 1; break;
+	case O_RUNNERS: cfg.runners_dir = xstrdup(a); break;
+	case 'j': cfg.jobs = (unsigned)sr_opt_count(name, a, 4096); break;
+	case O_BUDGET: cfg.cpu_budget = xstrdup(strcmp(a, "off") ? a : ""); break;
+	case O_TIMEOUT: cfg.timeout_ms = sr_opt_duration_ns(name, a) / 1000000; break;
+	case O_TIMEOUT_MAX: cfg.timeout_max_ms = sr_opt_duration_ns(name, a) / 1000000; break;
+	case O_MEMORY: cfg.memory = sr_opt_size(name, a); break;
+	case O_MEMORY_MAX: cfg.memory_max = sr_opt_size(name, a); break;
+	case O_PIDS: cfg.pids = (unsigned)sr_opt_count(name, a, 1 << 20); break;
+	case O_WAIT: cfg.wait_ms = sr_opt_duration_ns(name, a) / 1000000; break;
+	case O_WAIT_MAX: cfg.wait_max_ms = sr_opt_duration_ns(name, a) / 1000000; break;
+	case O_CHARS: cfg.max_chars = (size_t)sr_opt_count(name, a, MCP_RESULT_MAX / 2); break;
+	case O_NETWORK:
+		if (strcmp(a, "none") && strcmp(a, "full"))
+			sr_usage("%s: expected none or full: '%s'", name, a);
+		cfg.net_full = strcmp(a, "full") == 0;
+		break;
+	}
+}
+
+static void defaults(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cfg.jobs = n > 0 ? (unsigned)n : 1;
+	cfg.cpu_budget = "10s/1m";
+	cfg.timeout_ms = 5 * 60 * 1000;
+	cfg.timeout_max_ms = 30 * 60 * 1000;
+	cfg.memory = 512ULL << 20;
+	cfg.memory_max = 4ULL << 30;
+	cfg.pids = 128;
+	cfg.wait_ms = 45 * 1000;
+	cfg.wait_max_ms = 55 * 1000;
+	cfg.max_chars = 50000;
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+		const char *v = getenv(vars[i].var);
+		if (v && *v)
+			set_opt(vars[i].opt, v, vars[i].var);
+	}
+	const char *w = getenv("SR_MCP_WORKER");
+	if (w && !strcmp(w, "external"))
+		cfg.external_worker = 1;
+	else if (w && *w && strcmp(w, "own"))
+		sr_usage("SR_MCP_WORKER: expected own or external: '%s'", w);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:j:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V': sr_version();
+		case '?': case ':': sr_usage_option(argc, argv, c);
+		default: set_opt(c, optarg, argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		sr_usage("unexpected argument '%s' (see sr-mcp --help)", argv[optind]);
+	if (cfg.timeout_ms == 0 || cfg.memory == 0 || cfg.pids == 0 || cfg.jobs == 0)
+		sr_usage("--timeout, --memory, --pids and --jobs must be greater than zero");
+	if (cfg.timeout_ms > cfg.timeout_max_ms || cfg.memory > cfg.memory_max ||
+	    cfg.wait_ms > cfg.wait_max_ms)
+		sr_usage("a default (--timeout, --memory, --wait) is over its cap (--*-max)");
+	if (cfg.max_chars < 1000)
+		sr_usage("--max-result-chars: at least 1000");
+}
+
+/* Where the other tools are: beside this program when installed, in
+ * their own directories in a build tree. A PATH fragment. */
+static void find_tools(void)
+{
+	char exe[PATH_MAX], buf[4 * PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to find this program (/proc/self/exe)");
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(buf, sizeof buf, "%s/sr-queue", exe);
+	if (access(buf, X_OK) == 0) {
+		cfg.tools_dir = xstrdup(exe);
+	} else {
+		snprintf(buf, sizeof buf, "%s/../sr-queue:%s/../sr-limit:%s/../sr-jail:%s/../sr-exec",
+			 exe, exe, exe, exe);
+		cfg.tools_dir = xstrdup(buf);
+	}
+	if (!cfg.runners_dir) {
+		snprintf(buf, sizeof buf, "%s/runners", exe);
+		struct stat st;
+		cfg.runners_dir = xstrdup(stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? buf :
+					  SR_DATADIR "/sr-mcp/runners");
+	}
+	const char *path = getenv("PATH");
+	snprintf(buf, sizeof buf, "%s:%s", cfg.tools_dir, path && *path ? path : "/usr/bin:/bin");
+	setenv("PATH", buf, 1);
+}
+
+static void state_default(void)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char buf[PATH_MAX];
+	if (cfg.state_dir)
+		return;
+	if (xdg && *xdg == '/')
+		snprintf(buf, sizeof buf, "%s/sr", xdg);
+	else if (home && *home == '/')
+		snprintf(buf, sizeof buf, "%s/.local/state/sr", home);
+	else
+		sr_usage("no state directory: set HOME, XDG_STATE_HOME or --state-dir");
+	cfg.state_dir = xstrdup(buf);
+}
+
+/* Closing stdin ends the read loop: the way out for SIGTERM and SIGINT. */
+static void on_signal(int sig)
+{
+	(void)sig;
+	close(0);
+}
+
+static void serve(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = xmalloc(cap);
+	int skipping = 0;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= MCP_LINE_MAX) {       /* a line too long: drop it */
+				proto_line_too_long();
+				skipping = 1;
+				len = 0;
+			} else {
+				cap *= 2;
+				buf = realloc(buf, cap);
+				if (!buf)
+					sr_fatal(SR_EXIT_SYS, "out of memory");
+			}
+		}
+		ssize_t n = read(0, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		size_t start = 0, end = len + (size_t)n;
+		for (size_t i = len; i < end; i++) {
+			if (buf[i] != '\n')
+				continue;
+			if (!skipping)
+				proto_line(buf + start, i - start);
+			skipping = 0;
+			start = i + 1;
+		}
+		memmove(buf, buf + start, end - start);
+		len = end - start;
+		if (skipping)
+			len = 0;
+	}
+	free(buf);
+}
+
+int main(int argc, char **argv)
+{
+	sr_set_prog("sr-mcp");
+	defaults();
+	parse_args(argc, argv);
+	state_default();
+	find_tools();
+	runners_load();
+	tools_init();
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	serve();
+	/* EOF or a signal: out at once. Runs go on: they are sr-queue jobs,
+	 * found again by id. */
+	spawn_kill_all();
+	_exit(0);
+}

@@ -1,0 +1,150 @@
+/* mcp.h - sr-mcp: a stdio MCP server whose tools run code as sr-queue
+ * jobs, each through a runner that composes sr-limit, sr-jail and
+ * sr-exec. sr-mcp isolates nothing itself.
+ *
+ *   main.c     options and environment, the read loop, shutdown
+ *   proto.c    JSON-RPC framing and the protocol: both eras, errors
+ *   tools.c    the tool table: schemas, argument checks, dispatch
+ *   jobs.c     sr-queue: submit, wait, status, cancel, list; the worker
+ *   result.c   a job's result for the model: status, output, limits
+ *   runners.c  the runners directory: languages and versions
+ *   spawn.c    running sr-queue and runners, capturing their output
+ */
+#ifndef SR_MCP_H
+#define SR_MCP_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cJSON;
+
+#define MCP_NAME "sr-mcp"
+#define MCP_LINE_MAX (4U << 20)        /* a request line, at most */
+#define MCP_RESULT_MAX (1U << 20)      /* a whole result, at most (Claude Desktop) */
+#define MCP_MAX_INFLIGHT 64            /* requests served at once */
+#define MCP_PROGRESS_S 5               /* seconds between progress notifications */
+
+/* The administrator's settings: options, SR_MCP_* variables, defaults. */
+struct config {
+	char *state_dir;        /* resolved, no symbolic link */
+	char *spool;            /* STATE/spool unless --spool */
+	char *workspaces;       /* STATE/workspaces */
+	char *code_dir;         /* STATE/code: the code of each run */
+	char *runners_dir;
+	char *tools_dir;        /* where sr-queue, sr-limit ... are (PATH head) */
+	int external_worker;    /* 1: someone else runs `sr-queue run` */
+	unsigned jobs;          /* the worker's -j */
+	char *cpu_budget;       /* the worker's --cpu-budget, "" for none */
+	uint64_t timeout_ms, timeout_max_ms;
+	uint64_t memory, memory_max;
+	unsigned pids;
+	uint64_t wait_ms, wait_max_ms;
+	size_t max_chars;       /* text returned per result, at most */
+	int net_full;           /* --network full */
+	int compat_sandrun;
+};
+extern struct config cfg;
+
+/* One language: a runner file. */
+struct runner {
+	char name[65];          /* sanitised: [a-z0-9_-] */
+	char *path;
+	char *version;          /* first line of `RUNNER --version`, or NULL */
+};
+extern struct runner *runners;
+extern size_t nrunners;
+
+/* proto.c */
+enum era { ERA_LEGACY, ERA_MODERN };
+struct req {
+	struct cJSON *id;       /* a copy; NULL for a notification */
+	char *method;
+	struct cJSON *params;   /* a copy, or NULL */
+	enum era era;
+	char version[16];       /* the protocol version in force */
+	struct cJSON *progress; /* params._meta.progressToken, a copy, or NULL */
+	char tenant[65];
+	volatile int cancelled; /* notifications/cancelled came for it */
+	char job_id[33];        /* the job it waits for, once submitted */
+};
+void proto_line(char *line, size_t len);     /* one line from stdin */
+void proto_line_too_long(void);
+void send_result(struct req *r, struct cJSON *result);   /* takes result */
+void send_error(struct req *r, int code, const char *msg, struct cJSON *data);
+void send_progress(struct req *r, double progress, const char *message);
+void req_free(struct req *r);
+void req_set_job(struct req *r, const char *job_id);
+/* Requests that wait (tools/call): registered so that a cancel finds them. */
+void inflight_add(struct req *r);
+void inflight_del(struct req *r);
+int inflight_count(void);
+
+/* tools.c */
+void tools_init(void);
+struct cJSON *tools_list(enum era era);
+void tools_call(struct req *r);              /* on its own thread */
+const char *instructions(void);
+
+/* jobs.c */
+struct run_spec {
+	const struct runner *runner;
+	const char *code;
+	size_t code_len;
+	const char *stdin_data;  /* NULL: none */
+	size_t stdin_len;
+	struct cJSON *args;      /* array of strings, or NULL */
+	struct cJSON *env;       /* object of strings, or NULL */
+	char workspace[65];
+	uint64_t timeout_ms, memory;
+	const char *tenant;
+};
+/* Submit; the id in job_id. 0, or -1 with a message in err. */
+int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen);
+/* Wait until the job ends or ms pass (0: do not wait); the status object
+ * from `sr-queue status --json`, or NULL with err set. */
+struct cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t errlen);
+int job_cancel(const char *id, char *err, size_t errlen);
+struct cJSON *job_list(char *err, size_t errlen);
+void worker_ensure(void);
+/* The state directory made (on first use) and the sandbox found to work:
+ * 0, or -1 with what is wrong and how to fix it in err. */
+int state_ready(char *err, size_t errlen);
+const char *memory_via(void);                /* "cgroup" or "rlimit data" */
+int id_ok(const char *s);                    /* a job id: 32 hex digits */
+int workspace_id_ok(const char *s);
+int workspace_make(char *id, size_t idlen, int create, char *err, size_t errlen);
+
+/* result.c */
+struct cJSON *result_object(const char *job_id, const char *workspace,
+			    const struct cJSON *status, uint64_t out_off, uint64_t err_off);
+struct cJSON *result_logs(const char *job_id, const char *stream, uint64_t offset,
+			  uint64_t limit, char *err, size_t errlen);
+char *result_text(const struct cJSON *res);
+/* Make bytes safe to hand a model: invalid UTF-8 and NUL become U+FFFD,
+ * terminal control characters a visible escape. Sets *replaced. */
+char *clean_text(const char *s, size_t len, int *replaced);
+
+/* runners.c */
+void runners_load(void);
+const struct runner *runner_find(const char *name);
+void runners_versions(void);
+
+/* spawn.c */
+/* Run argv (PATH searched), stdin from /dev/null, and capture at most
+ * max bytes of its stdout (NUL-terminated, malloc'd, *out). Its stderr
+ * goes to ours, or with quiet to /dev/null. The child dies with this
+ * thread (PR_SET_PDEATHSIG). Returns the exit status as
+ * sr_status_to_exit gives it, or -1. */
+int spawn_capture(char *const argv[], char **out, size_t max, int quiet);
+/* The same, in the background, detached from us for good (a worker). */
+int spawn_detached(char *const argv[], int keep_fd, const char *log);
+void spawn_kill_all(void);
+
+/* util */
+void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xstrdup(const char *s);
+void *xmalloc(size_t n);
+
+#endif

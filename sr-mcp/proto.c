@@ -1,0 +1,474 @@
+/* proto.c - JSON-RPC 2.0 over stdio, and the two generations of MCP.
+ *
+ * Legacy (2024-11-05 to 2025-11-25): an initialize handshake negotiates
+ * the version for the connection. Modern (2026-07-28): no handshake; each
+ * request names its version and the client's capabilities in _meta, and
+ * server/discover says what the server speaks. A request with a version
+ * in its _meta is served in that version's terms; one without, in the
+ * terms of the initialize handshake (2025-11-25 if there was none).
+ *
+ * Every message is one line on stdout, written whole under a lock:
+ * requests are served concurrently (a tools/call waits on its own
+ * thread), so a ping is answered while a run is going on. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+#define MODERN "2026-07-28"
+static const char *const legacy_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+};
+#define NLEGACY (sizeof legacy_versions / sizeof *legacy_versions)
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+static char negotiated[16] = "";         /* by initialize */
+static char client_name[65] = "default"; /* tenant, from clientInfo */
+static struct req *inflight[MCP_MAX_INFLIGHT];
+/* A batch being answered: its responses are gathered here. */
+static __thread cJSON *batch_out;
+
+static void write_line(cJSON *msg)
+{
+	char *s = cJSON_PrintUnformatted(msg);
+	if (!s) {
+		mcp_log("out of memory writing a message");
+		return;
+	}
+	size_t n = strlen(s);
+	s[n] = '\n';   /* cJSON's buffer has the NUL there: replaced, not grown */
+	pthread_mutex_lock(&out_lock);
+	if (sr_write_all(1, s, n + 1) < 0)
+		mcp_log("unable to write to stdout: %s", strerror(errno));
+	pthread_mutex_unlock(&out_lock);
+	free(s);
+}
+
+static void send_msg(cJSON *msg)
+{
+	if (batch_out)
+		cJSON_AddItemToArray(batch_out, msg);
+	else {
+		write_line(msg);
+		cJSON_Delete(msg);
+	}
+}
+
+static cJSON *envelope(const cJSON *id)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+	return m;
+}
+
+static void error_to(const cJSON *id, int code, const char *msg, cJSON *data)
+{
+	cJSON *m = envelope(id), *e = cJSON_CreateObject();
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	if (data)
+		cJSON_AddItemToObject(e, "data", data);
+	cJSON_AddItemToObject(m, "error", e);
+	send_msg(m);
+}
+
+void send_error(struct req *r, int code, const char *msg, cJSON *data)
+{
+	if (r->cancelled || !r->id) {
+		cJSON_Delete(data);
+		return;
+	}
+	error_to(r->id, code, msg, data);
+}
+
+void send_result(struct req *r, cJSON *result)
+{
+	if (r->cancelled || !r->id) {   /* a cancelled request gets no answer */
+		cJSON_Delete(result);
+		return;
+	}
+	if (r->era == ERA_MODERN) {
+		if (!cJSON_GetObjectItem(result, "resultType"))
+			cJSON_AddStringToObject(result, "resultType", "complete");
+		cJSON *meta = cJSON_AddObjectToObject(result, "_meta");
+		cJSON *si = cJSON_AddObjectToObject(meta, "io.modelcontextprotocol/serverInfo");
+		cJSON_AddStringToObject(si, "name", MCP_NAME);
+		cJSON_AddStringToObject(si, "version", SR_VERSION);
+	}
+	cJSON *m = envelope(r->id);
+	cJSON_AddItemToObject(m, "result", result);
+	send_msg(m);
+}
+
+void send_progress(struct req *r, double progress, const char *message)
+{
+	if (!r->progress || r->cancelled)
+		return;
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddStringToObject(m, "method", "notifications/progress");
+	cJSON *p = cJSON_AddObjectToObject(m, "params");
+	cJSON_AddItemToObject(p, "progressToken", cJSON_Duplicate(r->progress, 1));
+	cJSON_AddNumberToObject(p, "progress", progress);
+	if (message)
+		cJSON_AddStringToObject(p, "message", message);
+	write_line(m);    /* never part of a batch's answer */
+	cJSON_Delete(m);
+}
+
+void req_free(struct req *r)
+{
+	if (!r)
+		return;
+	cJSON_Delete(r->id);
+	cJSON_Delete(r->params);
+	cJSON_Delete(r->progress);
+	free(r->method);
+	free(r);
+}
+
+void req_set_job(struct req *r, const char *job_id)
+{
+	pthread_mutex_lock(&state_lock);
+	snprintf(r->job_id, sizeof r->job_id, "%s", job_id);
+	pthread_mutex_unlock(&state_lock);
+}
+
+void inflight_add(struct req *r)
+{
+	pthread_mutex_lock(&state_lock);
+	for (size_t i = 0; i < MCP_MAX_INFLIGHT; i++)
+		if (!inflight[i]) {
+			inflight[i] = r;
+			break;
+		}
+	pthread_mutex_unlock(&state_lock);
+}
+
+void inflight_del(struct req *r)
+{
+	pthread_mutex_lock(&state_lock);
+	for (size_t i = 0; i < MCP_MAX_INFLIGHT; i++)
+		if (inflight[i] == r)
+			inflight[i] = NULL;
+	pthread_mutex_unlock(&state_lock);
+}
+
+int inflight_count(void)
+{
+	int n = 0;
+	pthread_mutex_lock(&state_lock);
+	for (size_t i = 0; i < MCP_MAX_INFLIGHT; i++)
+		n += inflight[i] != NULL;
+	pthread_mutex_unlock(&state_lock);
+	return n;
+}
+
+static const char *legacy_known(const char *v)
+{
+	for (size_t i = 0; v && i < NLEGACY; i++)
+		if (strcmp(v, legacy_versions[i]) == 0)
+			return legacy_versions[i];
+	return NULL;
+}
+
+static cJSON *supported_list(void)
+{
+	cJSON *a = cJSON_CreateArray();
+	cJSON_AddItemToArray(a, cJSON_CreateString(MODERN));
+	for (size_t i = 0; i < NLEGACY; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(legacy_versions[i]));
+	return a;
+}
+
+/* A tenant name for sr-queue: the client's name, made safe. */
+static void set_tenant(char *dst, const cJSON *info)
+{
+	const cJSON *n = cJSON_GetObjectItem(info, "name");
+	if (!cJSON_IsString(n) || !*n->valuestring)
+		return;
+	size_t i = 0;
+	for (const char *s = n->valuestring; *s && i < 64; s++)
+		dst[i++] = (strchr("._-", *s) || (*s >= '0' && *s <= '9') ||
+			    ((*s | 32) >= 'a' && (*s | 32) <= 'z')) ? *s : '_';
+	dst[i] = '\0';
+}
+
+static cJSON *server_info(void)
+{
+	cJSON *si = cJSON_CreateObject();
+	cJSON_AddStringToObject(si, "name", MCP_NAME);
+	cJSON_AddStringToObject(si, "title", "sr sandbox: run code in a rootless Linux sandbox");
+	cJSON_AddStringToObject(si, "version", SR_VERSION);
+	return si;
+}
+
+static cJSON *capabilities(enum era era)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(c, "tools"), "listChanged",
+			      cJSON_CreateFalse());
+	if (era == ERA_LEGACY)
+		cJSON_AddObjectToObject(c, "logging");
+	return c;
+}
+
+static void do_initialize(struct req *r)
+{
+	const cJSON *v = cJSON_GetObjectItem(r->params, "protocolVersion");
+	const char *ver = legacy_known(cJSON_IsString(v) ? v->valuestring : NULL);
+	if (!ver)
+		ver = legacy_versions[0];
+	pthread_mutex_lock(&state_lock);
+	snprintf(negotiated, sizeof negotiated, "%s", ver);
+	set_tenant(client_name, cJSON_GetObjectItem(r->params, "clientInfo"));
+	pthread_mutex_unlock(&state_lock);
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "protocolVersion", ver);
+	cJSON_AddItemToObject(res, "capabilities", capabilities(ERA_LEGACY));
+	cJSON_AddItemToObject(res, "serverInfo", server_info());
+	cJSON_AddStringToObject(res, "instructions", instructions());
+	send_result(r, res);
+}
+
+static void do_discover(struct req *r)
+{
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddItemToObject(res, "supportedVersions", supported_list());
+	cJSON_AddItemToObject(res, "capabilities", capabilities(ERA_MODERN));
+	cJSON_AddStringToObject(res, "instructions", instructions());
+	cJSON_AddNumberToObject(res, "ttlMs", 0);
+	cJSON_AddStringToObject(res, "cacheScope", "private");
+	r->era = ERA_MODERN;
+	send_result(r, res);
+}
+
+static void do_set_level(struct req *r)
+{
+	static const char *const levels[] = { "debug", "info", "notice", "warning",
+		"error", "critical", "alert", "emergency" };
+	const cJSON *l = cJSON_GetObjectItem(r->params, "level");
+	for (size_t i = 0; cJSON_IsString(l) && i < sizeof levels / sizeof *levels; i++)
+		if (strcmp(l->valuestring, levels[i]) == 0) {
+			send_result(r, cJSON_CreateObject());
+			return;
+		}
+	send_error(r, -32602, "logging/setLevel: level must be one of debug, info, notice, "
+		   "warning, error, critical, alert, emergency", NULL);
+}
+
+/* notifications/cancelled: the waiting call gets no answer, its job is
+ * killed with every process of it. */
+static void do_cancelled(const cJSON *params)
+{
+	const cJSON *id = cJSON_GetObjectItem(params, "requestId");
+	char job[33] = "";
+	if (!id)
+		return;
+	pthread_mutex_lock(&state_lock);
+	for (size_t i = 0; i < MCP_MAX_INFLIGHT; i++) {
+		struct req *r = inflight[i];
+		if (r && r->id && cJSON_Compare(r->id, id, 1)) {
+			r->cancelled = 1;
+			memcpy(job, r->job_id, sizeof job);
+		}
+	}
+	pthread_mutex_unlock(&state_lock);
+	char err[256];
+	if (job[0] && job_cancel(job, err, sizeof err) < 0)
+		mcp_log("cancel of job %s: %s", job, err);
+}
+
+static void *call_thread(void *arg)
+{
+	struct req *r = arg;
+	tools_call(r);
+	inflight_del(r);
+	req_free(r);
+	return NULL;
+}
+
+static void start_call(struct req *r)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	if (batch_out) {         /* a batch is answered as one: served in line */
+		inflight_add(r);
+		call_thread(r);
+		return;
+	}
+	if (inflight_count() >= MCP_MAX_INFLIGHT) {
+		send_error(r, -32603, "sr-mcp is serving 64 calls already: wait for one "
+			   "to finish (job_status with wait_s) and call again", NULL);
+		req_free(r);
+		return;
+	}
+	inflight_add(r);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 256 * 1024);
+	if (pthread_create(&t, &a, call_thread, r) != 0) {
+		inflight_del(r);
+		send_error(r, -32603, "unable to start a thread for the call", NULL);
+		req_free(r);
+	}
+	pthread_attr_destroy(&a);
+}
+
+/* Which generation and version a request is in. 0, or -1 when its
+ * version is one we do not speak (answered already). */
+static int place(struct req *r)
+{
+	const cJSON *meta = cJSON_GetObjectItem(r->params, "_meta");
+	const cJSON *v = cJSON_GetObjectItem(meta, "io.modelcontextprotocol/protocolVersion");
+	const cJSON *tok = cJSON_GetObjectItem(meta, "progressToken");
+	if (cJSON_IsString(tok) || cJSON_IsNumber(tok))
+		r->progress = cJSON_Duplicate(tok, 1);
+	pthread_mutex_lock(&state_lock);
+	snprintf(r->tenant, sizeof r->tenant, "%s", client_name);
+	snprintf(r->version, sizeof r->version, "%s", negotiated[0] ? negotiated :
+		 legacy_versions[0]);
+	pthread_mutex_unlock(&state_lock);
+	if (!v)
+		return 0;
+	if (cJSON_IsString(v) && strcmp(v->valuestring, MODERN) == 0) {
+		r->era = ERA_MODERN;
+		snprintf(r->version, sizeof r->version, "%s", MODERN);
+		set_tenant(r->tenant, cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientInfo"));
+		return 0;
+	}
+	if (cJSON_IsString(v) && legacy_known(v->valuestring)) {
+		snprintf(r->version, sizeof r->version, "%s", v->valuestring);
+		return 0;
+	}
+	cJSON *data = cJSON_CreateObject();
+	cJSON_AddItemToObject(data, "supported", supported_list());
+	cJSON_AddStringToObject(data, "requested", cJSON_IsString(v) ? v->valuestring : "");
+	r->era = ERA_MODERN;
+	send_error(r, -32022, "Unsupported protocol version", data);
+	return -1;
+}
+
+static void dispatch(struct req *r)
+{
+	const char *m = r->method;
+	if (strcmp(m, "notifications/cancelled") == 0)
+		do_cancelled(r->params);
+	if (!r->id) {            /* notifications get no answer */
+		req_free(r);
+		return;
+	}
+	if (strcmp(m, "initialize") != 0 && place(r) < 0) {
+		req_free(r);
+		return;
+	}
+	if (strcmp(m, "tools/call") == 0) {
+		start_call(r);
+		return;
+	}
+	if (strcmp(m, "initialize") == 0)
+		do_initialize(r);
+	else if (strcmp(m, "server/discover") == 0)
+		do_discover(r);
+	else if (strcmp(m, "ping") == 0)
+		send_result(r, cJSON_CreateObject());
+	else if (strcmp(m, "logging/setLevel") == 0)
+		do_set_level(r);
+	else if (strcmp(m, "tools/list") == 0)
+		send_result(r, tools_list(r->era));
+	else {
+		char msg[200];
+		snprintf(msg, sizeof msg, "Method not found: %.120s", m);
+		send_error(r, -32601, msg, NULL);
+	}
+	req_free(r);
+}
+
+/* One message of a line (or of a batch). */
+static void message(const cJSON *msg)
+{
+	const cJSON *id = cJSON_GetObjectItem(msg, "id");
+	const cJSON *method = cJSON_GetObjectItem(msg, "method");
+	const cJSON *params = cJSON_GetObjectItem(msg, "params");
+	const cJSON *ver = cJSON_GetObjectItem(msg, "jsonrpc");
+	int id_ok = !id || cJSON_IsString(id) || cJSON_IsNumber(id);
+	if (!cJSON_IsObject(msg) || !cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") ||
+	    !id_ok || (params && !cJSON_IsObject(params) && !cJSON_IsArray(params))) {
+		error_to(id_ok ? id : NULL, -32600,
+			 "Invalid Request: a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" was expected",
+			 NULL);
+		return;
+	}
+	if (!cJSON_IsString(method)) {
+		if (cJSON_GetObjectItem(msg, "result") || cJSON_GetObjectItem(msg, "error"))
+			return;  /* a response: we send no requests, so it is ignored */
+		error_to(id, -32600, "Invalid Request: no method", NULL);
+		return;
+	}
+	struct req *r = calloc(1, sizeof *r);
+	if (!r) {
+		error_to(id, -32603, "out of memory", NULL);
+		return;
+	}
+	r->id = id ? cJSON_Duplicate(id, 1) : NULL;
+	r->method = xstrdup(method->valuestring);
+	r->params = params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject();
+	dispatch(r);
+}
+
+static void batch(const cJSON *arr)
+{
+	pthread_mutex_lock(&state_lock);
+	int allowed = strcmp(negotiated, "2025-03-26") == 0;
+	pthread_mutex_unlock(&state_lock);
+	if (!allowed || cJSON_GetArraySize(arr) == 0) {
+		error_to(NULL, -32600, allowed ? "Invalid Request: an empty batch"
+			 : "Invalid Request: JSON-RPC batches exist only in protocol version "
+			   "2025-03-26, which was not negotiated", NULL);
+		return;
+	}
+	batch_out = cJSON_CreateArray();
+	const cJSON *m;
+	cJSON_ArrayForEach(m, arr)
+		message(m);
+	cJSON *out = batch_out;
+	batch_out = NULL;
+	if (cJSON_GetArraySize(out) > 0)
+		write_line(out);
+	cJSON_Delete(out);
+}
+
+void proto_line(char *line, size_t len)
+{
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return;
+	cJSON *msg = cJSON_ParseWithLength(line, len);
+	if (!msg) {
+		error_to(NULL, -32700, "Parse error: the line is not valid JSON", NULL);
+		return;
+	}
+	if (cJSON_IsArray(msg))
+		batch(msg);
+	else
+		message(msg);
+	cJSON_Delete(msg);
+}
+
+void proto_line_too_long(void)
+{
+	char msg[160];
+	snprintf(msg, sizeof msg, "Invalid Request: the line is longer than %u bytes, "
+		 "the most sr-mcp reads; it was discarded", MCP_LINE_MAX);
+	error_to(NULL, -32600, msg, NULL);
+}

@@ -1,0 +1,446 @@
+/* result.c - what a model gets back from a run: the status in words it
+ * can act on, the output (cut to fit the client, head and tail kept, made
+ * safe to read), and sr-limit's account of what the run cost and which
+ * limit stopped it. The output is read from the job's files in the spool
+ * (SPOOL/run/ID/ while it runs, SPOOL/done/ID/ after), never through a
+ * symbolic link. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+/* Appends to a growing buffer. */
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void put_cp(struct buf *b, unsigned cp)
+{
+	char u[4];
+	size_t n;
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | cp >> 6);
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else {
+		u[0] = (char)(0xe0 | cp >> 12);
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	}
+	put(b, u, n);
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c = s[0];
+	size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+	if (!len || len > n)
+		return 0;
+	unsigned v = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	static const unsigned min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (v < min[len] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+char *clean_text(const char *s, size_t len, int *replaced)
+{
+	struct buf b = {0};
+	const unsigned char *u = (const unsigned char *)s;
+	put(&b, "", 0);
+	for (size_t i = 0; i < len;) {
+		unsigned cp;
+		size_t n = utf8_len(u + i, len - i, &cp);
+		if (!n || cp == 0) {
+			put_cp(&b, 0xfffd);       /* not UTF-8, or NUL */
+			*replaced = 1;
+			i += n ? n : 1;
+			continue;
+		}
+		if ((cp < 0x20 && cp != '\n' && cp != '\t' && cp != '\r') || cp == 0x7f)
+			put_cp(&b, cp == 0x7f ? 0x2421 : 0x2400 + cp); /* ESC shows as ␛ */
+		else if (cp >= 0x80 && cp < 0xa0)
+			put_cp(&b, 0xfffd);       /* C1 controls (CSI ...) */
+		else
+			put(&b, s + i, n);
+		i += n;
+	}
+	return b.p;
+}
+
+/* The job's file NAME, open, wherever the job is now. */
+static int job_file(const char *id, const char *name)
+{
+	static const char *const dirs[] = { "done", "run" };
+	char path[4400];
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/%s/%s/%s", cfg.spool, dirs[i], id, name);
+		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT)
+			return fd;
+	}
+	return -1;
+}
+
+static char *read_at(int fd, uint64_t off, size_t n, size_t *got)
+{
+	char *p = xmalloc(n + 1);
+	size_t len = 0;
+	while (len < n) {
+		ssize_t r = pread(fd, p + len, n - len, (off_t)(off + len));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	*got = len;
+	return p;
+}
+
+/* Stream output from offset, at most budget bytes: head and tail kept
+ * with a marker between. Sets the size stored so far, the bytes left
+ * out, whether bytes were replaced. Returns the cleaned text. */
+struct piece {
+	uint64_t size, dropped;
+	int replaced;
+};
+
+static char *stream_text(const char *id, const char *stream, uint64_t off, size_t budget,
+			 struct piece *pc)
+{
+	int fd = job_file(id, stream);
+	struct stat st;
+	memset(pc, 0, sizeof *pc);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return xstrdup("");
+	}
+	pc->size = (uint64_t)st.st_size;
+	uint64_t avail = off < pc->size ? pc->size - off : 0;
+	struct buf b = {0};
+	put(&b, "", 0);
+	size_t got;
+	if (avail <= budget) {
+		char *raw = read_at(fd, off, (size_t)avail, &got);
+		char *t = clean_text(raw, got, &pc->replaced);
+		free(raw);
+		close(fd);
+		free(b.p);
+		return t;
+	}
+	size_t half = budget / 2;
+	char *head = read_at(fd, off, half, &got);
+	size_t hl = got;
+	while (hl > 0 && ((unsigned char)head[hl - 1] & 0xc0) == 0x80)
+		hl--;  /* do not cut a character in two */
+	if (hl > 0 && (unsigned char)head[hl - 1] >= 0xc0)
+		hl--;
+	uint64_t tail_off = pc->size - half;
+	size_t tl;
+	char *tail = read_at(fd, tail_off, half, &tl);
+	size_t skip = 0;
+	while (skip < tl && ((unsigned char)tail[skip] & 0xc0) == 0x80)
+		skip++;
+	pc->dropped = avail - hl - (tl - skip);
+	char *h = clean_text(head, hl, &pc->replaced);
+	char *t = clean_text(tail + skip, tl - skip, &pc->replaced);
+	char marker[200];
+	int m = snprintf(marker, sizeof marker,
+			 "\n[... %llu bytes of %s not shown: job_logs with offset %llu reads them ...]\n",
+			 (unsigned long long)pc->dropped, stream, (unsigned long long)(off + hl));
+	put(&b, h, strlen(h));
+	put(&b, marker, (size_t)m);
+	put(&b, t, strlen(t));
+	free(head);
+	free(tail);
+	free(h);
+	free(t);
+	close(fd);
+	return b.p;
+}
+
+static double num(const cJSON *o, const char *k, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* status and reason, from sr-queue's state and sr-limit's report. */
+static void outcome(const cJSON *st, const char **status, const char **reason)
+{
+	const char *state = str(st, "state");
+	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
+	const char *lr = str(lim, "reason"), *qr = str(st, "reason");
+	*reason = lr ? lr : qr ? qr : state;
+	if (!state || !strcmp(state, "queued") || !strcmp(state, "running")) {
+		*status = state ? state : "error";
+		*reason = *status;
+	} else if (!strcmp(state, "cancelled") || !strcmp(state, "lost")) {
+		*status = *reason = state;
+	} else if (!strcmp(state, "failed")) {
+		*status = "error";
+	} else if (lr && !strcmp(lr, "timeout")) {
+		*status = "timed_out";
+	} else if (lr && !strcmp(lr, "memory")) {
+		*status = "oom";
+	} else if (lr && (!strcmp(lr, "cpu") || !strcmp(lr, "signal"))) {
+		*status = "killed";
+	} else if (lr && !strcmp(lr, "error")) {
+		*status = "error";
+	} else if (qr && !strcmp(qr, "timeout")) {
+		*status = "timed_out";
+	} else if (qr && !strcmp(qr, "signal")) {
+		*status = "killed";
+	} else {
+		*status = num(lim ? lim : st, "exit_code", 1) == 0 ? "succeeded" : "failed";
+	}
+}
+
+/* The workspace a job ran in: its working directory under workspaces/. */
+static const char *workspace_of(const cJSON *st)
+{
+	const char *cwd = str(st, "cwd");
+	size_t n = strlen(cfg.workspaces);
+	if (!cwd || strncmp(cwd, cfg.workspaces, n) || cwd[n] != '/')
+		return NULL;
+	return cwd + n + 1;
+}
+
+static const char *hint_for(const char *status, const char *id)
+{
+	static __thread char h[300];
+	if (!strcmp(status, "queued") || !strcmp(status, "running"))
+		snprintf(h, sizeof h, "The job is still %s. Call job_status with job_id \"%s\" "
+			 "and wait_s 45 to wait for it and get the output since the offsets "
+			 "given; cancel_job stops it.", status, id);
+	else if (!strcmp(status, "timed_out"))
+		snprintf(h, sizeof h, "The run was stopped at its time limit: make it faster, "
+			 "or ask for a larger timeout_s (sandbox_info gives the cap).");
+	else if (!strcmp(status, "oom"))
+		snprintf(h, sizeof h, "The run ran out of memory: use less, or ask for a larger "
+			 "memory_mb (sandbox_info gives the cap).");
+	else if (!strcmp(status, "lost"))
+		snprintf(h, sizeof h, "The worker running the job died; its result is unknown. "
+			 "Run it again.");
+	else
+		return NULL;
+	return h;
+}
+
+cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
+		     uint64_t out_off, uint64_t err_off)
+{
+	const char *status, *reason;
+	outcome(st, &status, &reason);
+	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "job_id", id);
+	if (!workspace)
+		workspace = workspace_of(st);
+	if (workspace)
+		cJSON_AddStringToObject(o, "workspace_id", workspace);
+	cJSON_AddStringToObject(o, "status", status);
+	cJSON_AddStringToObject(o, "reason", reason);
+
+	int done = strcmp(status, "queued") && strcmp(status, "running");
+	const cJSON *ec = cJSON_GetObjectItem(lim ? lim : st, "exit_code");
+	if (done && cJSON_IsNumber(ec))
+		cJSON_AddNumberToObject(o, "exit_code", ec->valuedouble);
+	else
+		cJSON_AddNullToObject(o, "exit_code");
+	const char *sig = str(lim, "signal_name");
+	if (done && sig)
+		cJSON_AddStringToObject(o, "signal", sig);
+	else
+		cJSON_AddNullToObject(o, "signal");
+
+	/* Output: stdout gets three quarters of the room, stderr the rest,
+	 * and what one does not use the other may. The text block repeats
+	 * it, so the room is half the result's. */
+	size_t room = cfg.max_chars > 4000 ? (cfg.max_chars - 4000) / 2 : 1000;
+	struct piece po, pe;
+	char *e = stream_text(id, "stderr", err_off, room / 4, &pe);
+	size_t used_e = strlen(e);
+	char *out = stream_text(id, "stdout", out_off, room - used_e, &po);
+	if (pe.dropped && strlen(out) < room * 3 / 4) {
+		free(e);
+		e = stream_text(id, "stderr", err_off, room - strlen(out), &pe);
+	}
+	cJSON_AddStringToObject(o, "stdout", out);
+	cJSON_AddStringToObject(o, "stderr", e);
+	free(out);
+	free(e);
+	double so_total = num(st, "stdout_total", (double)po.size);
+	double se_total = num(st, "stderr_total", (double)pe.size);
+	cJSON_AddNumberToObject(o, "stdout_bytes", so_total);
+	cJSON_AddNumberToObject(o, "stderr_bytes", se_total);
+	cJSON_AddNumberToObject(o, "stdout_dropped_bytes", (double)po.dropped +
+				(so_total > (double)po.size ? so_total - (double)po.size : 0));
+	cJSON_AddNumberToObject(o, "stderr_dropped_bytes", (double)pe.dropped +
+				(se_total > (double)pe.size ? se_total - (double)pe.size : 0));
+	cJSON_AddNumberToObject(o, "stdout_offset", (double)(po.size > out_off ? po.size : out_off));
+	cJSON_AddNumberToObject(o, "stderr_offset", (double)(pe.size > err_off ? pe.size : err_off));
+	cJSON_AddBoolToObject(o, "invalid_utf8", po.replaced || pe.replaced);
+
+	if (done && lim) {
+		cJSON_AddNumberToObject(o, "wall_ms", num(lim, "wall_ms", 0));
+		cJSON_AddNumberToObject(o, "cpu_ms", num(lim, "user_ms", 0) + num(lim, "sys_ms", 0));
+		cJSON_AddNumberToObject(o, "peak_memory_bytes", num(lim, "peak_memory_bytes", 0));
+	} else if (done) {
+		cJSON_AddNumberToObject(o, "wall_ms", num(st, "wall_ms", 0));
+		cJSON_AddNumberToObject(o, "cpu_ms", num(st, "user_ms", 0) + num(st, "sys_ms", 0));
+		cJSON_AddNullToObject(o, "peak_memory_bytes");
+	} else {
+		cJSON_AddNullToObject(o, "wall_ms");
+		cJSON_AddNullToObject(o, "cpu_ms");
+		cJSON_AddNullToObject(o, "peak_memory_bytes");
+	}
+	static const struct { const char *status, *limit; } stopped[] = {
+		{ "timed_out", "timeout" }, { "oom", "memory" },
+	};
+	const char *which = NULL;
+	for (size_t i = 0; i < sizeof stopped / sizeof *stopped; i++)
+		if (!strcmp(status, stopped[i].status))
+			which = stopped[i].limit;
+	if (!which && !strcmp(reason, "cpu"))
+		which = "cpu";
+	if (!which && !strcmp(reason, "pids"))
+		which = "pids";
+	if (which)
+		cJSON_AddStringToObject(o, "limit_hit", which);
+	else
+		cJSON_AddNullToObject(o, "limit_hit");
+	const char *err = str(st, "error");
+	if (err)
+		cJSON_AddStringToObject(o, "error", err);
+	const char *h = hint_for(status, id);
+	if (h)
+		cJSON_AddStringToObject(o, "hint", h);
+	return o;
+}
+
+cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t limit,
+		   char *err, size_t errlen)
+{
+	int fd = job_file(id, "job.jsonl");
+	if (fd < 0) {
+		snprintf(err, errlen, "no job %s (list_jobs shows the jobs there are)", id);
+		return NULL;
+	}
+	close(fd);
+	struct piece p;
+	size_t room = cfg.max_chars > 4000 ? (cfg.max_chars - 4000) / 2 : 1000;
+	if (limit > room)
+		limit = room;
+	fd = job_file(id, stream);
+	struct stat st;
+	uint64_t size = fd >= 0 && fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	size_t got = 0;
+	char *raw = fd >= 0 && offset < size ?
+		read_at(fd, offset, (size_t)(size - offset < limit ? size - offset : limit), &got) :
+		xstrdup("");
+	if (fd >= 0)
+		close(fd);
+	while (got > 0 && offset + got < size && ((unsigned char)raw[got] & 0xc0) == 0x80)
+		got--;   /* end on a character boundary */
+	memset(&p, 0, sizeof p);
+	char *t = clean_text(raw, got, &p.replaced);
+	free(raw);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "job_id", id);
+	cJSON_AddStringToObject(o, "stream", stream);
+	cJSON_AddNumberToObject(o, "offset", (double)offset);
+	cJSON_AddStringToObject(o, "text", t);
+	cJSON_AddNumberToObject(o, "next_offset", (double)(offset + got));
+	cJSON_AddNumberToObject(o, "total_bytes", (double)size);
+	cJSON_AddBoolToObject(o, "eof", offset + got >= size);
+	cJSON_AddBoolToObject(o, "invalid_utf8", p.replaced);
+	free(t);
+	return o;
+}
+
+/* The text block: the same as structuredContent, for a person. */
+char *result_text(const cJSON *res)
+{
+	struct buf b = {0};
+	char line[600];
+	const char *status = str(res, "status"), *sig = str(res, "signal");
+	const cJSON *ec = cJSON_GetObjectItem(res, "exit_code");
+	int n = snprintf(line, sizeof line, "job %s: %s", str(res, "job_id"), status);
+	if (cJSON_IsNumber(ec))
+		n += snprintf(line + n, sizeof line - (size_t)n, ", exit code %d", ec->valueint);
+	if (sig)
+		n += snprintf(line + n, sizeof line - (size_t)n, ", signal %s", sig);
+	if (str(res, "limit_hit"))
+		n += snprintf(line + n, sizeof line - (size_t)n, ", stopped by the %s limit",
+			      str(res, "limit_hit"));
+	if (cJSON_IsNumber(cJSON_GetObjectItem(res, "wall_ms")))
+		n += snprintf(line + n, sizeof line - (size_t)n, " (%.0f ms, cpu %.0f ms)",
+			      num(res, "wall_ms", 0), num(res, "cpu_ms", 0));
+	if (str(res, "workspace_id"))
+		n += snprintf(line + n, sizeof line - (size_t)n, "; workspace %s",
+			      str(res, "workspace_id"));
+	put(&b, line, strlen(line));
+	put(&b, "\n", 1);
+	static const char *const streams[] = { "stdout", "stderr" };
+	for (size_t i = 0; i < 2; i++) {
+		const char *t = str(res, streams[i]);
+		if (!t || !*t)
+			continue;
+		snprintf(line, sizeof line, "--- %s ---\n", streams[i]);
+		put(&b, line, strlen(line));
+		put(&b, t, strlen(t));
+		if (t[strlen(t) - 1] != '\n')
+			put(&b, "\n", 1);
+	}
+	if (str(res, "error")) {
+		snprintf(line, sizeof line, "error: %.500s\n", str(res, "error"));
+		put(&b, line, strlen(line));
+	}
+	if (str(res, "hint")) {
+		put(&b, str(res, "hint"), strlen(str(res, "hint")));
+		put(&b, "\n", 1);
+	}
+	return b.p;
+}

@@ -1,0 +1,92 @@
+/* runners.c - the languages: one executable file per language in the
+ * runners directory. Its name, made safe ([a-z0-9_-], at most 64), is a
+ * value of run_code's language. Hidden files and what is not an
+ * executable regular file are skipped. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+struct runner *runners;
+size_t nrunners;
+
+static void sanitise(char *dst, const char *name)
+{
+	size_t i = 0;
+	for (; name[i] && i < 64; i++) {
+		char c = name[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		dst[i] = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ? c : '_';
+	}
+	dst[i] = '\0';
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct runner *)a)->name, ((const struct runner *)b)->name);
+}
+
+void runners_load(void)
+{
+	DIR *d = opendir(cfg.runners_dir);
+	struct dirent *de;
+	if (!d) {
+		mcp_log("unable to open the runners directory %s: %s", cfg.runners_dir,
+			strerror(errno));
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) < 0 ||
+		    !S_ISREG(st.st_mode) || faccessat(dirfd(d), de->d_name, X_OK, 0) < 0)
+			continue;
+		struct runner r = {0};
+		sanitise(r.name, de->d_name);
+		if (runner_find(r.name))
+			continue;  /* two names made the same: the first wins */
+		if (asprintf(&r.path, "%s/%s", cfg.runners_dir, de->d_name) < 0)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+		struct runner *nr = realloc(runners, (nrunners + 1) * sizeof *nr);
+		if (!nr)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+		runners = nr;
+		runners[nrunners++] = r;
+	}
+	closedir(d);
+	qsort(runners, nrunners, sizeof *runners, by_name);
+}
+
+const struct runner *runner_find(const char *name)
+{
+	for (size_t i = 0; i < nrunners; i++)
+		if (strcmp(runners[i].name, name) == 0)
+			return &runners[i];
+	return NULL;
+}
+
+/* `RUNNER --version`: the language's version, for sandbox_info. Asked
+ * once, on first use. */
+void runners_versions(void)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	static int done;
+	pthread_mutex_lock(&once);
+	for (size_t i = 0; !done && i < nrunners; i++) {
+		char *out, *argv[] = { runners[i].path, "--version", NULL };
+		if (spawn_capture(argv, &out, 4096, 1) == 0 && out) {
+			out[strcspn(out, "\n")] = '\0';
+			runners[i].version = out;
+		} else {
+			free(out);
+		}
+	}
+	done = 1;
+	pthread_mutex_unlock(&once);
+}
