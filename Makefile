@@ -149,8 +149,16 @@ tests/unit/%: tests/unit/%.o lib/libsr.a
 demo: all
 	@sh tests/demo.sh
 
-check: all check-deps $(UNITS)
+check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json
 	@SAN='$(SAN)' bash tests/run
+
+# The official MCP clients that drive sr-mcp in the tests, pinned by
+# tests/mcp/package-lock.json. Offline, the tests that need them skip and
+# say so; under CI a failed install fails the check.
+tests/mcp/node_modules/.package-lock.json: tests/mcp/package-lock.json | check-deps
+	@cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error || \
+	  { echo "sr: warning: npm ci failed in tests/mcp: the MCP client tests will skip" >&2; \
+	    [ "$${CI:-}" != true ]; }
 
 bench: all
 	@bash bench/run

@@ -36,6 +36,11 @@ for p in $want; do
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
 	case $s in *" installed") ;; *) missing="$missing $p" ;; esac
 done
+# npm, for the MCP clients the sr-mcp tests drive: Debian's package only
+# where no npm came with the installed Node.js.
+if [ "${1:-build}" = check ] && ! command -v npm >/dev/null 2>&1; then
+	missing="$missing npm"
+fi
 [ -z "$missing" ] && exit 0
 
 echo "sr: installing missing Debian packages:$missing"

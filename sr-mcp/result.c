@@ -104,9 +104,9 @@ char *clean_text(const char *s, size_t len, int *replaced)
 /* The job's file NAME, open, wherever the job is now. */
 static int job_file(const char *id, const char *name)
 {
-	static const char *const dirs[] = { "done", "run" };
+	static const char *const dirs[] = { "done", "run", "queue" };
 	char path[4400];
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		snprintf(path, sizeof path, "%s/%s/%s/%s", cfg.spool, dirs[i], id, name);
 		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd >= 0 || errno != ENOENT)
@@ -398,6 +398,21 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 	cJSON_AddBoolToObject(o, "invalid_utf8", p.replaced);
 	free(t);
 	return o;
+}
+
+cJSON *job_info(const char *id)
+{
+	int fd = job_file(id, "job.jsonl");
+	if (fd < 0)
+		return NULL;
+	size_t got;
+	char *s = read_at(fd, 0, 1 << 16, &got);
+	close(fd);
+	s[got] = '\0';
+	s[strcspn(s, "\n")] = '\0';
+	cJSON *j = cJSON_Parse(s);
+	free(s);
+	return j;
 }
 
 /* The text block: the same as structuredContent, for a person. */

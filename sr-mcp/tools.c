@@ -459,6 +459,13 @@ static void cancel_job(struct req *r, const cJSON *args)
 	reply(r, res, text, 0);
 }
 
+static int newest_first(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	return strcmp(cJSON_GetObjectItem(y, "id")->valuestring,
+		      cJSON_GetObjectItem(x, "id")->valuestring);
+}
+
 static void list_jobs(struct req *r, const cJSON *args)
 {
 	double limit = 50;
@@ -470,15 +477,22 @@ static void list_jobs(struct req *r, const cJSON *args)
 		reply_error(r, "%s", err);
 		return;
 	}
-	int n = cJSON_GetArraySize(all);
+	int n = cJSON_GetArraySize(all), k = 0;
+	const cJSON **v = xmalloc((size_t)(n + 1) * sizeof *v), *it;
+	cJSON_ArrayForEach(it, all)
+		if (cJSON_IsString(cJSON_GetObjectItem(it, "id")))
+			v[k++] = it;
+	qsort(v, (size_t)k, sizeof *v, newest_first);   /* ids sort by submission */
 	cJSON *res = cJSON_CreateObject(), *jobs = cJSON_AddArrayToObject(res, "jobs");
 	char *text = xstrdup(""), line[300];
 	size_t tlen = 0;
-	for (int i = n - 1; i >= 0 && n - 1 - i < (int)limit; i--) {   /* newest first */
-		const cJSON *j = cJSON_GetArrayItem(all, i), *argv = cJSON_GetObjectItem(j, "argv");
+	for (int i = 0; i < k && i < (int)limit; i++) {
+		const cJSON *j = v[i];
 		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
-		if (!cJSON_IsString(id) || !cJSON_IsString(state))
+		if (!cJSON_IsString(state))
 			continue;
+		cJSON *info = job_info(id->valuestring);
+		const cJSON *argv = cJSON_GetObjectItem(info, "argv");
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "job_id", id->valuestring);
 		cJSON_AddStringToObject(o, "state", state->valuestring);
@@ -488,7 +502,7 @@ static void list_jobs(struct req *r, const cJSON *args)
 		const cJSON *prog = cJSON_GetArrayItem(argv, 0);
 		if (cJSON_IsString(prog) && strrchr(prog->valuestring, '/'))
 			cJSON_AddStringToObject(o, "language", strrchr(prog->valuestring, '/') + 1);
-		const cJSON *cwd = cJSON_GetObjectItem(j, "cwd");
+		const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
 		size_t wl = strlen(cfg.workspaces);
 		if (cJSON_IsString(cwd) && !strncmp(cwd->valuestring, cfg.workspaces, wl) &&
 		    cwd->valuestring[wl] == '/')
@@ -497,6 +511,7 @@ static void list_jobs(struct req *r, const cJSON *args)
 		if (cJSON_IsNumber(sub))
 			cJSON_AddNumberToObject(o, "submitted_ms", sub->valuedouble);
 		cJSON_AddItemToArray(jobs, o);
+		cJSON_Delete(info);
 		int m = snprintf(line, sizeof line, "%s %s%s%s\n", id->valuestring, state->valuestring,
 				 cJSON_IsString(reason) ? " " : "",
 				 cJSON_IsString(reason) ? reason->valuestring : "");
@@ -504,7 +519,8 @@ static void list_jobs(struct req *r, const cJSON *args)
 		memcpy(text + tlen, line, (size_t)m + 1);
 		tlen += (size_t)m;
 	}
-	cJSON_AddNumberToObject(res, "total", n);
+	cJSON_AddNumberToObject(res, "total", k);
+	free(v);
 	cJSON_Delete(all);
 	reply(r, res, tlen ? text : "no jobs yet", 0);
 	free(text);

@@ -107,3 +107,13 @@ cc_probe() {
 	printf '%s\n' "$2" > "$T/$1.c"
 	cc -O1 -w -o "$T/$1" "$T/$1.c" "${@:3}"
 }
+
+# mcp_client_guard: skip the file unless the sandbox runs here and the
+# pinned MCP clients are installed (make check runs npm ci in tests/mcp).
+mcp_client_guard() {
+	run sr-jail true
+	[ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $err"
+	command -v node >/dev/null || skip_all "node is not installed"
+	[ -d "$SR_ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ] ||
+		skip_all "the MCP clients are not installed (cd tests/mcp && npm ci)"
+}

@@ -1,0 +1,5 @@
+#!/bin/bash
+# sr-mcp: tests/mcp/raw.mjs (see its first lines).
+. "$(dirname "$0")/lib.sh"
+mcp_client_guard
+exec node "$SR_ROOT/tests/mcp/raw.mjs"

@@ -1,0 +1,36 @@
+// tap.mjs - TAP output and the sr-mcp under test, for the MCP client tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+let n = 0, failed = 0;
+export function ok(cond, desc, ...diag) {
+  n++;
+  console.log(`${cond ? 'ok' : 'not ok'} ${n} - ${desc}`);
+  if (!cond) {
+    failed++;
+    for (const d of diag) console.log(String(typeof d === 'string' ? d : JSON.stringify(d)).replace(/^/gm, '# '));
+  }
+  return cond;
+}
+export const is = (got, want, desc) => ok(got === want, desc, `got:  ${JSON.stringify(got)}`, `want: ${JSON.stringify(want)}`);
+export const like = (got, re, desc) => ok(re.test(String(got)), desc, `got:  ${JSON.stringify(got)}`, `want match: ${re}`);
+export function skip(desc, why) { n++; console.log(`ok ${n} - ${desc} # SKIP ${why}`); }
+export function done() { console.log(`1..${n}`); process.exitCode = failed ? 1 : 0; }
+export function diag(s) { console.log(String(s).replace(/^/gm, '# ')); }
+
+// The server under test, with a state directory of its own.
+export const root = process.env.SR_ROOT;
+export const server = join(root, 'sr-mcp/sr-mcp');
+export function stateDir() {
+  const d = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'sr-mcp-test.'));
+  process.on('exit', () => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+export function serverEnv(state, extra = {}) {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', SR_MCP_STATE_DIR: state, ...extra };
+}
+// A tool result's structuredContent, or what went wrong.
+export const sc = (r) => (r && r.structuredContent) || {};
+export const text = (r) => ((r && r.content) || []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+export const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
