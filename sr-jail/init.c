@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,7 +73,22 @@ static void wait_for_outer(const struct jail *j)
 		;
 	if (n != 1)
 		_exit(SR_EXIT_SYS);
-	close(j->sync_fd);
+}
+
+/* The program died of a signal: die of it too (with no core of our own),
+ * so that whoever waits for sr-jail, sr-limit say, sees how it ended. */
+void jail_die_like(int status)
+{
+	int sig = WTERMSIG(status);
+	struct rlimit none = { 0, 0 };
+	sigset_t set;
+	(void)setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	kill(getpid(), sig);
+	_exit(sr_status_to_exit(status));   /* a signal that does not kill */
 }
 
 void jail_save_tty(struct jail *j)
@@ -134,6 +150,7 @@ void jail_init(struct jail *j)
 	if (chdir(dir) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to change directory to %s", dir);
 	int status = jail_wait(jail_spawn(j), 1);
+	(void)sr_write_all(j->sync_fd, &status, sizeof status);
 	reap_all();
 	_exit(sr_status_to_exit(status));
 }

@@ -56,7 +56,7 @@ struct jail {
 	char **envp;
 	sigset_t oldmask;       /* the caller's signal mask, for the payload */
 	int prog_tree;          /* detached read-only bind of the program, or -1 */
-	int sync_fd;            /* pipe from the outer sr-jail to PID 1 */
+	int sync_fd;            /* PID 1's end of the socket pair with the outer sr-jail */
 	mode_t umask;           /* the caller's */
 	int tty_fd;             /* the first of 0-2 that is a terminal, or -1 */
 	struct termios tty;     /* its settings before the jail */
@@ -142,6 +142,8 @@ void jail_filter(const struct jail *j);
  * changed size made inside do not outlive the run). */
 void jail_save_tty(struct jail *j);
 void jail_restore_tty(const struct jail *j);
+/* In the outer sr-jail: the program died of a signal, die of it too. */
+void jail_die_like(int status) __attribute__((noreturn));
 void jail_block_signals(struct jail *j);
 int jail_wait(pid_t child, int outside_only);
 void jail_init(struct jail *j) __attribute__((noreturn));

@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "jail.h"
@@ -47,9 +49,11 @@ int main(int argc, char **argv)
 	j.umask = umask(0);
 
 	jail_save_tty(&j);
+	/* One byte to PID 1 when the jail may start; the program's wait
+	 * status back when it ends. */
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to create a pipe");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pfd) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to create a socket pair");
 	pid_t pid = fork();
 	if (pid < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to fork the jail's init");
@@ -67,9 +71,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (write(pfd[1], "", 1) < 0 && errno != EPIPE)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to start the jail");
-	close(pfd[1]);
 	jail_drop_effective_caps(); /* it holds no capability it could use */
-	int status = jail_wait(pid, 0);
+	int status = jail_wait(pid, 0), prog;
 	jail_restore_tty(&j);
+	if (read(pfd[1], &prog, sizeof prog) == (ssize_t)sizeof prog && WIFSIGNALED(prog))
+		jail_die_like(prog);
 	_exit(sr_status_to_exit(status));
 }
