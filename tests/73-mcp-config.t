@@ -1,0 +1,33 @@
+#!/bin/bash
+# The client configurations the README gives: each parses as JSON of the
+# shape Claude Desktop reads (mcpServers.NAME.command, args), and the Linux
+# one, with the build tree's sr-mcp for the installed path, starts a server
+# that answers initialize.
+. "$(dirname "$0")/lib.sh"
+
+python3 - "$SR_ROOT/README.md" > "$T/configs" <<'PY' || true
+import json, re, sys
+text = open(sys.argv[1]).read()
+for m in re.finditer(r'^ +(\{ "mcpServers".*?\} \} \})$', text, re.M | re.S):
+    block = " ".join(line.strip() for line in m.group(1).splitlines())
+    print(json.dumps(json.loads(block)))
+PY
+n=$(wc -l < "$T/configs")
+ok "the README gives at least two client configurations ($n)" test "$n" -ge 2
+while read -r cfg; do
+	shape=$(python3 -c '
+import json, sys
+c = json.loads(sys.argv[1])["mcpServers"]["sr"]
+assert isinstance(c["command"], str) and c["command"]
+assert all(isinstance(a, str) for a in c.get("args", []))
+print(c["command"])' "$cfg" 2>&1)
+	like "$shape" '^(/usr/local/bin/sr-mcp|C:\\Windows\\System32\\wsl.exe)$' "a configuration of the right shape: $shape"
+	case $shape in
+	*wsl.exe) like "$cfg" '"--", "/usr/local/bin/sr-mcp"' "the WSL2 one runs sr-mcp inside WSL" ;;
+	esac
+done < "$T/configs"
+reply=$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cfg","version":"1"}}}' |
+	HOME=$T "$SR_ROOT/sr-mcp/sr-mcp")
+like "$reply" '"serverInfo":\{"name":"sr-mcp"' "the configured command starts a server that answers initialize"
+ok "... and made nothing before the first tool call" test ! -e "$T/.local/state/sr"
+done_testing
