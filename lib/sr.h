@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Exit codes (DESIGN.md, after execline and s6). */
+/* Exit codes (HACKING.md has the table; after execline and s6). */
 enum {
 	SR_EXIT_OK = 0,
 	SR_EXIT_SOFT = 1,       /* expected soft failure: busy, not found */
