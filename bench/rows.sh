@@ -84,6 +84,7 @@ targets_section() {
 
 section "sr-queue: /bin/true jobs end to end (submit -> completed), fsync included" queue_section
 section "sr-queue: with 10,000 jobs queued" queue_scale_section
+section "sr-mcp: run_code over stdio, end to end" mcp_section
 section "Targets" targets_section
 
 # N jobs submitted by two concurrent submitters while W workers run;
@@ -139,4 +140,9 @@ queue_scale_section() {
 	t1=$(date +%s.%N)
 	echo
 	python3 -c "print(f'Draining those {$left} jobs with one worker, -j 2: {$left / ($t1 - $t0):.0f} jobs/s')"
+}
+
+mcp_section() {
+	have sr-mcp || { echo "(sr-mcp not built)"; return; }
+	python3 "$SR_ROOT/bench/mcp.py" "$work" "${SR_BENCH_QUICK:+30}${SR_BENCH_QUICK:-200}"
 }

@@ -29,6 +29,12 @@ q = os.path.join(work, "queue-throughput")
 if os.path.exists(q):
     v = float(open(q).read().split()[0])
     rows.append(("sr-queue throughput, 2 workers", "≥ 300 jobs/s, durable", f"{v:.0f} jobs/s", v >= 300))
+m = os.path.join(work, "mcp.json")
+if os.path.exists(m):
+    f = json.load(open(m))
+    rows.append(("sr-mcp tools/call run_code bash `true`, end to end", "< 10 ms median",
+                 f"{f['run_code_ms']:.2f} ms", f["run_code_ms"] < 10))
+    rows.append(("sr-mcp resident memory, idle", "< 4 MB", f"{f['rss_kb'] / 1024:.1f} MB", f["rss_kb"] < 4096))
 print("| figure | target | this run | met |")
 print("| --- | --- | --- | --- |")
 for name, target, got, met in rows:

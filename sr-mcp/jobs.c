@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
+#include <time.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -210,23 +213,20 @@ fail:
 	return -1;
 }
 
-static cJSON *status_of(const char *id, uint64_t ms, char *err, size_t errlen)
+static cJSON *status_of(const char *id, char *err, size_t errlen)
 {
-	char t[32], *out;
-	snprintf(t, sizeof t, "%llums", (unsigned long long)ms);
-	char *wait[] = { "sr-queue", "wait", cfg.spool, (char *)id, "--timeout", t, "--json", NULL };
-	char *stat[] = { "sr-queue", "status", cfg.spool, (char *)id, "--json", NULL };
-	int rc = spawn_capture(ms ? wait : stat, &out, 1 << 20, 0);
+	char *out;
+	char *argv[] = { "sr-queue", "status", cfg.spool, (char *)id, "--json", NULL };
+	int rc = spawn_capture(argv, &out, 1 << 20, 0);
 	cJSON *j = out ? cJSON_Parse(out) : NULL;
 	free(out);
-	if (!cJSON_IsObject(j) || !cJSON_GetObjectItem(j, "state")) {
+	if (!cJSON_IsObject(j) || !cJSON_IsString(cJSON_GetObjectItem(j, "state"))) {
 		cJSON_Delete(j);
 		if (rc == 1 || rc == 111)
 			snprintf(err, errlen, "no job %s in %s (it may have been removed)", id,
 				 cfg.spool);
 		else
-			snprintf(err, errlen, "sr-queue %s failed (exit %d)", ms ? "wait" : "status",
-				 rc);
+			snprintf(err, errlen, "sr-queue status failed (exit %d)", rc);
 		return NULL;
 	}
 	return j;
@@ -234,34 +234,119 @@ static cJSON *status_of(const char *id, uint64_t ms, char *err, size_t errlen)
 
 static int finished(const cJSON *st)
 {
-	const cJSON *s = cJSON_GetObjectItem(st, "state");
-	return cJSON_IsString(s) && strcmp(s->valuestring, "queued") &&
-	       strcmp(s->valuestring, "running");
+	const char *s = cJSON_GetObjectItem(st, "state")->valuestring;
+	return strcmp(s, "queued") && strcmp(s, "running");
 }
 
-/* Wait in slices: progress between them, the worker looked after while
- * the job is still queued, and a cancel seen. */
+/* One inotify watch on SPOOL/done for the life of the process: a job that
+ * ends is renamed there, and every waiting call is woken. (`sr-queue
+ * wait` would do, but an inotify instance costs some 15 ms to close, and
+ * one per call is on every call's path.) */
+static pthread_mutex_t news_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t news = PTHREAD_COND_INITIALIZER;
+static unsigned long generation;
+static int watching;      /* 0 not yet, 1 watching, -1 cannot */
+
+static void *watch_done(void *arg)
+{
+	int ino = (int)(intptr_t)arg;
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	for (;;) {
+		ssize_t n = read(ino, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return NULL;
+		pthread_mutex_lock(&news_lock);
+		generation++;
+		pthread_cond_broadcast(&news);
+		pthread_mutex_unlock(&news_lock);
+	}
+}
+
+static void watch_start(void)
+{
+	char done[4200];
+	pthread_t t;
+	pthread_mutex_lock(&news_lock);
+	if (watching == 0) {
+		snprintf(done, sizeof done, "%s/done", cfg.spool);
+		int ino = inotify_init1(IN_CLOEXEC);
+		if (ino >= 0 && inotify_add_watch(ino, done, IN_MOVED_TO | IN_ONLYDIR) >= 0 &&
+		    pthread_create(&t, NULL, watch_done, (void *)(intptr_t)ino) == 0) {
+			pthread_detach(t);
+			watching = 1;
+		} else {
+			watching = errno == ENOENT ? 0 : -1;   /* no spool yet: later */
+			if (ino >= 0)
+				close(ino);
+		}
+	}
+	pthread_mutex_unlock(&news_lock);
+}
+
+/* Sleep until a job ends or ms pass. */
+static void wait_news(uint64_t ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(ms / 1000);
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&news_lock);
+	unsigned long g = generation;
+	while (g == generation && pthread_cond_timedwait(&news, &news_lock, &ts) == 0)
+		;
+	pthread_mutex_unlock(&news_lock);
+}
+
+/* Has the job ended (its directory is in done/)? */
+static int in_done(const char *id)
+{
+	char path[4200];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/done/%s", cfg.spool, id);
+	return lstat(path, &st) == 0;
+}
+
+/* Wait until the job ends, ms pass or the call is cancelled: woken when a
+ * job ends; once a second sr-queue status looks (it settles a job whose
+ * worker died), a worker is started if the job is still queued, and every
+ * few seconds progress is sent. */
 cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t errlen)
 {
-	uint64_t start = sr_now_ns() / 1000000, waited = 0;
-	cJSON *st = status_of(id, 0, err, errlen);
+	uint64_t start = sr_now_ns() / 1000000, waited = 0, looked = 0, told = 0, every = 20;
+	watch_start();
+	cJSON *st = status_of(id, err, errlen);
 	while (st && !finished(st) && waited < ms && !(r && r->cancelled)) {
+		/* Still queued: a worker that was exiting may have held the lock
+		 * when the job came; look again soon, then less often. */
 		int queued = strcmp(cJSON_GetObjectItem(st, "state")->valuestring, "queued") == 0;
 		if (queued)
 			worker_ensure();
-		uint64_t slice = ms - waited;
-		if (slice > (queued ? 1000 : MCP_PROGRESS_S * 1000))
-			slice = queued ? 1000 : MCP_PROGRESS_S * 1000;
-		cJSON_Delete(st);
-		st = status_of(id, slice, err, errlen);
+		uint64_t step = queued ? every : 1000;
+		every = every * 2 < 1000 ? every * 2 : 1000;
+		uint64_t slice = ms - waited < step ? ms - waited : step;
+		while (!in_done(id) && sr_now_ns() / 1000000 - start < waited + slice &&
+		       !(r && r->cancelled))
+			wait_news(watching > 0 ? waited + slice - (sr_now_ns() / 1000000 - start) : 50);
 		waited = sr_now_ns() / 1000000 - start;
-		if (st && r && !finished(st) && waited < ms) {
-			char msg[200];
-			const cJSON *b = cJSON_GetObjectItem(st, "stdout_bytes");
-			snprintf(msg, sizeof msg, "job %s %s for %.0f s", id,
-				 cJSON_GetObjectItem(st, "state")->valuestring, (double)waited / 1000);
-			(void)b;
+		if (in_done(id) || queued || waited - looked >= 1000 || waited >= ms) {
+			cJSON_Delete(st);
+			st = status_of(id, err, errlen);
+			looked = waited;
+		}
+		if (st && r && !finished(st) && waited < ms &&
+		    waited - told >= MCP_PROGRESS_S * 1000) {
+			char msg[400], note[300];
+			progress_note(id, note, sizeof note);
+			snprintf(msg, sizeof msg, "job %s %s for %.0f s: %s", id,
+				 cJSON_GetObjectItem(st, "state")->valuestring, (double)waited / 1000, note);
 			send_progress(r, (double)waited / 1000, msg);
+			told = waited;
 		}
 	}
 	return st;

@@ -122,6 +122,7 @@ struct cJSON *result_object(const char *job_id, const char *workspace,
 struct cJSON *result_logs(const char *job_id, const char *stream, uint64_t offset,
 			  uint64_t limit, char *err, size_t errlen);
 char *result_text(const struct cJSON *res);
+void progress_note(const char *id, char *buf, size_t len);
 /* The job's own record (argv, cwd, tenant ...), or NULL. */
 struct cJSON *job_info(const char *id);
 /* Make bytes safe to hand a model: invalid UTF-8 and NUL become U+FFFD,

@@ -260,6 +260,9 @@ static const char *hint_for(const char *status, const char *id)
 	else if (!strcmp(status, "oom"))
 		snprintf(h, sizeof h, "The run ran out of memory: use less, or ask for a larger "
 			 "memory_mb (sandbox_info gives the cap).");
+	else if (!strcmp(status, "error"))
+		snprintf(h, sizeof h, "The sandbox could not run the code (see error): this is "
+			 "not a fault of the code. Tell the user; sandbox_info shows the setup.");
 	else if (!strcmp(status, "lost"))
 		snprintf(h, sizeof h, "The worker running the job died; its result is unknown. "
 			 "Run it again.");
@@ -268,11 +271,52 @@ static const char *hint_for(const char *status, const char *id)
 	return h;
 }
 
+/* The chain itself failed (a tool of it said "fatal" and exited 111, 126
+ * or 127): its line, else NULL. The code's own failures are the code's. */
+static char *chain_failure(const char *id, const cJSON *st)
+{
+	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
+	double code = num(lim ? lim : st, "exit_code", 0);
+	if (code != 111 && code != 126 && code != 127)
+		return NULL;
+	int fd = job_file(id, "stderr");
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_size == 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	size_t got, n = sb.st_size < 1024 ? (size_t)sb.st_size : 1024;
+	char *tail = read_at(fd, (uint64_t)sb.st_size - n, n, &got);
+	close(fd);
+	tail[got] = '\0';
+	while (got && tail[got - 1] == '\n')
+		tail[--got] = '\0';
+	char *line = strrchr(tail, '\n');
+	line = line ? line + 1 : tail;
+	static const char *const tools[] = { "sr-limit: fatal: ", "sr-jail: fatal: ",
+					     "sr-exec: fatal: " };
+	for (size_t i = 0; i < 3; i++)
+		if (strncmp(line, tools[i], strlen(tools[i])) == 0) {
+			int r = 0;
+			char *clean = clean_text(line, strlen(line), &r);
+			free(tail);
+			return clean;
+		}
+	free(tail);
+	return NULL;
+}
+
 cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
 		     uint64_t out_off, uint64_t err_off)
 {
 	const char *status, *reason;
 	outcome(st, &status, &reason);
+	char *sandbox = strcmp(status, "failed") ? NULL : chain_failure(id, st);
+	if (sandbox) {
+		status = "error";
+		reason = "sandbox";
+	}
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "job_id", id);
@@ -352,8 +396,11 @@ cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
 	else
 		cJSON_AddNullToObject(o, "limit_hit");
 	const char *err = str(st, "error");
-	if (err)
+	if (sandbox)
+		cJSON_AddStringToObject(o, "error", sandbox);
+	else if (err)
 		cJSON_AddStringToObject(o, "error", err);
+	free(sandbox);
 	const char *h = hint_for(status, id);
 	if (h)
 		cJSON_AddStringToObject(o, "hint", h);
@@ -398,6 +445,38 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 	cJSON_AddBoolToObject(o, "invalid_utf8", p.replaced);
 	free(t);
 	return o;
+}
+
+/* For progress: "N bytes of output so far; last line: ..." */
+void progress_note(const char *id, char *buf, size_t len)
+{
+	int fd = job_file(id, "stdout");
+	struct stat sb;
+	uint64_t out = 0;
+	char last[121] = "";
+	if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_size > 0) {
+		out = (uint64_t)sb.st_size;
+		size_t got, n = out < 512 ? (size_t)out : 512;
+		char *tail = read_at(fd, out - n, n, &got);
+		tail[got] = '\0';
+		while (got && (tail[got - 1] == '\n' || tail[got - 1] == '\r'))
+			tail[--got] = '\0';
+		char *nl = strrchr(tail, '\n');
+		int r = 0;
+		char *clean = clean_text(nl ? nl + 1 : tail, strlen(nl ? nl + 1 : tail), &r);
+		snprintf(last, sizeof last, "%s", clean);
+		free(clean);
+		free(tail);
+	}
+	if (fd >= 0)
+		close(fd);
+	int e = job_file(id, "stderr");
+	uint64_t err = e >= 0 && fstat(e, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	if (e >= 0)
+		close(e);
+	snprintf(buf, len, "%llu bytes of stdout, %llu of stderr so far%s%s",
+		 (unsigned long long)out, (unsigned long long)err, last[0] ? "; last line: " : "",
+		 last);
 }
 
 cJSON *job_info(const char *id)

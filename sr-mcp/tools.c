@@ -16,7 +16,7 @@
 "\"job_id\":{\"type\":\"string\",\"description\":\"The job's id: pass it to job_status, job_logs, cancel_job.\"}," \
 "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace the run used: pass it to run_code to keep its files.\"}," \
 "\"status\":{\"type\":\"string\",\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\",\"timed_out\",\"oom\",\"killed\",\"cancelled\",\"lost\",\"error\"]}," \
-"\"reason\":{\"type\":\"string\",\"description\":\"How it ended: exit, signal, timeout, memory, cpu, pids, cancelled, lost, or why it could not start.\"}," \
+"\"reason\":{\"type\":\"string\",\"description\":\"How it ended: exit, signal, timeout, memory, cpu, pids, cancelled, lost, sandbox (the sandbox could not run it), or why it could not start.\"}," \
 "\"exit_code\":{\"type\":[\"integer\",\"null\"]}," \
 "\"signal\":{\"type\":[\"string\",\"null\"],\"description\":\"The signal that killed it, e.g. KILL.\"}," \
 "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"}," \

@@ -200,5 +200,24 @@ alive = true;
 for (let i = 0; i < 50 && alive; i++) { try { process.kill(pid2, 0); await sleep(50); } catch { alive = false; } }
 ok(!alive, 'sr-mcp exits on SIGTERM');
 await again.client.close().catch(() => {});
+
+// Runners: a language is a file; a chain that cannot be set up is said so.
+const { mkdtempSync, writeFileSync, chmodSync } = await import('node:fs');
+const rdir = mkdtempSync(`${process.env.TMPDIR || '/tmp'}/sr-runners.`);
+writeFileSync(`${rdir}/Shell Two!`, '#!/bin/sh\n[ "${1-}" = --version ] && { echo two 2.0; exit; }\n' +
+  'exec sr-limit $SR_LIMIT_ARGS sr-jail --bind "$SR_WORKSPACE" /workspace --chdir /workspace --ro-bind "$SR_CODE" /run/c sr-exec sh /run/c "$@"\n');
+writeFileSync(`${rdir}/broken`, '#!/bin/sh\nexec sr-limit $SR_LIMIT_ARGS sr-jail --bind /nonexistent-sr-source /x sr-exec true\n');
+chmodSync(`${rdir}/Shell Two!`, 0o755); chmodSync(`${rdir}/broken`, 0o755);
+const third = await connect({ SR_MCP_RUNNERS: rdir });
+const langs2 = (await third.client.listTools()).tools.find((t) => t.name === 'run_code').inputSchema.properties.language.enum;
+is(JSON.stringify(langs2), '["broken","shell_two_"]', 'a runner file is a language, its name made safe');
+const two = await call(third.client, 'run_code', { language: 'shell_two_', code: 'echo "two: $1"', args: ['x'] });
+is(sc(two).stdout, 'two: x\n', '... and runs code');
+const broke = await call(third.client, 'run_code', { language: 'broken', code: 'true' });
+is(sc(broke).status, 'error', 'a chain that cannot be set up: status error');
+is(sc(broke).reason, 'sandbox', '... reason sandbox');
+like(sc(broke).error, /^sr-jail: fatal: unable to bind \/nonexistent-sr-source/, '... with the line that says why');
+ok(broke.isError && /not a fault of the code/.test(sc(broke).hint), '... an isError result telling the model it is not its code');
+await third.client.close();
 done();
 process.exit();

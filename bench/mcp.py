@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""sr-mcp end to end: a tools/call of run_code with bash `true`, over
+stdio, N times in one session, against the same job without MCP (sr-queue
+submit and wait) and the chain alone; sr-mcp's resident memory when idle.
+Usage: mcp.py WORKDIR RUNS. Prints Markdown; saves the figures for
+targets.py in WORKDIR/mcp.json."""
+import json, os, statistics, subprocess, sys, time
+
+work, runs = sys.argv[1], int(sys.argv[2])
+state = os.path.join(work, "mcp-state")
+p = subprocess.Popen(["sr-mcp", "--state-dir", state], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, env=dict(os.environ))
+nid = 0
+
+def ask(method, params):
+    global nid
+    nid += 1
+    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": nid, "method": method, "params": params}) + "\n").encode())
+    p.stdin.flush()
+    return json.loads(p.stdout.readline())
+
+def rss_kb(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+
+ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
+time.sleep(0.2)
+idle_before = rss_kb(p.pid)
+call = {"name": "run_code", "arguments": {"language": "bash", "code": "true", "workspace_id": "bench"}}
+for _ in range(10):
+    r = ask("tools/call", call)
+    assert r["result"]["structuredContent"]["status"] == "succeeded", r
+times = []
+for _ in range(runs):
+    t0 = time.perf_counter()
+    r = ask("tools/call", call)
+    times.append(time.perf_counter() - t0)
+    assert r["result"]["structuredContent"]["status"] == "succeeded", r
+time.sleep(0.2)
+idle_after = rss_kb(p.pid)
+p.stdin.close()
+p.wait()
+
+spool = os.path.join(state, "spool")
+runner = os.path.join(os.environ["SR_ROOT"], "sr-mcp/runners/bash")
+code = os.path.join(work, "true.sh")
+open(code, "w").write("true\n")
+ws = os.path.join(os.path.realpath(state), "workspaces", "bench")
+env = {"PATH": os.environ["PATH"], "SR_CODE": code, "SR_WORKSPACE": ws,
+       "SR_LIMIT_ARGS": "--data 536870912 --pids 128 --timeout 300s", "SR_JAIL_ARGS": "", "SR_EXEC_ARGS": ""}
+worker = subprocess.Popen(["sr-queue", "run", spool, "-j", "2"], stderr=subprocess.DEVNULL)
+qtimes, ctimes = [], []
+args = ["sr-queue", "submit", spool, "--cwd", ws] + [f"--env={k}={v}" for k, v in env.items()] + ["--", runner]
+for i in range(runs + 10):
+    t0 = time.perf_counter()
+    jid = subprocess.run(args, capture_output=True, text=True).stdout.strip()
+    subprocess.run(["sr-queue", "wait", spool, jid], capture_output=True)
+    if i >= 10:
+        qtimes.append(time.perf_counter() - t0)
+worker.terminate()
+worker.wait()
+for i in range(runs + 10):
+    t0 = time.perf_counter()
+    subprocess.run([runner], env=env, cwd=ws, capture_output=True)
+    if i >= 10:
+        ctimes.append(time.perf_counter() - t0)
+
+med = statistics.median(times) * 1000
+print("| command | median | min | max | runs | × chain |")
+print("| --- | --- | --- | --- | --- | --- |")
+cm = statistics.median(ctimes) * 1000
+for label, t in (("tools/call run_code bash `true` (sr-mcp, stdio, end to end)", times),
+                 ("the same job through sr-queue submit + wait (no MCP)", qtimes),
+                 ("the chain alone: the bash runner, run directly", ctimes)):
+    m = statistics.median(t) * 1000
+    print(f"| {label} | {m:.2f} ms | {min(t) * 1000:.2f} ms | {max(t) * 1000:.2f} ms | {len(t)} | {m / cm:.2f} |")
+print()
+print(f"sr-mcp resident memory: {idle_before} kB idle after initialize, {idle_after} kB idle after {runs + 10} calls.")
+json.dump({"run_code_ms": med, "rss_kb": max(idle_before, idle_after)}, open(os.path.join(work, "mcp.json"), "w"))
