@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "queue.h"
 #include "sr.h"
+#include "worker.h"
 
-void fair_init(struct fair *f, uint64_t budget_ns, uint64_t window_ns)
+void sq_fair_init(struct sq_fair *f, uint64_t budget_ns, uint64_t window_ns)
 {
 	memset(f, 0, sizeof *f);
 	f->budget_ns = budget_ns;
@@ -21,7 +21,7 @@ void fair_init(struct fair *f, uint64_t budget_ns, uint64_t window_ns)
 	f->rr = (size_t)-1;
 }
 
-void fair_free(struct fair *f)
+void sq_fair_free(struct sq_fair *f)
 {
 	for (size_t i = 0; i < f->nt; i++)
 		free(f->t[i].heap);
@@ -39,46 +39,46 @@ static void *grow(void *p, size_t *cap, size_t size)
 	return q;
 }
 
-static struct tenant *tenant_get(struct fair *f, const char *name)
+static struct sq_tenant *tenant_get(struct sq_fair *f, const char *name)
 {
 	for (size_t i = 0; i < f->nt; i++)
 		if (strcmp(f->t[i].name, name) == 0)
 			return &f->t[i];
 	if (f->nt == f->cap)
 		f->t = grow(f->t, &f->cap, sizeof *f->t);
-	struct tenant *t = &f->t[f->nt++];
+	struct sq_tenant *t = &f->t[f->nt++];
 	memset(t, 0, sizeof *t);
-	strncpy(t->name, name, TENANT_MAX);
+	strncpy(t->name, name, SQ_TENANT_MAX);
 	t->tokens = (int64_t)f->budget_ns;
 	return t;
 }
 
-static void swap_ids(char (*a)[ID_LEN + 1], char (*b)[ID_LEN + 1])
+static void swap_ids(char (*a)[SQ_ID_LEN + 1], char (*b)[SQ_ID_LEN + 1])
 {
-	char tmp[ID_LEN + 1];
+	char tmp[SQ_ID_LEN + 1];
 	memcpy(tmp, a, sizeof tmp);
 	memcpy(a, b, sizeof tmp);
 	memcpy(b, tmp, sizeof tmp);
 }
 
-void fair_add(struct fair *f, const char *tenant, const char *id)
+void sq_fair_add(struct sq_fair *f, const char *tenant, const char *id)
 {
-	struct tenant *t = tenant_get(f, tenant);
+	struct sq_tenant *t = tenant_get(f, tenant);
 	if (t->n == t->cap)
 		t->heap = grow(t->heap, &t->cap, sizeof *t->heap);
 	size_t i = t->n++;
-	memcpy(t->heap[i], id, ID_LEN + 1);
+	memcpy(t->heap[i], id, SQ_ID_LEN + 1);
 	while (i > 0 && strcmp(t->heap[(i - 1) / 2], t->heap[i]) > 0) {
 		swap_ids(&t->heap[(i - 1) / 2], &t->heap[i]);
 		i = (i - 1) / 2;
 	}
 }
 
-static void heap_pop(struct tenant *t, char id[ID_LEN + 1])
+static void heap_pop(struct sq_tenant *t, char id[SQ_ID_LEN + 1])
 {
-	memcpy(id, t->heap[0], ID_LEN + 1);
+	memcpy(id, t->heap[0], SQ_ID_LEN + 1);
 	t->n--;
-	memcpy(t->heap[0], t->heap[t->n], ID_LEN + 1);
+	memcpy(t->heap[0], t->heap[t->n], SQ_ID_LEN + 1);
 	for (size_t i = 0;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
 		if (l < t->n && strcmp(t->heap[l], t->heap[m]) < 0)
@@ -92,13 +92,13 @@ static void heap_pop(struct tenant *t, char id[ID_LEN + 1])
 	}
 }
 
-void fair_clear(struct fair *f)
+void sq_fair_clear(struct sq_fair *f)
 {
 	for (size_t i = 0; i < f->nt; i++)
 		f->t[i].n = 0;
 }
 
-size_t fair_count(const struct fair *f)
+size_t sq_fair_count(const struct sq_fair *f)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < f->nt; i++)
@@ -106,7 +106,7 @@ size_t fair_count(const struct fair *f)
 	return n;
 }
 
-static void refill(const struct fair *f, struct tenant *t, uint64_t now)
+static void refill(const struct sq_fair *f, struct sq_tenant *t, uint64_t now)
 {
 	if (!f->budget_ns)
 		return;
@@ -121,7 +121,7 @@ static void refill(const struct fair *f, struct tenant *t, uint64_t now)
 }
 
 /* ns until tenant t's bucket holds more than nothing again. */
-static uint64_t refill_wait(const struct fair *f, const struct tenant *t)
+static uint64_t refill_wait(const struct sq_fair *f, const struct sq_tenant *t)
 {
 	unsigned __int128 need = (unsigned __int128)(uint64_t)(1 - t->tokens);
 	return (uint64_t)(need * f->window_ns / f->budget_ns) + 1;
@@ -129,13 +129,13 @@ static uint64_t refill_wait(const struct fair *f, const struct tenant *t)
 
 /* Pop the next job to try: 0 with id and ti set; 1 when nothing can start now
  * (*wait_ns: how long until a budget allows one, 0 if nothing is queued). */
-int fair_pick(struct fair *f, uint64_t now, char id[ID_LEN + 1], size_t *ti,
+int sq_fair_pick(struct sq_fair *f, uint64_t now, char id[SQ_ID_LEN + 1], size_t *ti,
 	      uint64_t *wait_ns)
 {
 	*wait_ns = 0;
 	for (size_t k = 1; k <= f->nt; k++) {
 		size_t i = (f->rr + k) % f->nt;
-		struct tenant *t = &f->t[i];
+		struct sq_tenant *t = &f->t[i];
 		if (t->n == 0)
 			continue;
 		refill(f, t, now);
@@ -153,17 +153,17 @@ int fair_pick(struct fair *f, uint64_t now, char id[ID_LEN + 1], size_t *ti,
 	return 1;
 }
 
-void fair_charge(struct fair *f, size_t ti, uint64_t cpu_ns, uint64_t now)
+void sq_fair_charge(struct sq_fair *f, size_t ti, uint64_t cpu_ns, uint64_t now)
 {
 	if (!f->budget_ns || ti >= f->nt)
 		return;
-	struct tenant *t = &f->t[ti];
+	struct sq_tenant *t = &f->t[ti];
 	refill(f, t, now);
 	t->tokens -= cpu_ns > (uint64_t)INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)cpu_ns;
 }
 
 /* "CPU/WINDOW", e.g. 10s/1m: CPU time per tenant per window. */
-int parse_budget(const char *s, uint64_t *budget, uint64_t *window)
+int sq_parse_budget(const char *s, uint64_t *budget, uint64_t *window)
 {
 	const char *slash = strchr(s, '/');
 	if (!slash || slash == s)

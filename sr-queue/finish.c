@@ -1,39 +1,22 @@
-/* finish.c - a worker claims a job, starts it, and records how it ended.
+/* finish.c - a worker records how a job ended.
  *
- * Claim: open queue/ID (never through a symbolic link, and only if it
- * and its job file are ours alone: else the job is refused, see refuse()),
- * take its flock (never blocking), rename it to
- * run/ID (the rename decides: only one claimer can make it), fsync run/
- * (once for all the jobs claimed together), then fork the keeper. Finish:
- * write the result line (into the room submit reserved), rename run/ID to
+ * Write the result line (into the room submit reserved), rename run/ID to
  * done/ID, and, once per loop, fsync run/ and done/ (and the job
  * directories that got output files) before letting go of the flocks. */
 #include <cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "queue.h"
 #include "sr.h"
 #include "worker.h"
 
-static struct slot *free_slot(struct worker *w)
-{
-	for (unsigned i = 0; i < w->nslots; i++)
-		if (!w->slots[i].used)
-			return &w->slots[i];
-	return NULL;
-}
-
-static void release(struct worker *w, struct slot *s)
+/* The slot is free again; the job's directory (and flock) let go unless
+ * its fd was taken for flush_sync. */
+void sq_slot_release(struct sq_worker *w, struct sq_slot *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
@@ -43,143 +26,10 @@ static void release(struct worker *w, struct slot *s)
 	w->running--;
 }
 
-/* Has this worker refused the job already? */
-int refused(const struct worker *w, const char *id)
-{
-	for (size_t i = 0; i < w->nrefused; i++)
-		if (strcmp(w->refused[i], id) == 0)
-			return 1;
-	return 0;
-}
-
-/* A job we will not run: a symbolic link, or not ours alone (someone else
- * could have written it). It is left where it is, untouched (it is not
- * ours to move or to write a result into), said once, and never claimed
- * by this worker again. */
-void refuse(struct worker *w, const char *id, const char *why)
-{
-	if (refused(w, id))
-		return;
-	sr_warn("refusing job %s/queue/%s: %s; not run, left in queue/", w->sp.path, id,
-		why);
-	if (w->nrefused == w->caprefused) {
-		size_t cap = w->caprefused ? w->caprefused * 2 : 8;
-		char (*r)[ID_LEN + 1] = realloc(w->refused, cap * sizeof *r);
-		if (!r)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
-		w->refused = r;
-		w->caprefused = cap;
-	}
-	memcpy(w->refused[w->nrefused++], id, ID_LEN + 1);
-}
-
-enum claim_result claim(struct worker *w, const char *id, size_t tenant)
-{
-	struct spool *sp = &w->sp;
-	char why[WHY_MAX];
-	int fd = open_private_dir(sp->queue, id, why, sizeof why);
-	if (fd == REFUSED) {
-		refuse(w, id, why);
-		return CLAIM_GONE;
-	}
-	if (fd < 0)
-		return errno == ENOENT ? CLAIM_GONE : CLAIM_FAIL;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		close(fd);
-		return CLAIM_BUSY;
-	}
-	int ok = job_file_check(fd, why, sizeof why);
-	if (ok < 0) {
-		int e = errno;
-		close(fd);
-		if (ok == REFUSED) {
-			refuse(w, id, why);
-			return CLAIM_GONE;
-		}
-		errno = e;
-		return CLAIM_FAIL;
-	}
-	crash_point("claim:after-lock");
-	if (renameat(sp->queue, id, sp->run, id) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return e == ENOENT ? CLAIM_GONE : CLAIM_FAIL;
-	}
-	crash_point("claim:after-rename");
-	/* Cancelled (cancel asks first, so this also covers a cancel that
-	 * died before it could move the job to done/). */
-	if (exists_at(sp->cancel, id)) {
-		if (job_finish_cancelled(sp, id, fd, sp->run) < 0)
-			sr_warn_sys("unable to cancel job %s", id);
-		close(fd);
-		return CLAIM_GONE;
-	}
-	struct slot *s = free_slot(w);
-	s->used = 1;
-	memcpy(s->id, id, ID_LEN + 1);
-	s->tenant = tenant;
-	s->fd = fd;
-	w->running++;
-	return CLAIM_OK;
-}
-
-/* Start the keepers of the jobs claimed in this round. */
-void spawn_claimed(struct worker *w)
-{
-	int any = 0;
-	for (unsigned i = 0; i < w->nslots; i++)
-		any |= w->slots[i].used && !w->slots[i].keeper;
-	if (!any)
-		return;
-	if (fsync_dir(w->sp.run) < 0)
-		sr_warn_sys("unable to fsync %s/run", w->sp.path);
-	crash_point("claim:after-sync");
-	for (unsigned i = 0; i < w->nslots; i++) {
-		struct slot *s = &w->slots[i];
-		if (!s->used || s->keeper)
-			continue;
-		s->keeper = keeper_start(s->fd, s->id, &s->repfd);
-		if (s->keeper < 0) { /* nothing ran: put it back */
-			sr_warn_sys("unable to start job %s; requeued", s->id);
-			(void)renameat(w->sp.run, s->id, w->sp.queue, s->id);
-			defer(w, s->id, w->fair.t[s->tenant].name, 1000000000ULL);
-			release(w, s);
-			continue;
-		}
-		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 2 + i };
-		if (epoll_ctl(w->ep, EPOLL_CTL_ADD, s->repfd, &ev) < 0) {
-			/* It may have started: stop it, it ends as lost. */
-			sr_warn_sys("unable to follow job %s; stopping it", s->id);
-			(void)kill(s->keeper, SIGTERM);
-			close(s->repfd);
-			s->repfd = -1;
-			s->rep_eof = 1;
-		}
-		w->started++;
-		crash_point("run:after-fork");
-	}
-}
-
-void defer(struct worker *w, const char *id, const char *tenant, uint64_t delay_ns)
-{
-	if (w->ndef == w->capdef) {
-		size_t cap = w->capdef ? w->capdef * 2 : 16;
-		struct deferred *d = realloc(w->def, cap * sizeof *d);
-		if (!d)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
-		w->def = d;
-		w->capdef = cap;
-	}
-	struct deferred *d = &w->def[w->ndef++];
-	memcpy(d->id, id, ID_LEN + 1);
-	snprintf(d->tenant, sizeof d->tenant, "%s", tenant);
-	d->at = sr_now_ns() + delay_ns;
-}
-
 static const char *const stage_names[] = {
-	[FS_NONE] = "exit", [FS_JOB] = "job", [FS_STDIN] = "stdin", [FS_FILES] = "files",
-	[FS_CWD] = "cwd", [FS_EXEC] = "exec", [FS_SETUP] = "setup",
+	[SQ_FS_NONE] = "exit", [SQ_FS_JOB] = "job", [SQ_FS_STDIN] = "stdin",
+	[SQ_FS_FILES] = "files", [SQ_FS_CWD] = "cwd", [SQ_FS_EXEC] = "exec",
+	[SQ_FS_SETUP] = "setup",
 };
 
 static void add_ms(cJSON *r, const char *key, uint64_t ns)
@@ -200,36 +50,37 @@ static void add_stream(cJSON *r, const char *name, uint64_t stored, uint64_t tot
 	}
 }
 
-static cJSON *how_it_ended(const struct slot *s)
+static cJSON *how_it_ended(const struct sq_slot *s)
 {
-	const struct report *p = &s->rep;
+	const struct sq_report *p = &s->rep;
 	cJSON *r;
-	if (p->stage != FS_NONE) {
-		int st = p->stage >= 0 && p->stage <= FS_SETUP ? p->stage : FS_SETUP;
-		r = result_new("failed", stage_names[st]);
+	if (p->stage != SQ_FS_NONE) {
+		int st = p->stage >= 0 && p->stage <= SQ_FS_SETUP ? p->stage : SQ_FS_SETUP;
+		r = sq_result_new("failed", stage_names[st]);
 		cJSON_AddStringToObject(r, "error", strerror(p->err));
-		cJSON_AddNumberToObject(r, "exit_code",
-					p->stage == FS_EXEC && p->err == ENOENT ? 127 : 126);
+		cJSON_AddNumberToObject(r, "exit_code", p->stage == SQ_FS_EXEC ?
+					sr_exec_exit(p->err) : SR_EXIT_NOEXEC);
 		return r;
 	}
-	if (s->cancel && p->killed == 1) {
-		r = result_new("cancelled", "cancelled");
-	} else if (p->killed == 2) {
-		r = result_new("completed", "timeout");
-	} else if (WIFSIGNALED(p->status)) {
-		r = result_new("completed", "signal");
-	} else {
-		r = result_new("completed", "exit");
+	if (s->cancel && p->killed == SQ_KILLED_ASKED)
+		r = sq_result_new("cancelled", "cancelled");
+	else if (p->killed == SQ_KILLED_TIMEOUT)
+		r = sq_result_new("completed", "timeout");
+	else if (WIFSIGNALED(p->status))
+		r = sq_result_new("completed", "signal");
+	else
+		r = sq_result_new("completed", "exit");
+	/* A job that ended by itself within --kill-after's grace has its code. */
+	if (WIFEXITED(p->status) && !(s->cancel && p->killed == SQ_KILLED_ASKED))
 		cJSON_AddNumberToObject(r, "exit_code", WEXITSTATUS(p->status));
-	}
 	if (WIFSIGNALED(p->status))
 		cJSON_AddNumberToObject(r, "signal", WTERMSIG(p->status));
 	return r;
 }
 
-static cJSON *build_result(const struct slot *s, int with_limit)
+static cJSON *build_result(const struct sq_slot *s, int with_limit)
 {
-	const struct report *p = &s->rep;
+	const struct sq_report *p = &s->rep;
 	cJSON *r = how_it_ended(s);
 	cJSON_AddNumberToObject(r, "started_ms", (double)p->started_ms);
 	cJSON_AddNumberToObject(r, "finished_ms", (double)p->finished_ms);
@@ -238,7 +89,7 @@ static cJSON *build_result(const struct slot *s, int with_limit)
 	add_ms(r, "sys_ms", p->sys_ns);
 	add_stream(r, "stdout", p->out_stored, p->out_total, p->out_err);
 	add_stream(r, "stderr", p->err_stored, p->err_total, p->err_err);
-	cJSON_AddNumberToObject(r, "attempts", read_attempts(s->fd) + 1);
+	cJSON_AddNumberToObject(r, "attempts", sq_read_attempts(s->fd) + 1);
 	cJSON *limit = with_limit && s->statslen ? cJSON_ParseWithLength(s->stats, s->statslen)
 						 : NULL;
 	if (cJSON_IsObject(limit))
@@ -248,16 +99,16 @@ static cJSON *build_result(const struct slot *s, int with_limit)
 	return r;
 }
 
-static int record(struct slot *s)
+static int record(struct sq_slot *s)
 {
 	if (s->result_written)
 		return 0;
 	cJSON *r = build_result(s, 1);
-	int rc = result_write(s->fd, r);
+	int rc = sq_result_write(s->fd, r);
 	cJSON_Delete(r);
 	if (rc < 0 && errno == ENOSPC) { /* sr-limit's stats did not fit */
 		r = build_result(s, 0);
-		rc = result_write(s->fd, r);
+		rc = sq_result_write(s->fd, r);
 		cJSON_Delete(r);
 	}
 	if (rc == 0)
@@ -267,7 +118,7 @@ static int record(struct slot *s)
 
 /* Could not record a result: keep the job (and its lock) and try again
  * later; a worker that must exit leaves it in run/ for `recover`. */
-static void finish_later(struct worker *w, struct slot *s, const char *what)
+static void finish_later(struct sq_worker *w, struct sq_slot *s, const char *what)
 {
 	s->tries++;
 	if (w->drain || w->once || w->stopping) {
@@ -275,7 +126,7 @@ static void finish_later(struct worker *w, struct slot *s, const char *what)
 			sr_warn_sys("unable to %s of job %s; it stays in run/ for "
 				    "`sr-queue recover`", what, s->id);
 			w->exit_code = SR_EXIT_SYS;
-			release(w, s);
+			sq_slot_release(w, s);
 			return;
 		}
 	}
@@ -285,7 +136,7 @@ static void finish_later(struct worker *w, struct slot *s, const char *what)
 
 /* Our only children are keepers: anything else below us is what a keeper
  * that died left of its job (reparented to us, a subreaper). Kill it. */
-void kill_strays(struct worker *w)
+void sq_kill_strays(struct sq_worker *w)
 {
 	pid_t keepers[w->nslots + 1];
 	size_t n = 0;
@@ -296,47 +147,47 @@ void kill_strays(struct worker *w)
 }
 
 /* The keeper died without reporting, or the worker is stopping. */
-static void finish_orphan(struct worker *w, struct slot *s, const char *why)
+static void finish_orphan(struct sq_worker *w, struct sq_slot *s, const char *why)
 {
-	kill_strays(w);
-	if (job_settle_orphan(&w->sp, s->id, s->fd, why) < 0) {
+	sq_kill_strays(w);
+	if (sq_job_settle_orphan(&w->sp, s->id, s->fd, why) < 0) {
 		finish_later(w, s, "settle the state");
 		return;
 	}
-	release(w, s);
+	sq_slot_release(w, s);
 }
 
-void finish(struct worker *w, struct slot *s)
+void sq_finish(struct sq_worker *w, struct sq_slot *s)
 {
 	s->retry_at = 0;
 	if (s->replen != sizeof s->rep ||
-	    s->statslen != (s->rep.stats_len < STATS_MAX ? s->rep.stats_len : STATS_MAX))
+	    s->statslen != (s->rep.stats_len < SQ_STATS_MAX ? s->rep.stats_len : SQ_STATS_MAX))
 		return finish_orphan(w, s, "job supervisor died");
-	if (s->stop && !s->cancel && s->rep.killed == 1)
+	if (s->stop && !s->cancel && s->rep.killed == SQ_KILLED_ASKED)
 		return finish_orphan(w, s, "worker stopped while the job ran");
-	crash_point("finish:before-result");
-	if ((s->rep.out_total || s->rep.err_total) && fsync_dir(s->fd) < 0)
+	sq_crash_point("finish:before-result");
+	if ((s->rep.out_total || s->rep.err_total) && sq_fsync_dir(s->fd) < 0)
 		sr_warn_sys("unable to fsync the directory of job %s", s->id);
 	if (record(s) < 0)
 		return finish_later(w, s, "record the result");
-	crash_point("finish:after-result");
+	sq_crash_point("finish:after-result");
 	if (renameat(w->sp.run, s->id, w->sp.done, s->id) < 0)
 		return finish_later(w, s, "move to done/ the result");
-	crash_point("finish:after-move");
-	fair_charge(&w->fair, s->tenant, s->rep.user_ns + s->rep.sys_ns, sr_now_ns());
+	sq_crash_point("finish:after-move");
+	sq_fair_charge(&w->fair, s->tenant, s->rep.user_ns + s->rep.sys_ns, sr_now_ns());
 	if (s->cancel)
 		(void)unlinkat(w->sp.cancel, s->id, 0);
 	w->syncq[w->nsync++] = s->fd; /* its flock goes with it after fsync */
 	s->fd = -1;
-	release(w, s);
+	sq_slot_release(w, s);
 }
 
 /* Make this round's results durable, then let go of their flocks. */
-void flush_sync(struct worker *w)
+void sq_flush_sync(struct sq_worker *w)
 {
 	if (!w->nsync)
 		return;
-	if (fsync_dir(w->sp.done) < 0 || fsync_dir(w->sp.run) < 0)
+	if (sq_fsync_dir(w->sp.done) < 0 || sq_fsync_dir(w->sp.run) < 0)
 		sr_warn_sys("unable to fsync %s", w->sp.path);
 	for (size_t i = 0; i < w->nsync; i++)
 		close(w->syncq[i]);

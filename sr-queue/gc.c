@@ -1,6 +1,5 @@
-/* gc.c - `gc` (retention of finished jobs) and `recover`. */
+/* gc.c - `gc`: remove finished jobs, by age and count, and tmp/ leftovers. */
 #include <cJSON.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "queue.h"
+#include "cli.h"
 #include "sr.h"
 
 struct done_job {
-	char id[ID_LEN + 1];
+	char id[SQ_ID_LEN + 1];
 	uint64_t finished_ms;
 };
 
@@ -22,11 +21,10 @@ struct gc_list {
 	size_t n, cap;
 };
 
-static void collect(struct spool *sp, int dfd, const char *id, void *ctx)
+static void collect(int dfd, const char *id, void *ctx)
 {
 	struct gc_list *l = ctx;
-	(void)sp;
-	if (!id_valid(id))
+	if (!sq_id_valid(id))
 		return;
 	if (l->n == l->cap) {
 		l->cap = l->cap ? l->cap * 2 : 256;
@@ -35,14 +33,14 @@ static void collect(struct spool *sp, int dfd, const char *id, void *ctx)
 			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
 	}
 	struct done_job *d = &l->v[l->n++];
-	memcpy(d->id, id, ID_LEN + 1);
+	memcpy(d->id, id, SQ_ID_LEN + 1);
 	cJSON *r = NULL;
 	int fd = openat(dfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
-		(void)job_read_at(fd, JOB_FILE, NULL, &r);
+		(void)sq_job_read_at(fd, SQ_JOB_FILE, NULL, &r);
 		close(fd);
 	}
-	long long f = json_num(r, "finished_ms", -1);
+	long long f = sq_json_num(r, "finished_ms", -1);
 	cJSON_Delete(r);
 	struct stat st;
 	if (f < 0) /* no readable result: use when it was moved to done/ */
@@ -60,9 +58,9 @@ static int newest_first(const void *a, const void *b)
 }
 
 /* Take the job out of done/ in one rename (under its flock), then delete. */
-static int remove_job(struct spool *sp, const char *id)
+static int remove_job(struct sq_spool *sp, const char *id)
 {
-	char gone[ID_LEN + 8];
+	char gone[SQ_ID_LEN + 8];
 	int fd = openat(sp->done, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -73,47 +71,30 @@ static int remove_job(struct spool *sp, const char *id)
 	close(fd);
 	if (r == 0) {
 		(void)unlinkat(sp->cancel, id, 0);
-		if (remove_tree_at(sp->tmp, gone) < 0)
+		if (sq_remove_tree_at(sp->tmp, gone) < 0)
 			sr_warn_sys("unable to remove %s/tmp/%s", sp->path, gone);
 	}
 	return r;
 }
 
 static const struct option gc_lo[] = {
-	{ "older-than", required_argument, NULL, Q_OLDER },
-	{ "keep", required_argument, NULL, Q_KEEP },
-	{ "json", no_argument, NULL, Q_JSON },
+	{ "older-than", required_argument, NULL, SQ_Q_OLDER },
+	{ "keep", required_argument, NULL, SQ_Q_KEEP },
+	{ "json", no_argument, NULL, SQ_Q_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static int print_counts(int json, const char *const *names, const unsigned *vals,
-			size_t n)
+int sq_cmd_gc(int argc, char **argv)
 {
-	if (!json) {
-		for (size_t i = 0; i < n; i++)
-			printf("%s%s %u", i ? ", " : "", names[i], vals[i]);
-		printf("\n");
-		return fflush(stdout) == 0 ? 0 : SR_EXIT_SYS;
-	}
-	cJSON *o = cJSON_CreateObject();
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddNumberToObject(o, names[i], vals[i]);
-	int r = print_json(o);
-	cJSON_Delete(o);
-	return r;
-}
-
-int cmd_gc(int argc, char **argv)
-{
-	struct qopts o = { 0 };
+	struct sq_qopts o = { 0 };
 	char *ops[1];
-	struct spool sp;
+	struct sq_spool sp;
 	struct gc_list l = { 0 };
-	query_args(argc, argv, gc_lo, &o, 0, ops, &sp);
-	each_entry(&sp, sp.done, collect, &l);
+	sq_query_args(argc, argv, gc_lo, &o, 0, ops, &sp);
+	sq_each_entry(sp.done, collect, &l);
 	qsort(l.v, l.n, sizeof *l.v, newest_first);
-	uint64_t now = now_ms(), age = o.older_ns / 1000000ULL;
+	uint64_t now = sq_now_ms(), age = o.older_ns / 1000000ULL;
 	unsigned removed = 0, kept = 0;
 	for (size_t i = 0; i < l.n; i++) {
 		int young = o.has_older && l.v[i].finished_ms + age > now;
@@ -123,33 +104,11 @@ int cmd_gc(int argc, char **argv)
 			removed++;
 	}
 	free(l.v);
-	if (removed && fsync_dir(sp.done) < 0)
+	if (removed && sq_fsync_dir(sp.done) < 0)
 		sr_warn_sys("unable to fsync %s/done", sp.path);
-	unsigned tmp = tmp_cleanup(&sp);
-	spool_close(&sp);
+	unsigned tmp = sq_tmp_cleanup(&sp);
+	sq_spool_close(&sp);
 	static const char *const names[] = { "removed", "kept", "tmp_removed" };
 	const unsigned vals[] = { removed, kept, tmp };
-	return print_counts(o.json, names, vals, 3);
-}
-
-static const struct option recover_lo[] = {
-	{ "json", no_argument, NULL, Q_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-int cmd_recover(int argc, char **argv)
-{
-	struct qopts o = { 0 };
-	char *ops[1];
-	struct spool sp;
-	struct recover_counts rc;
-	query_args(argc, argv, recover_lo, &o, 0, ops, &sp);
-	recover_all(&sp, &rc);
-	spool_close(&sp);
-	static const char *const names[] = { "lost", "requeued", "finished", "cancelled",
-					     "running", "tmp_removed" };
-	const unsigned vals[] = { rc.lost, rc.requeued, rc.finished, rc.cancelled, rc.busy,
-				  rc.tmp };
-	return print_counts(o.json, names, vals, 6);
+	return sq_print_counts(o.json, names, vals, 3);
 }

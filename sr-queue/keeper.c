@@ -5,14 +5,16 @@
  * lives, and it is a child subreaper, so every process the job leaves
  * behind becomes its child. It starts the job in a new session, copies its
  * stdout and stderr into capped files, and when the job's main process
- * ends, when the worker asks (SIGTERM: cancel), when the job's --timeout
- * expires, or when the worker dies (PDEATHSIG: SIGTERM), it kills the
- * job's process group and then every remaining descendant before it lets
- * go of the lock. It reports to the worker through a pipe. */
+ * ends, when the worker asks (SIGTERM: cancel), or when the worker dies
+ * (PDEATHSIG: SIGTERM), it kills the job's process group and then every
+ * remaining descendant before it lets go of the lock. When the job's
+ * --timeout expires, it sends SIGTERM to the job's process group first,
+ * and kills everything --kill-after later, as sr-limit --timeout does.
+ * It reports to the worker through a pipe. */
 #include <cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,9 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "queue.h"
-#include "worker.h"
 #include "sr.h"
+#include "worker.h"
 
 extern char **environ;
 
@@ -35,7 +36,7 @@ struct jobspec {
 	cJSON *json;
 	char **argv, **envp;
 	const char *cwd;
-	uint64_t max_output, timeout_ms;
+	uint64_t max_output, timeout_ms, kill_after_ms;
 	int has_stdin;
 	mode_t umask;
 };
@@ -69,7 +70,7 @@ static char **str_array(const cJSON *arr, size_t extra)
 static int job_environ(struct jobspec *j, const cJSON *env, const char *id)
 {
 	static char stats[] = "SR_STATS_FD=3";
-	static char idvar[sizeof "SR_QUEUE_ID=" + ID_LEN];
+	static char idvar[sizeof "SR_QUEUE_ID=" + SQ_ID_LEN];
 	char **v = str_array(env, 2);
 	if (!v)
 		return -1;
@@ -89,21 +90,24 @@ static int job_environ(struct jobspec *j, const cJSON *env, const char *id)
 static int load_job(int jobfd, const char *id, struct jobspec *j)
 {
 	memset(j, 0, sizeof *j);
-	if (job_read_at(jobfd, JOB_FILE, &j->json, NULL) < 0 || !j->json)
+	if (sq_job_read_at(jobfd, SQ_JOB_FILE, &j->json, NULL) < 0 || !j->json)
 		return -1;
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(j->json, "argv");
 	const cJSON *env = cJSON_GetObjectItemCaseSensitive(j->json, "env");
-	j->cwd = json_str(j->json, "cwd");
+	j->cwd = sq_json_str(j->json, "cwd");
 	j->argv = cJSON_IsArray(argv) ? str_array(argv, 0) : NULL;
 	if (!j->argv || !j->argv[0] || !j->cwd || !cJSON_IsArray(env) ||
 	    job_environ(j, env, id) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	j->max_output = (uint64_t)json_num(j->json, "max_output", (long long)DEFAULT_MAX_OUTPUT);
-	j->timeout_ms = (uint64_t)json_num(j->json, "timeout_ms", 0);
+	j->max_output = (uint64_t)sq_json_num(j->json, "max_output",
+					      (long long)SQ_DEFAULT_MAX_OUTPUT);
+	j->timeout_ms = (uint64_t)sq_json_num(j->json, "timeout_ms", 0);
+	j->kill_after_ms = (uint64_t)sq_json_num(j->json, "kill_after_ms",
+						  SQ_DEFAULT_KILL_AFTER_MS);
 	j->has_stdin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j->json, "stdin"));
-	j->umask = (mode_t)json_num(j->json, "umask", 022) & 0777;
+	j->umask = (mode_t)sq_json_num(j->json, "umask", 022) & 0777;
 	return 0;
 }
 
@@ -126,7 +130,7 @@ static void job_child(const struct jobspec *j, const int fds[4], int errw, pid_t
 	sigset_t none;
 	errw = fcntl(errw, F_DUPFD_CLOEXEC, 10); /* clear of fds 0-3 */
 	if (setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		child_fail(errw, FS_SETUP);
+		child_fail(errw, SQ_FS_SETUP);
 	if (getppid() != keeper)
 		_exit(127);
 	for (int s = 1; s < NSIG; s++)
@@ -136,16 +140,16 @@ static void job_child(const struct jobspec *j, const int fds[4], int errw, pid_t
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	umask(j->umask);
 	if (chdir(j->cwd) < 0)
-		child_fail(errw, FS_CWD);
+		child_fail(errw, SQ_FS_CWD);
 	for (int i = 0; i < 4; i++)
 		if ((hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
-			child_fail(errw, FS_SETUP);
+			child_fail(errw, SQ_FS_SETUP);
 	for (int i = 0; i < 4; i++)
 		if (dup2(hi[i], i) < 0)
-			child_fail(errw, FS_SETUP);
+			child_fail(errw, SQ_FS_SETUP);
 	environ = j->envp;
 	execvp(j->argv[0], j->argv);
-	child_fail(errw, FS_EXEC);
+	child_fail(errw, SQ_FS_EXEC);
 }
 
 /* Kill and reap every remaining descendant (they all end up our children). */
@@ -233,43 +237,44 @@ static int pump_pipe(struct pump *p, int *child_end)
 struct run {
 	struct jobspec job;
 	struct pump out, err, stats;
-	char statsbuf[STATS_MAX];
+	char statsbuf[SQ_STATS_MAX];
 	int sfd, fds[4];
 	pid_t pid;
 	uint64_t t0;
+	uint64_t deadline;      /* the wall clock's next step (0: none) */
 };
 
 /* stdin and three pipes: fds[] = stdin, stdout, stderr, stats. Output
  * files are only created when there is output to keep. */
-static int prepare(struct run *r, int jobfd, struct report *rep)
+static int prepare(struct run *r, int jobfd, struct sq_report *rep)
 {
 	r->fds[0] = r->job.has_stdin ? openat(jobfd, "stdin", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
 				     : open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r->fds[0] < 0)
-		return rep->stage = FS_STDIN, rep->err = errno, -1;
+		return rep->stage = SQ_FS_STDIN, rep->err = errno, -1;
 	r->out = (struct pump){ .file = -1, .jobfd = jobfd, .name = "stdout",
 				.cap = r->job.max_output };
 	r->err = (struct pump){ .file = -1, .jobfd = jobfd, .name = "stderr",
 				.cap = r->job.max_output };
-	r->stats = (struct pump){ .file = -1, .mem = r->statsbuf, .cap = STATS_MAX };
+	r->stats = (struct pump){ .file = -1, .mem = r->statsbuf, .cap = SQ_STATS_MAX };
 	if (pump_pipe(&r->out, &r->fds[1]) < 0 || pump_pipe(&r->err, &r->fds[2]) < 0 ||
 	    pump_pipe(&r->stats, &r->fds[3]) < 0)
-		return rep->stage = FS_FILES, rep->err = errno, -1;
+		return rep->stage = SQ_FS_FILES, rep->err = errno, -1;
 	return 0;
 }
 
-static int spawn(struct run *r, struct report *rep)
+static int spawn(struct run *r, struct sq_report *rep)
 {
 	int ep[2];
 	struct child_err ce;
 	if (pipe2(ep, O_CLOEXEC) < 0)
-		return rep->stage = FS_SETUP, rep->err = errno, -1;
+		return rep->stage = SQ_FS_SETUP, rep->err = errno, -1;
 	pid_t keeper = getpid();
 	r->t0 = sr_now_ns();
-	rep->started_ms = now_ms();
+	rep->started_ms = sq_now_ms();
 	r->pid = fork();
 	if (r->pid < 0)
-		return rep->stage = FS_SETUP, rep->err = errno, -1;
+		return rep->stage = SQ_FS_SETUP, rep->err = errno, -1;
 	if (r->pid == 0)
 		job_child(&r->job, r->fds, ep[1], keeper);
 	close(ep[1]);
@@ -284,32 +289,58 @@ static int spawn(struct run *r, struct report *rep)
 		(void)waitpid(r->pid, NULL, 0);
 		return rep->stage = ce.stage, rep->err = ce.err, -1;
 	}
+	if (r->job.timeout_ms)
+		r->deadline = r->t0 + r->job.timeout_ms * 1000000ULL;
 	return 0;
 }
 
+/* SIGKILL to the job's process group and to every descendant. */
 static void kill_job(struct run *r)
 {
 	(void)kill(-r->pid, SIGKILL);
 	sr_kill_descendants(NULL, 0);
+	r->deadline = 0;
 }
 
-static int poll_timeout(const struct run *r, const struct report *rep)
+/* ms until the wall clock's next step, for poll (-1: none). */
+static int poll_timeout(const struct run *r)
 {
-	if (!r->job.timeout_ms || rep->killed)
+	if (!r->deadline)
 		return -1;
-	uint64_t el = (sr_now_ns() - r->t0) / 1000000ULL;
-	return el >= r->job.timeout_ms ? 0 : (int)(r->job.timeout_ms - el);
+	uint64_t now = sr_now_ns();
+	if (now >= r->deadline)
+		return 0;
+	uint64_t ms = (r->deadline - now + 999999) / 1000000ULL;
+	return ms < INT_MAX ? (int)ms : INT_MAX;
 }
 
-/* SIGTERM: the worker cancels or died. SIGCHLD: see if the job ended. */
-static int on_signals(struct run *r, struct report *rep)
+/* The job's --timeout ran out: SIGTERM to its process group, and once
+ * --kill-after has passed too, SIGKILL to all its processes. */
+static void on_deadline(struct run *r, struct sq_report *rep)
+{
+	if (rep->killed != SQ_KILLED_NO) {
+		kill_job(r);
+		return;
+	}
+	rep->killed = SQ_KILLED_TIMEOUT;
+	if (kill(-r->pid, SIGTERM) < 0)
+		(void)kill(r->pid, SIGTERM);
+	r->deadline = sr_now_ns() + r->job.kill_after_ms * 1000000ULL;
+}
+
+/* SIGTERM: the worker cancels, stops or died: kill the job now (even in
+ * a timeout's grace period). SIGCHLD: see if the job ended. */
+static int on_signals(struct run *r, struct sq_report *rep)
 {
 	struct signalfd_siginfo si;
 	while (read(r->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-		if (si.ssi_signo == SIGTERM && !rep->killed) {
-			rep->killed = 1;
-			kill_job(r);
-		}
+		if (si.ssi_signo != SIGTERM)
+			continue;
+		if (rep->killed == SQ_KILLED_NO)
+			rep->killed = SQ_KILLED_ASKED;
+		else if (!r->deadline)
+			continue; /* killed already */
+		kill_job(r);
 	}
 	return main_exited(r->pid);
 }
@@ -329,7 +360,7 @@ static void drain(struct pump *p)
 	}
 }
 
-static void supervise(struct run *r, struct report *rep)
+static void supervise(struct run *r, struct sq_report *rep)
 {
 	int ended = 0;
 	while (!ended) {
@@ -337,11 +368,9 @@ static void supervise(struct run *r, struct report *rep)
 			{ r->sfd, POLLIN, 0 }, { r->out.in, POLLIN, 0 }, { r->err.in, POLLIN, 0 },
 			{ r->stats.in, POLLIN, 0 },
 		};
-		int n = poll(pf, 4, poll_timeout(r, rep));
-		if (n == 0) {
-			rep->killed = 2;
-			kill_job(r);
-		}
+		int n = poll(pf, 4, poll_timeout(r));
+		if (r->deadline && sr_now_ns() >= r->deadline)
+			on_deadline(r, rep);
 		if (pf[1].revents)
 			pump(&r->out);
 		if (pf[2].revents)
@@ -362,10 +391,10 @@ static void supervise(struct run *r, struct report *rep)
 	drain(&r->stats);
 }
 
-static void finish_report(struct run *r, struct report *rep)
+static void finish_report(struct run *r, struct sq_report *rep)
 {
 	struct rusage ru;
-	rep->finished_ms = now_ms();
+	rep->finished_ms = sq_now_ms();
 	if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
 		rep->user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ULL +
 			       (uint64_t)ru.ru_utime.tv_usec * 1000ULL;
@@ -398,7 +427,7 @@ static void close_others(int a, int b)
 
 static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker)
 {
-	struct report rep;
+	struct sq_report rep;
 	struct run r;
 	sigset_t set;
 	memset(&rep, 0, sizeof rep);
@@ -416,16 +445,16 @@ static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	r.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (r.sfd < 0) {
-		rep.stage = FS_SETUP;
+		rep.stage = SQ_FS_SETUP;
 		rep.err = errno;
 	} else if (load_job(jobfd, id, &r.job) < 0) {
-		rep.stage = FS_JOB;
+		rep.stage = SQ_FS_JOB;
 		rep.err = errno;
 	} else if (prepare(&r, jobfd, &rep) == 0 && spawn(&r, &rep) == 0) {
 		supervise(&r, &rep);
 	}
 	if (!rep.started_ms)
-		rep.started_ms = now_ms();
+		rep.started_ms = sq_now_ms();
 	finish_report(&r, &rep);
 	/* The worker may be gone (EPIPE): nobody to tell then. */
 	if (sr_write_all(repfd, &rep, sizeof rep) == 0)
@@ -434,7 +463,7 @@ static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker)
 }
 
 /* Fork the keeper of a job; *repfd gets the read end of its report pipe. */
-pid_t keeper_start(int jobfd, const char *id, int *repfd)
+pid_t sq_keeper_start(int jobfd, const char *id, int *repfd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)

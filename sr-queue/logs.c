@@ -8,14 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "queue.h"
+#include "cli.h"
 #include "sr.h"
 
 static const struct option logs_lo[] = {
-	{ "stream", required_argument, NULL, Q_STREAM },
-	{ "offset", required_argument, NULL, Q_OFFSET },
-	{ "max-bytes", required_argument, NULL, Q_MAXB },
-	{ "json", no_argument, NULL, Q_JSON },
+	{ "stream", required_argument, NULL, SQ_Q_STREAM },
+	{ "offset", required_argument, NULL, SQ_Q_OFFSET },
+	{ "max-bytes", required_argument, NULL, SQ_Q_MAXB },
+	{ "json", no_argument, NULL, SQ_Q_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -126,7 +126,7 @@ static unsigned char *read_page(struct page *pg)
 	return buf;
 }
 
-static int page_json(const char *id, const char *stream, const struct jstat *js,
+static int page_json(const char *id, const char *stream, const struct sq_jstat *js,
 		     struct page *pg)
 {
 	unsigned char *buf = read_page(pg);
@@ -138,7 +138,7 @@ static int page_json(const char *id, const char *stream, const struct jstat *js,
 	char *data = to_utf8(buf, (size_t)pg->len);
 	free(buf);
 	char key[32];
-	int finished = js->where == W_DONE || js->result;
+	int finished = js->where == SQ_W_DONE || js->result;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", id);
 	cJSON_AddStringToObject(o, "stream", stream);
@@ -149,26 +149,26 @@ static int page_json(const char *id, const char *stream, const struct jstat *js,
 	cJSON_AddNumberToObject(o, "size", (double)pg->size);
 	cJSON_AddBoolToObject(o, "eof", finished && pg->offset + pg->len >= pg->size);
 	snprintf(key, sizeof key, "%s_total", stream);
-	if (finished && json_num(js->result, key, -1) >= 0) {
-		long long total = json_num(js->result, key, 0);
+	if (finished && sq_json_num(js->result, key, -1) >= 0) {
+		long long total = sq_json_num(js->result, key, 0);
 		cJSON_AddNumberToObject(o, "total", (double)total);
 		cJSON_AddBoolToObject(o, "truncated", (uint64_t)total > pg->size);
 	}
 	cJSON_AddStringToObject(o, "data", data);
 	free(data);
-	int r = print_json(o);
+	int r = sq_print_json(o);
 	cJSON_Delete(o);
 	return r;
 }
 
-int cmd_logs(int argc, char **argv)
+int sq_cmd_logs(int argc, char **argv)
 {
-	struct qopts o = { .stream = "stdout" };
+	struct sq_qopts o = { .stream = "stdout" };
 	char *ops[2];
-	struct spool sp;
-	struct jstat js;
-	query_args(argc, argv, logs_lo, &o, 1, ops, &sp);
-	resolve_or_exit(&sp, ops[1], &js);
+	struct sq_spool sp;
+	struct sq_jstat js;
+	sq_query_args(argc, argv, logs_lo, &o, 1, ops, &sp);
+	sq_resolve_or_exit(&sp, ops[1], &js);
 	struct page pg = { .offset = o.offset };
 	struct stat st;
 	pg.fd = openat(js.fd, o.stream, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -183,7 +183,7 @@ int cmd_logs(int argc, char **argv)
 	int r = o.json ? page_json(ops[1], o.stream, &js, &pg) : copy_raw(&pg);
 	if (pg.fd >= 0)
 		close(pg.fd);
-	jstat_free(&js);
-	spool_close(&sp);
+	sq_jstat_free(&js);
+	sq_spool_close(&sp);
 	return r;
 }

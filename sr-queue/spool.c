@@ -1,5 +1,4 @@
 /* spool.c - the spool directory, job ids, and durable file helpers. */
-#include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "queue.h"
+#include "spool.h"
 #include "sr.h"
 
 static const char *const subdirs[] = { "tmp", "queue", "run", "done", "cancel" };
@@ -25,7 +24,7 @@ static int open_dir_at(int at, const char *name)
 /* NULL when st is owned by the effective uid and writable by nobody else;
  * otherwise why not, in why. Whoever else can write in a spool directory
  * or a job can make us run a job of theirs as us. */
-const char *not_private(const struct stat *st, char *why, size_t len)
+const char *sq_not_private(const struct stat *st, char *why, size_t len)
 {
 	uid_t me = geteuid();
 	if (st->st_uid != me)
@@ -40,9 +39,9 @@ const char *not_private(const struct stat *st, char *why, size_t len)
 }
 
 /* Open the directory NAME under at, never through a symbolic link, and
- * only if it is private (see not_private): the fd, or -1 (errno), or
- * REFUSED with the reason in why. One fstat, no path walk. */
-int open_private_dir(int at, const char *name, char *why, size_t len)
+ * only if it is private (see sq_not_private): the fd, or -1 (errno), or
+ * SQ_REFUSED with the reason in why. One fstat, no path walk. */
+int sq_open_private_dir(int at, const char *name, char *why, size_t len)
 {
 	struct stat st;
 	int fd = open_dir_at(at, name);
@@ -52,7 +51,7 @@ int open_private_dir(int at, const char *name, char *why, size_t len)
 		    fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			snprintf(why, len, "%s",
 				 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
-			return REFUSED;
+			return SQ_REFUSED;
 		}
 		errno = e;
 		return -1;
@@ -63,15 +62,15 @@ int open_private_dir(int at, const char *name, char *why, size_t len)
 		errno = e;
 		return -1;
 	}
-	if (not_private(&st, why, len)) {
+	if (sq_not_private(&st, why, len)) {
 		close(fd);
-		return REFUSED;
+		return SQ_REFUSED;
 	}
 	return fd;
 }
 
 /* Does NAME exist under dfd (a symbolic link counts, and is not followed)? */
-int exists_at(int dfd, const char *name)
+int sq_exists_at(int dfd, const char *name)
 {
 	struct stat st;
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -104,9 +103,9 @@ static void make_spool(const char *path)
 /* A spool directory: opened, or refused (exit 111), or -1 (errno). */
 static int spool_dir(int at, const char *name, const char *path, const char *sub)
 {
-	char why[WHY_MAX];
-	int fd = open_private_dir(at, name, why, sizeof why);
-	if (fd == REFUSED)
+	char why[SQ_WHY_MAX];
+	int fd = sq_open_private_dir(at, name, why, sizeof why);
+	if (fd == SQ_REFUSED)
 		sr_fatal(SR_EXIT_SYS, "refusing spool %s%s%s: %s", path, sub ? "/" : "",
 			 sub ? sub : "", why);
 	return fd;
@@ -115,7 +114,7 @@ static int spool_dir(int at, const char *name, const char *path, const char *sub
 /* The spool and its subdirectories must all be ours alone: a spool made
  * by someone else (say in /tmp, before us) is refused, and so is one that
  * is a symbolic link. */
-void spool_open(struct spool *sp, const char *path, int create)
+void sq_spool_open(struct sq_spool *sp, const char *path, int create)
 {
 	int *fds[] = { &sp->tmp, &sp->queue, &sp->run, &sp->done, &sp->cancel };
 	int made = 0;
@@ -146,10 +145,10 @@ void spool_open(struct spool *sp, const char *path, int create)
 				     create ? "" : " (not a spool?)");
 	}
 	if (made)
-		(void)fsync_dir(sp->root);
+		(void)sq_fsync_dir(sp->root);
 }
 
-void spool_close(struct spool *sp)
+void sq_spool_close(struct sq_spool *sp)
 {
 	int fds[] = { sp->root, sp->tmp, sp->queue, sp->run, sp->done, sp->cancel };
 	for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
@@ -157,7 +156,7 @@ void spool_close(struct spool *sp)
 			close(fds[i]);
 }
 
-char *spool_subpath(const struct spool *sp, const char *sub)
+char *sq_spool_subpath(const struct sq_spool *sp, const char *sub)
 {
 	size_t n = strlen(sp->path) + strlen(sub) + 2;
 	char *p = malloc(n);
@@ -169,7 +168,7 @@ char *spool_subpath(const struct spool *sp, const char *sub)
 
 /* Time-ordered (16 hex digits of wall-clock ns) and unguessable (64 bits
  * from getrandom). Lexical order is submission order. */
-void id_new(char id[ID_LEN + 1])
+void sq_id_new(char id[SQ_ID_LEN + 1])
 {
 	struct timespec ts;
 	uint64_t rnd;
@@ -177,26 +176,20 @@ void id_new(char id[ID_LEN + 1])
 	uint64_t t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to get random bytes");
-	snprintf(id, ID_LEN + 1, "%016llx%016llx", (unsigned long long)t,
+	snprintf(id, SQ_ID_LEN + 1, "%016llx%016llx", (unsigned long long)t,
 		 (unsigned long long)rnd);
 }
 
-int id_valid(const char *s)
+int sq_id_valid(const char *s)
 {
 	size_t i;
 	for (i = 0; s[i]; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
-	return i == ID_LEN;
+	return i == SQ_ID_LEN;
 }
 
-void need_id(const char *s)
-{
-	if (!id_valid(s))
-		sr_usage("invalid job id '%s' (want %d lowercase hex digits)", s, ID_LEN);
-}
-
-int tenant_valid(const char *s)
+int sq_tenant_valid(const char *s)
 {
 	size_t i;
 	for (i = 0; s[i]; i++) {
@@ -205,10 +198,10 @@ int tenant_valid(const char *s)
 		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
 			return 0;
 	}
-	return i > 0 && i <= TENANT_MAX;
+	return i > 0 && i <= SQ_TENANT_MAX;
 }
 
-uint64_t now_ms(void)
+uint64_t sq_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -216,7 +209,7 @@ uint64_t now_ms(void)
 }
 
 /* Test-only: SR_QUEUE_CRASH=NAME makes the process SIGKILL itself there. */
-void crash_point(const char *name)
+void sq_crash_point(const char *name)
 {
 	static const char *want;
 	static int init;
@@ -228,7 +221,7 @@ void crash_point(const char *name)
 		raise(SIGKILL);
 }
 
-int fsync_dir(int dfd)
+int sq_fsync_dir(int dfd)
 {
 	if (fsync(dfd) < 0 && errno != EINVAL && errno != EROFS)
 		return -1;
@@ -237,7 +230,7 @@ int fsync_dir(int dfd)
 
 /* Create NAME in dfd (replacing it) with the bytes given, fsynced. Not
  * atomic: used in directories that nobody else reads yet. */
-int write_file_at(int dfd, const char *name, const void *buf, size_t len)
+int sq_write_file_at(int dfd, const char *name, const void *buf, size_t len)
 {
 	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		      0600);
@@ -254,7 +247,7 @@ int write_file_at(int dfd, const char *name, const void *buf, size_t len)
 
 /* Remove NAME under dfd: a file, or a directory of files (one level of
  * subdirectories is enough for a job). ENOENT counts as done. */
-int remove_tree_at(int dfd, const char *name)
+int sq_remove_tree_at(int dfd, const char *name)
 {
 	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
 		return 0;
@@ -273,7 +266,7 @@ int remove_tree_at(int dfd, const char *name)
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT)
-			(void)remove_tree_at(dirfd(d), e->d_name);
+			(void)sq_remove_tree_at(dirfd(d), e->d_name);
 	}
 	closedir(d);
 	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
@@ -282,10 +275,27 @@ int remove_tree_at(int dfd, const char *name)
 }
 
 /* Is the file open on fd the one named NAME in dfd? */
-int same_file(int fd, int dfd, const char *name)
+int sq_same_file(int fd, int dfd, const char *name)
 {
 	struct stat a, b;
 	if (fstat(fd, &a) < 0 || fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+void sq_each_entry(int dfd, sq_entry_fn fn, void *ctx)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		sr_warn_sys("unable to read a spool directory");
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			fn(dfd, e->d_name, ctx);
+	closedir(d);
 }

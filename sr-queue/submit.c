@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "queue.h"
+#include "cli.h"
 #include "sr.h"
 
 extern char **environ;
@@ -24,11 +24,11 @@ struct submit_opts {
 	char **env;
 	size_t nenv;
 	int keep_env, json;
-	uint64_t max_output, retry, timeout_ns;
+	uint64_t max_output, retry, timeout_ns, kill_after_ns;
 };
 
 enum { O_TENANT = 256, O_STDIN, O_CWD, O_ENV, O_KEEPENV, O_MAXOUT, O_RETRY,
-       O_TIMEOUT, O_JSON };
+       O_TIMEOUT, O_KILLAFTER, O_JSON };
 
 static const struct option submit_lo[] = {
 	{ "tenant", required_argument, NULL, O_TENANT },
@@ -39,6 +39,7 @@ static const struct option submit_lo[] = {
 	{ "max-output", required_argument, NULL, O_MAXOUT },
 	{ "retry", required_argument, NULL, O_RETRY },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "kill-after", required_argument, NULL, O_KILLAFTER },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -49,9 +50,9 @@ static void submit_opt(void *ctx, int c, const char *arg)
 	struct submit_opts *o = ctx;
 	switch (c) {
 	case O_TENANT:
-		if (!tenant_valid(arg))
+		if (!sq_tenant_valid(arg))
 			sr_usage("--tenant: invalid name '%s' (1-%d of A-Z a-z 0-9 . _ -)",
-				 arg, TENANT_MAX);
+				 arg, SQ_TENANT_MAX);
 		o->tenant = arg;
 		break;
 	case O_STDIN: o->stdin_path = arg; break;
@@ -65,8 +66,9 @@ static void submit_opt(void *ctx, int c, const char *arg)
 	case O_MAXOUT: o->max_output = sr_opt_size("--max-output", arg); break;
 	case O_RETRY: o->retry = sr_opt_count("--retry", arg, 1000000); break;
 	case O_TIMEOUT: o->timeout_ns = sr_opt_duration_ns("--timeout", arg); break;
+	case O_KILLAFTER: o->kill_after_ns = sr_opt_duration_ns("--kill-after", arg); break;
 	case O_JSON: o->json = 1; break;
-	case 'h': print_usage(); exit(0);
+	case 'h': sq_print_usage(); exit(0);
 	}
 }
 
@@ -120,9 +122,10 @@ static cJSON *job_json(const char *id, const struct submit_opts *o, char **prog,
 	cJSON_AddNumberToObject(j, "max_output", (double)o->max_output);
 	cJSON_AddNumberToObject(j, "retry", (double)o->retry);
 	cJSON_AddNumberToObject(j, "timeout_ms", (double)(o->timeout_ns / 1000000ULL));
+	cJSON_AddNumberToObject(j, "kill_after_ms", (double)(o->kill_after_ns / 1000000ULL));
 	cJSON_AddBoolToObject(j, "stdin", o->stdin_path != NULL);
-	cJSON_AddNumberToObject(j, "umask", (double)user_umask);
-	cJSON_AddNumberToObject(j, "submitted_ms", (double)now_ms());
+	cJSON_AddNumberToObject(j, "umask", (double)sq_user_umask);
+	cJSON_AddNumberToObject(j, "submitted_ms", (double)sq_now_ms());
 	return j;
 }
 
@@ -156,16 +159,16 @@ static int copy_stdin(int jobfd, const char *path)
 	return r;
 }
 
-static void store_failed(struct spool *sp, const char *id, const char *what)
+static void store_failed(struct sq_spool *sp, const char *id, const char *what)
 {
 	int e = errno;
-	(void)remove_tree_at(sp->tmp, id);
+	(void)sq_remove_tree_at(sp->tmp, id);
 	errno = e;
 	sr_fatal_sys(SR_EXIT_SYS, "unable to store job in %s: %s", sp->path, what);
 }
 
 /* Build tmp/ID, then rename it into queue/. */
-static void store_job(struct spool *sp, const char *id, const cJSON *job,
+static void store_job(struct sq_spool *sp, const char *id, const cJSON *job,
 		      const struct submit_opts *o)
 {
 	if (mkdirat(sp->tmp, id, 0700) < 0)
@@ -173,33 +176,34 @@ static void store_job(struct spool *sp, const char *id, const cJSON *job,
 	int fd = openat(sp->tmp, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || flock(fd, LOCK_EX) < 0)
 		store_failed(sp, id, "open");
-	crash_point("submit:after-mkdir");
-	if (job_write_at(fd, job) < 0)
-		store_failed(sp, id, JOB_FILE);
+	sq_crash_point("submit:after-mkdir");
+	if (sq_job_write_at(fd, job) < 0)
+		store_failed(sp, id, SQ_JOB_FILE);
 	if (o->stdin_path && copy_stdin(fd, o->stdin_path) < 0)
 		store_failed(sp, id, "stdin");
-	crash_point("submit:after-write");
-	if (fsync_dir(fd) < 0)
+	sq_crash_point("submit:after-write");
+	if (sq_fsync_dir(fd) < 0)
 		store_failed(sp, id, "fsync");
 	if (renameat(sp->tmp, id, sp->queue, id) < 0)
 		store_failed(sp, id, "rename into queue/");
 	(void)flock(fd, LOCK_UN);
 	close(fd);
-	crash_point("submit:after-rename");
-	if (fsync_dir(sp->queue) < 0)
+	sq_crash_point("submit:after-rename");
+	if (sq_fsync_dir(sp->queue) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to fsync %s/queue (job %s is queued)",
 			     sp->path, id);
 }
 
-int cmd_submit(int argc, char **argv)
+int sq_cmd_submit(int argc, char **argv)
 {
-	struct submit_opts o = { .tenant = "default", .max_output = DEFAULT_MAX_OUTPUT };
+	struct submit_opts o = { .tenant = "default", .max_output = SQ_DEFAULT_MAX_OUTPUT,
+				 .kill_after_ns = SQ_DEFAULT_KILL_AFTER_MS * 1000000ULL };
 	char *ops[1];
 	int rest;
 	o.env = calloc((size_t)argc + 1, sizeof *o.env);
 	if (!o.env)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
-	if (parse_args(argc, argv, "h", submit_lo, submit_opt, &o, ops, 1, 1, &rest) < 1)
+	if (sq_parse_args(argc, argv, "h", submit_lo, submit_opt, &o, ops, 1, 1, &rest) < 1)
 		sr_usage("submit: missing SPOOL");
 	if (rest >= argc)
 		sr_usage("submit: missing the program to run");
@@ -211,20 +215,20 @@ int cmd_submit(int argc, char **argv)
 	if (stat(cwd, &st) < 0 || !S_ISDIR(st.st_mode))
 		sr_fatal(SR_EXIT_SYS, "--cwd %s: not a directory", cwd);
 
-	struct spool sp;
-	spool_open(&sp, ops[0], 1);
-	char id[ID_LEN + 1];
-	id_new(id);
+	struct sq_spool sp;
+	sq_spool_open(&sp, ops[0], 1);
+	char id[SQ_ID_LEN + 1];
+	sq_id_new(id);
 	cJSON *job = job_json(id, &o, argv + rest, cwd);
 	store_job(&sp, id, job, &o);
 	cJSON_Delete(job);
 	free(o.env);
-	spool_close(&sp);
+	sq_spool_close(&sp);
 
 	if (o.json) {
 		cJSON *out = cJSON_CreateObject();
 		cJSON_AddStringToObject(out, "id", id);
-		int r = print_json(out);
+		int r = sq_print_json(out);
 		cJSON_Delete(out);
 		return r;
 	}

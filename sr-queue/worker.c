@@ -1,4 +1,4 @@
-/* worker.c - `sr-queue run`: the event loop of a worker.
+/* worker.c - the event loop of a worker (`sr-queue run`).
  *
  * One process, one epoll: inotify on queue/ (new jobs) and cancel/
  * (cancel requests), a signalfd (children, stop), and one report pipe per
@@ -18,7 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "queue.h"
 #include "sr.h"
 #include "worker.h"
 
@@ -27,85 +26,53 @@
 #define TAG_INOTIFY 0
 #define TAG_SIGNAL 1
 
-enum { O_BUDGET = 256, O_DRAIN, O_ONCE };
-
-static const struct option run_lo[] = {
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "cpu-budget", required_argument, NULL, O_BUDGET },
-	{ "drain", no_argument, NULL, O_DRAIN },
-	{ "once", no_argument, NULL, O_ONCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-struct run_opts {
-	uint64_t jobs, budget, window;
-	int drain, once;
-};
-
-static void run_opt(void *ctx, int c, const char *arg)
-{
-	struct run_opts *o = ctx;
-	switch (c) {
-	case 'j': o->jobs = sr_opt_count("-j", arg, 4096); break;
-	case O_BUDGET:
-		if (parse_budget(arg, &o->budget, &o->window) < 0)
-			sr_usage("--cpu-budget: want CPU/WINDOW like 10s/1m, got '%s'", arg);
-		break;
-	case O_DRAIN: o->drain = 1; break;
-	case O_ONCE: o->once = 1; break;
-	case 'h': print_usage(); exit(0);
-	}
-}
-
 /* Add a queued job to the index; its tenant is in its job file. A job
  * directory that is not ours alone is refused here already (claim looks
  * again: that is the check that counts). */
-static void index_add(struct worker *w, const char *id)
+static void index_add(struct sq_worker *w, const char *id)
 {
-	char why[WHY_MAX];
-	if (!id_valid(id) || refused(w, id))
+	char why[SQ_WHY_MAX];
+	if (!sq_id_valid(id) || sq_refused(w, id))
 		return;
-	int fd = open_private_dir(w->sp.queue, id, why, sizeof why);
-	if (fd == REFUSED) {
-		refuse(w, id, why);
+	int fd = sq_open_private_dir(w->sp.queue, id, why, sizeof why);
+	if (fd == SQ_REFUSED) {
+		sq_refuse(w, id, why);
 		return;
 	}
 	cJSON *j = NULL;
 	if (fd >= 0) {
-		(void)job_read_at(fd, JOB_FILE, &j, NULL);
+		(void)sq_job_read_at(fd, SQ_JOB_FILE, &j, NULL);
 		close(fd);
 	}
-	const char *t = json_str(j, "tenant");
-	fair_add(&w->fair, t && tenant_valid(t) ? t : "default", id);
+	const char *t = sq_json_str(j, "tenant");
+	sq_fair_add(&w->fair, t && sq_tenant_valid(t) ? t : "default", id);
 	cJSON_Delete(j);
 }
 
-static void index_one(struct spool *sp, int dfd, const char *name, void *ctx)
+static void index_one(int dfd, const char *name, void *ctx)
 {
-	(void)sp;
 	(void)dfd;
 	index_add(ctx, name);
 }
 
-static void rescan(struct worker *w)
+static void rescan(struct sq_worker *w)
 {
-	fair_clear(&w->fair);
+	sq_fair_clear(&w->fair);
 	w->ndef = 0;
-	each_entry(&w->sp, w->sp.queue, index_one, w);
+	sq_each_entry(w->sp.queue, index_one, w);
 	w->next_rescan = sr_now_ns() + RESCAN_NS;
 }
 
-static void periodic(struct worker *w)
+static void periodic(struct sq_worker *w)
 {
-	struct recover_counts rc;
-	recover_all(&w->sp, &rc);
+	struct sq_recover_counts rc;
+	sq_recover_all(&w->sp, &rc);
 	rescan(w);
 }
 
-static void watch(struct worker *w)
+static void watch(struct sq_worker *w)
 {
-	char *q = spool_subpath(&w->sp, "queue"), *c = spool_subpath(&w->sp, "cancel");
+	char *q = sq_spool_subpath(&w->sp, "queue"), *c = sq_spool_subpath(&w->sp, "cancel");
 	w->ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (w->ino < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to start inotify");
@@ -117,11 +84,11 @@ static void watch(struct worker *w)
 	free(c);
 }
 
-static void setup(struct worker *w, const struct run_opts *o, const char *path)
+static void setup(struct sq_worker *w, const struct sq_run_opts *o, const char *path)
 {
 	sigset_t set;
 	memset(w, 0, sizeof *w);
-	w->nslots = (unsigned)o->jobs;
+	w->nslots = o->jobs;
 	w->drain = o->drain;
 	w->once = o->once;
 	w->slots = calloc(w->nslots, sizeof *w->slots);
@@ -130,9 +97,9 @@ static void setup(struct worker *w, const struct run_opts *o, const char *path)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
 	for (unsigned i = 0; i < w->nslots; i++)
 		w->slots[i].fd = w->slots[i].repfd = -1;
-	fair_init(&w->fair, o->budget, o->window);
+	sq_fair_init(&w->fair, o->budget_ns, o->window_ns);
 	sr_cloexec_from(3, NULL, 0); /* nothing we inherited reaches a job */
-	spool_open(&w->sp, path, 1);
+	sq_spool_open(&w->sp, path, 1);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to become a child subreaper");
 	sigemptyset(&set);
@@ -154,21 +121,21 @@ static void setup(struct worker *w, const struct run_opts *o, const char *path)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to set up the event loop");
 }
 
-static void teardown(struct worker *w)
+static void teardown(struct sq_worker *w)
 {
-	flush_sync(w);
+	sq_flush_sync(w);
 	close(w->ep);
 	close(w->ino);
 	close(w->sfd);
-	spool_close(&w->sp);
-	fair_free(&w->fair);
+	sq_spool_close(&w->sp);
+	sq_fair_free(&w->fair);
 	free(w->slots);
 	free(w->syncq);
 	free(w->def);
 	free(w->refused);
 }
 
-static void claim_failed(struct worker *w, const char *id, size_t ti)
+static void claim_failed(struct sq_worker *w, const char *id, size_t ti)
 {
 	sr_warn_sys("unable to claim job %s; it stays queued", id);
 	if (w->drain || w->once) {
@@ -176,34 +143,34 @@ static void claim_failed(struct worker *w, const char *id, size_t ti)
 		w->stopping = 1;
 		return;
 	}
-	defer(w, id, w->fair.t[ti].name, 1000000000ULL);
+	sq_defer(w, id, w->fair.t[ti].name, 1000000000ULL);
 }
 
 /* Claim as many jobs as there are free slots, then start them. Returns
  * how long a CPU budget makes the rest wait (0: not waiting for one). */
-static uint64_t start_jobs(struct worker *w)
+static uint64_t start_jobs(struct sq_worker *w)
 {
 	uint64_t wait = 0;
-	char id[ID_LEN + 1];
+	char id[SQ_ID_LEN + 1];
 	size_t ti;
 	while (!w->stopping && w->running < w->nslots && !(w->once && w->started)) {
-		if (fair_pick(&w->fair, sr_now_ns(), id, &ti, &wait) != 0)
+		if (sq_fair_pick(&w->fair, sr_now_ns(), id, &ti, &wait) != 0)
 			break;
-		switch (claim(w, id, ti)) {
-		case CLAIM_OK:
+		switch (sq_claim(w, id, ti)) {
+		case SQ_CLAIM_OK:
 			if (w->once)
 				w->started = 1;
 			break;
-		case CLAIM_GONE: break;
-		case CLAIM_BUSY: defer(w, id, w->fair.t[ti].name, BUSY_RETRY_NS); break;
-		case CLAIM_FAIL: claim_failed(w, id, ti); break;
+		case SQ_CLAIM_GONE: break;
+		case SQ_CLAIM_BUSY: sq_defer(w, id, w->fair.t[ti].name, BUSY_RETRY_NS); break;
+		case SQ_CLAIM_FAIL: claim_failed(w, id, ti); break;
 		}
 	}
-	spawn_claimed(w);
+	sq_spawn_claimed(w);
 	return wait;
 }
 
-static struct slot *slot_of(struct worker *w, const char *id)
+static struct sq_slot *slot_of(struct sq_worker *w, const char *id)
 {
 	for (unsigned i = 0; i < w->nslots; i++)
 		if (w->slots[i].used && strcmp(w->slots[i].id, id) == 0)
@@ -211,7 +178,7 @@ static struct slot *slot_of(struct worker *w, const char *id)
 	return NULL;
 }
 
-static void on_inotify(struct worker *w)
+static void on_inotify(struct sq_worker *w)
 {
 	char buf[65536] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
@@ -228,7 +195,7 @@ static void on_inotify(struct worker *w)
 			if (e->wd == w->wd_queue) {
 				index_add(w, e->name);
 			} else if (e->wd == w->wd_cancel) {
-				struct slot *s = slot_of(w, e->name);
+				struct sq_slot *s = slot_of(w, e->name);
 				if (s && s->keeper > 0 && !s->cancel) {
 					s->cancel = 1;
 					(void)kill(s->keeper, SIGTERM);
@@ -238,12 +205,12 @@ static void on_inotify(struct worker *w)
 	}
 }
 
-static void on_child(struct worker *w)
+static void on_child(struct sq_worker *w)
 {
 	int st, stray = 0;
 	pid_t pid;
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		struct slot *s = NULL;
+		struct sq_slot *s = NULL;
 		for (unsigned i = 0; i < w->nslots && !s; i++)
 			if (w->slots[i].used && w->slots[i].keeper == pid)
 				s = &w->slots[i];
@@ -253,20 +220,20 @@ static void on_child(struct worker *w)
 		}
 		s->keeper_gone = 1;
 		if (s->rep_eof)
-			finish(w, s);
+			sq_finish(w, s);
 	}
 	if (stray)
-		kill_strays(w);
+		sq_kill_strays(w);
 }
 
 /* First SIGTERM/SIGINT: take no new job, finish the running ones. Second:
  * kill the running jobs too (they are requeued or lost, as after a crash). */
-static void on_stop(struct worker *w)
+static void on_stop(struct sq_worker *w)
 {
 	if (w->stopping++ == 0)
 		return;
 	for (unsigned i = 0; i < w->nslots; i++) {
-		struct slot *s = &w->slots[i];
+		struct sq_slot *s = &w->slots[i];
 		if (s->used && s->keeper > 0 && !s->keeper_gone) {
 			s->stop = 1;
 			(void)kill(s->keeper, SIGTERM);
@@ -274,7 +241,7 @@ static void on_stop(struct worker *w)
 	}
 }
 
-static void on_signal(struct worker *w)
+static void on_signal(struct sq_worker *w)
 {
 	struct signalfd_siginfo si;
 	int child = 0;
@@ -291,20 +258,20 @@ static void on_signal(struct worker *w)
 }
 
 /* Where the next bytes of a keeper's report go: the struct, then the stats. */
-static char *report_room(struct slot *s, size_t *room)
+static char *report_room(struct sq_slot *s, size_t *room)
 {
 	if (s->replen < sizeof s->rep) {
 		*room = sizeof s->rep - s->replen;
 		return (char *)&s->rep + s->replen;
 	}
-	size_t want = s->rep.stats_len < STATS_MAX ? s->rep.stats_len : STATS_MAX;
+	size_t want = s->rep.stats_len < SQ_STATS_MAX ? s->rep.stats_len : SQ_STATS_MAX;
 	if (!s->stats && !(s->stats = malloc(want + 1)))
 		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
 	*room = want - s->statslen;
 	return s->stats + s->statslen;
 }
 
-static void on_report(struct worker *w, struct slot *s)
+static void on_report(struct sq_worker *w, struct sq_slot *s)
 {
 	for (;;) {
 		size_t room;
@@ -326,7 +293,7 @@ static void on_report(struct worker *w, struct slot *s)
 	s->repfd = -1;
 	s->rep_eof = 1;
 	if (s->keeper_gone)
-		finish(w, s);
+		sq_finish(w, s);
 }
 
 static uint64_t min_nonzero(uint64_t a, uint64_t b)
@@ -335,22 +302,22 @@ static uint64_t min_nonzero(uint64_t a, uint64_t b)
 }
 
 /* Deferred claims and failed finishes that are due; returns the next due time. */
-static uint64_t due_work(struct worker *w)
+static uint64_t due_work(struct sq_worker *w)
 {
 	uint64_t now = sr_now_ns(), next = w->next_rescan;
 	size_t k = 0;
 	for (size_t i = 0; i < w->ndef; i++) {
 		if (w->def[i].at <= now)
-			fair_add(&w->fair, w->def[i].tenant, w->def[i].id);
+			sq_fair_add(&w->fair, w->def[i].tenant, w->def[i].id);
 		else
 			w->def[k++] = w->def[i];
 		next = min_nonzero(next, w->def[i].at);
 	}
 	w->ndef = k;
 	for (unsigned i = 0; i < w->nslots; i++) {
-		struct slot *s = &w->slots[i];
+		struct sq_slot *s = &w->slots[i];
 		if (s->used && s->retry_at && s->retry_at <= now)
-			finish(w, s);
+			sq_finish(w, s);
 		if (s->used && s->retry_at)
 			next = min_nonzero(next, s->retry_at);
 	}
@@ -358,7 +325,7 @@ static uint64_t due_work(struct worker *w)
 }
 
 /* --drain / --once: done when nothing runs and nothing is left to claim. */
-static int finished(struct worker *w)
+static int finished(struct sq_worker *w)
 {
 	if (w->running)
 		return 0;
@@ -368,18 +335,18 @@ static int finished(struct worker *w)
 		return 0;
 	if (w->once && w->started)
 		return 1;
-	if (fair_count(&w->fair) || w->ndef)
+	if (sq_fair_count(&w->fair) || w->ndef)
 		return 0;
 	rescan(w); /* trust, but verify */
-	return fair_count(&w->fair) == 0;
+	return sq_fair_count(&w->fair) == 0;
 }
 
-static void loop(struct worker *w)
+static void loop(struct sq_worker *w)
 {
 	struct epoll_event ev[32];
 	for (;;) {
 		uint64_t budget_wait = start_jobs(w);
-		flush_sync(w);
+		sq_flush_sync(w);
 		if (finished(w))
 			return;
 		uint64_t now = sr_now_ns();
@@ -406,16 +373,10 @@ static void loop(struct worker *w)
 	}
 }
 
-int cmd_run(int argc, char **argv)
+int sq_worker_run(const char *path, const struct sq_run_opts *o)
 {
-	struct run_opts o = { .jobs = 1 };
-	char *ops[1];
-	if (parse_args(argc, argv, "j:h", run_lo, run_opt, &o, ops, 1, 0, NULL) != 1)
-		sr_usage("run: want exactly one SPOOL");
-	if (o.jobs == 0)
-		sr_usage("-j: must be at least 1");
-	struct worker w;
-	setup(&w, &o, ops[0]);
+	struct sq_worker w;
+	setup(&w, o, path);
 	periodic(&w); /* settle what dead workers left, index the queue */
 	loop(&w);
 	int code = w.exit_code;

@@ -1,17 +1,77 @@
-/* worker.h - the state of `sr-queue run`. */
-#ifndef SR_QUEUE_WORKER_H
-#define SR_QUEUE_WORKER_H
+/* worker.h - sr-queue's worker: `sr-queue run` over the spool core.
+ *
+ * worker.c is the event loop, claim.c takes jobs from the queue and starts
+ * them, keeper.c supervises one job, finish.c records how it ended, and
+ * fair.c chooses which queued job runs next. This layer includes only
+ * spool.h (and lib/'s sr.h), never the commands' cli.h. */
+#ifndef SQ_WORKER_H
+#define SQ_WORKER_H
 
-#include "queue.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
-struct slot {
+#include "spool.h"
+
+/* worker.c: serve the spool at path until there is nothing left to do
+ * (drain, once) or a signal stops it; the exit code. */
+struct sq_run_opts {
+	unsigned jobs;                  /* slots, at least 1 */
+	uint64_t budget_ns, window_ns;  /* --cpu-budget; budget_ns 0: none */
+	int drain, once;
+};
+int sq_worker_run(const char *path, const struct sq_run_opts *o);
+
+/* fair.c: the in-memory index of queued jobs, by tenant. */
+struct sq_tenant {
+	char name[SQ_TENANT_MAX + 1];
+	char (*heap)[SQ_ID_LEN + 1];
+	size_t n, cap;
+	int64_t tokens;         /* CPU ns left in the budget; may go negative */
+	uint64_t refill_ns;     /* monotonic time of the last refill */
+};
+struct sq_fair {
+	struct sq_tenant *t;
+	size_t nt, cap, rr;
+	uint64_t budget_ns, window_ns;  /* budget_ns 0: no budget */
+};
+void sq_fair_init(struct sq_fair *f, uint64_t budget_ns, uint64_t window_ns);
+void sq_fair_free(struct sq_fair *f);
+void sq_fair_add(struct sq_fair *f, const char *tenant, const char *id);
+void sq_fair_clear(struct sq_fair *f);
+size_t sq_fair_count(const struct sq_fair *f);
+int sq_fair_pick(struct sq_fair *f, uint64_t now, char id[SQ_ID_LEN + 1], size_t *ti,
+		 uint64_t *wait_ns);
+void sq_fair_charge(struct sq_fair *f, size_t ti, uint64_t cpu_ns, uint64_t now);
+int sq_parse_budget(const char *s, uint64_t *budget, uint64_t *window);
+
+/* keeper.c: the per-job supervisor, forked by the worker; it reports how
+ * the job ended through a pipe: a struct sq_report, then stats_len bytes. */
+enum sq_fail_stage { SQ_FS_NONE, SQ_FS_JOB, SQ_FS_STDIN, SQ_FS_FILES, SQ_FS_CWD,
+		     SQ_FS_EXEC, SQ_FS_SETUP };
+enum sq_killed { SQ_KILLED_NO, SQ_KILLED_ASKED, SQ_KILLED_TIMEOUT };
+struct sq_report {
+	int32_t stage;          /* SQ_FS_NONE: the job ran */
+	int32_t err;            /* errno of a failed stage */
+	int32_t status;         /* wait status of the job's main process */
+	int32_t killed;         /* enum sq_killed: asked (cancel, stop), timeout */
+	int32_t out_err, err_err;
+	uint64_t started_ms, finished_ms, wall_ns, user_ns, sys_ns;
+	uint64_t out_stored, out_total, err_stored, err_total;
+	uint32_t stats_len;     /* that many bytes of sr-limit stats follow */
+	uint32_t pad;
+};
+pid_t sq_keeper_start(int jobfd, const char *id, int *repfd);
+
+/* The worker's state. */
+struct sq_slot {
 	int used;
-	char id[ID_LEN + 1];
+	char id[SQ_ID_LEN + 1];
 	size_t tenant;          /* index in fair.t */
 	int fd;                 /* job directory; we hold its flock */
 	pid_t keeper;           /* 0 until spawned */
 	int repfd;
-	struct report rep;
+	struct sq_report rep;
 	size_t replen;          /* bytes of rep read so far */
 	char *stats;            /* then rep.stats_len bytes of sr-limit stats */
 	size_t statslen;
@@ -20,37 +80,40 @@ struct slot {
 	uint64_t retry_at;      /* monotonic ns; 0 unless finishing failed */
 };
 
-struct deferred {
-	char id[ID_LEN + 1];
-	char tenant[TENANT_MAX + 1];
+struct sq_deferred {
+	char id[SQ_ID_LEN + 1];
+	char tenant[SQ_TENANT_MAX + 1];
 	uint64_t at;
 };
 
-struct worker {
-	struct spool sp;
-	struct fair fair;
-	struct slot *slots;
+struct sq_worker {
+	struct sq_spool sp;
+	struct sq_fair fair;
+	struct sq_slot *slots;
 	unsigned nslots, running;
 	int ep, ino, sfd, wd_queue, wd_cancel;
 	int drain, once, started, stopping, exit_code;
-	struct deferred *def;
+	struct sq_deferred *def;
 	size_t ndef, capdef;
 	int *syncq;             /* finished job dirs waiting for fsync + close */
 	size_t nsync;
 	uint64_t next_rescan;
-	char (*refused)[ID_LEN + 1];    /* jobs refused: never claimed again */
+	char (*refused)[SQ_ID_LEN + 1];    /* jobs refused: never claimed again */
 	size_t nrefused, caprefused;
 };
 
-/* finish.c */
-enum claim_result { CLAIM_OK, CLAIM_GONE, CLAIM_BUSY, CLAIM_FAIL };
-enum claim_result claim(struct worker *w, const char *id, size_t tenant);
-void spawn_claimed(struct worker *w);
-void finish(struct worker *w, struct slot *s);
-void flush_sync(struct worker *w);
-void kill_strays(struct worker *w);
-void defer(struct worker *w, const char *id, const char *tenant, uint64_t delay_ns);
-int refused(const struct worker *w, const char *id);
-void refuse(struct worker *w, const char *id, const char *why);
+/* claim.c: from queue/ to run/, then the keepers started. */
+enum sq_claim_result { SQ_CLAIM_OK, SQ_CLAIM_GONE, SQ_CLAIM_BUSY, SQ_CLAIM_FAIL };
+enum sq_claim_result sq_claim(struct sq_worker *w, const char *id, size_t tenant);
+void sq_spawn_claimed(struct sq_worker *w);
+void sq_defer(struct sq_worker *w, const char *id, const char *tenant, uint64_t delay_ns);
+int sq_refused(const struct sq_worker *w, const char *id);
+void sq_refuse(struct sq_worker *w, const char *id, const char *why);
+
+/* finish.c: the result recorded, from run/ to done/. */
+void sq_finish(struct sq_worker *w, struct sq_slot *s);
+void sq_flush_sync(struct sq_worker *w);
+void sq_kill_strays(struct sq_worker *w);
+void sq_slot_release(struct sq_worker *w, struct sq_slot *s);
 
 #endif

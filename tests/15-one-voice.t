@@ -40,4 +40,37 @@ for t in "sr-limit -m" "sr-limit --timeout" "sr-jail --bind" "sr-exec -p"; do
 		"$t with no value: one line"
 done
 
+# sr-queue: the same codes through a job (submit, run, wait), the same
+# wording for a bad option of sr-queue and of a command, the same version.
+sp=$T/spool
+ids=()
+for p in /etc/passwd/x sr-no-such-program /usr /etc/passwd; do
+	ids+=("$(sr-queue submit "$sp" -- "$p")")
+done
+run sr-queue run "$sp" --drain
+is "$rc" 0 "sr-queue run --drain: the four jobs ran"
+want=(127 127 126 126)
+i=0
+for p in /etc/passwd/x sr-no-such-program /usr /etc/passwd; do
+	run sr-queue wait "$sp" "${ids[$i]}"
+	is "$rc" "${want[$i]}" "sr-queue wait for a job of $p: ${want[$i]}"
+	i=$((i + 1))
+done
+run sr-queue submit "$sp" --bogus -- true
+is "$rc:$err" "100:sr-queue: usage: unknown option '--bogus' (see sr-queue --help)" \
+	"sr-queue submit --bogus: the one wording, one line"
+run sr-queue --bogus
+is "$rc:$err" "100:sr-queue: usage: unknown option '--bogus' (see sr-queue --help)" \
+	"sr-queue --bogus: the same"
+run sr-queue submit "$sp" --timeout
+is "$rc:$err" "100:sr-queue: usage: option '--timeout' needs a value (see sr-queue --help)" \
+	"sr-queue submit --timeout with no value: one line"
+run sr-queue no-such-command
+is "$rc:$err" "100:sr-queue: usage: unknown command 'no-such-command' (see sr-queue --help)" \
+	"an unknown command: one line in the same style"
+run sr-queue --version
+is "$rc:$out" "0:sr-queue ${versions%% *}" "sr-queue --version: the others' version"
+run sr-queue -V
+is "$out" "sr-queue ${versions%% *}" "sr-queue -V: the same"
+
 done_testing

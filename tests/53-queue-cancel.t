@@ -129,4 +129,47 @@ else
 	is "$(grep -c ran x-ran)" 1 "and it ran once"
 fi
 
+# --- --timeout: SIGTERM, then SIGKILL after --kill-after (as sr-limit) ------------------
+status_of() { json_get "$(sr-queue status "$sp" "$1" --json)" "$2"; }
+mkdir "$T/k1" "$T/k2" "$T/k3"
+run sr-queue submit "$sp" --kill-after 2x -- true
+is "$rc" 100 "a bad --kill-after: usage error"
+# Traps TERM (first thing, then says it is ready), exits 3 from the trap.
+k1=$(cd "$T/k1" && sr-queue submit "$sp" --timeout 500ms -- sh -c \
+	'trap "echo term > got-term; exit 3" TERM; echo $$ > ready; sleep 300 & echo $! > bg.pid; wait')
+# Ignores TERM: killed once --kill-after has passed.
+k2=$(cd "$T/k2" && sr-queue submit "$sp" --timeout 300ms --kill-after 700ms -- sh -c \
+	'trap "echo term >> got-term" TERM; echo $$ > ready; while :; do sleep 0.05; done')
+sr-queue run "$sp" --drain
+ok "the trapping job was ready before its timeout" test -s "$T/k1/ready"
+is "$(cat "$T/k1/got-term" 2>/dev/null)" term "its --timeout sent it SIGTERM"
+is "$(status_of "$k1" reason)/$(status_of "$k1" exit_code)" timeout/3 \
+	"it ended by itself in the grace period: reason timeout, its exit code kept"
+run sr-queue wait "$sp" "$k1"
+is "$rc" 124 "and wait exits 124"
+wall=$(status_of "$k1" wall_ms)
+ok "it did not wait for --kill-after (wall ${wall}ms)" test "$wall" -lt 2000
+is "$(alive "$T"/k1/bg.pid)" "" "what it left behind is killed"
+ok "the job that ignores TERM was ready" test -s "$T/k2/ready"
+like "$(cat "$T/k2/got-term" 2>/dev/null)" "^term" "it got SIGTERM when its --timeout ran out"
+is "$(status_of "$k2" reason)/$(status_of "$k2" signal)" timeout/9 \
+	"it was killed with SIGKILL: reason timeout, signal 9"
+wall=$(status_of "$k2" wall_ms)
+ok "after --timeout and --kill-after (wall ${wall}ms >= 1000)" test "$wall" -ge 1000
+is "$(status_of "$k2" kill_after_ms)" 700 "--kill-after is recorded with the job"
+is "$(status_of "$k1" kill_after_ms)" 2000 "2s by default"
+# A cancel in the grace period kills at once (the reason stays timeout).
+k3=$(cd "$T/k3" && sr-queue submit "$sp" --timeout 200ms --kill-after 300s -- sh -c \
+	'trap "echo term > got-term" TERM; echo $$ > ready; while :; do sleep 0.05; done')
+sr-queue run "$sp" 2>/dev/null &
+wpid=$!
+for _ in $(seq 1 300); do [ -s "$T/k3/got-term" ] && break; sleep 0.05; done
+ok "the job got SIGTERM and lives on in its grace period" test -s "$T/k3/got-term"
+run sr-queue cancel "$sp" "$k3" --timeout 30s
+is "$rc" 1 "cancel in the grace period: the job ends now, not cancelled (it timed out)"
+is "$(status_of "$k3" reason)/$(status_of "$k3" signal)" timeout/9 "reason timeout, signal 9"
+is "$(alive "$T"/k3/ready)" "" "its process is dead"
+kill -TERM "$wpid"
+wait "$wpid"
+
 done_testing

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "queue.h"
+#include "spool.h"
 #include "sr.h"
 
 #define JOB_FILE_MAX (64U << 20)
@@ -23,17 +23,17 @@
  * alone? 0, or -1 and why. */
 static int job_file_ok(int fd, struct stat *st, char *why, size_t len)
 {
-	char w[WHY_MAX];
+	char w[SQ_WHY_MAX];
 	if (fstat(fd, st) < 0) {
-		snprintf(why, len, JOB_FILE ": %s", strerror(errno));
+		snprintf(why, len, SQ_JOB_FILE ": %s", strerror(errno));
 		return -1;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		snprintf(why, len, JOB_FILE " is not a regular file");
+		snprintf(why, len, SQ_JOB_FILE " is not a regular file");
 		return -1;
 	}
-	if (not_private(st, w, sizeof w)) {
-		snprintf(why, len, JOB_FILE " is %s", w);
+	if (sq_not_private(st, w, sizeof w)) {
+		snprintf(why, len, SQ_JOB_FILE " is %s", w);
 		return -1;
 	}
 	return 0;
@@ -47,7 +47,7 @@ static char *read_all_at(int dfd, const char *name, size_t *lenp)
 	if (fd < 0)
 		return NULL;
 	struct stat st;
-	char why[WHY_MAX];
+	char why[SQ_WHY_MAX];
 	char *buf = NULL;
 	size_t len = 0;
 	if (job_file_ok(fd, &st, why, sizeof why) < 0) {
@@ -73,22 +73,22 @@ static char *read_all_at(int dfd, const char *name, size_t *lenp)
 }
 
 /* Before a worker runs a job: is its job file there, a regular file (not
- * a symbolic link) and ours alone? 0; REFUSED and why; -1 (errno) when
+ * a symbolic link) and ours alone? 0; SQ_REFUSED and why; -1 (errno) when
  * it could not be looked at. */
-int job_file_check(int jobfd, char *why, size_t len)
+int sq_job_file_check(int jobfd, char *why, size_t len)
 {
-	int fd = openat(jobfd, JOB_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(jobfd, SQ_JOB_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ELOOP)
-			snprintf(why, len, JOB_FILE " is a symbolic link");
+			snprintf(why, len, SQ_JOB_FILE " is a symbolic link");
 		else if (errno == ENOENT)
-			snprintf(why, len, "no " JOB_FILE);
+			snprintf(why, len, "no " SQ_JOB_FILE);
 		else
 			return -1;
-		return REFUSED;
+		return SQ_REFUSED;
 	}
 	struct stat st;
-	int r = job_file_ok(fd, &st, why, len) < 0 ? REFUSED : 0;
+	int r = job_file_ok(fd, &st, why, len) < 0 ? SQ_REFUSED : 0;
 	close(fd);
 	return r;
 }
@@ -105,7 +105,7 @@ static cJSON *parse_object(const char *s, size_t n)
 
 /* Parse NAME (under dfd): *job gets line 1, *res line 2 if complete (or
  * NULL). Either pointer may be NULL. -1 (errno) if there is no job line. */
-int job_read_at(int dfd, const char *name, cJSON **job, cJSON **res)
+int sq_job_read_at(int dfd, const char *name, cJSON **job, cJSON **res)
 {
 	size_t len;
 	char *buf = read_all_at(dfd, name, &len);
@@ -127,7 +127,7 @@ int job_read_at(int dfd, const char *name, cJSON **job, cJSON **res)
 	char *nl2 = memchr(buf + len1, '\n', len - len1);
 	if (res && nl2) {
 		*res = parse_object(buf + len1, (size_t)(nl2 - buf) - len1);
-		if (*res && !json_str(*res, "state")) {
+		if (*res && !sq_json_str(*res, "state")) {
 			cJSON_Delete(*res);
 			*res = NULL;
 		}
@@ -174,7 +174,7 @@ static int put_job(int fd, const char *s, size_t len)
 {
 	if (sr_write_all(fd, s, len) < 0)
 		return -1;
-	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)(len + RESULT_RESERVE)) < 0 &&
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)(len + SQ_RESULT_RESERVE)) < 0 &&
 	    errno != EOPNOTSUPP && errno != ENOSYS)
 		return -1;
 	return fsync(fd);
@@ -200,8 +200,8 @@ static int put_line(int dfd, const cJSON *obj, int result)
 	char *s = json_line(obj, &len);
 	if (!s)
 		return -1;
-	int fd = result ? openat(dfd, JOB_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-			: openat(dfd, JOB_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	int fd = result ? openat(dfd, SQ_JOB_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+			: openat(dfd, SQ_JOB_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 				 O_CLOEXEC, 0600);
 	int r = fd < 0 ? -1 : result ? put_result(fd, s, len) : put_job(fd, s, len);
 	int e = errno;
@@ -212,27 +212,27 @@ static int put_line(int dfd, const cJSON *obj, int result)
 	return r;
 }
 
-int job_write_at(int dfd, const cJSON *job)
+int sq_job_write_at(int dfd, const cJSON *job)
 {
 	return put_line(dfd, job, 0);
 }
 
 /* Record res as the job's result line and fsync it. */
-int result_write(int jobfd, const cJSON *res)
+int sq_result_write(int jobfd, const cJSON *res)
 {
 	return put_line(jobfd, res, 1);
 }
 
-int job_has_result(int jobfd)
+int sq_job_has_result(int jobfd)
 {
 	cJSON *res;
-	if (job_read_at(jobfd, JOB_FILE, NULL, &res) < 0 || !res)
+	if (sq_job_read_at(jobfd, SQ_JOB_FILE, NULL, &res) < 0 || !res)
 		return 0;
 	cJSON_Delete(res);
 	return 1;
 }
 
-cJSON *result_new(const char *state, const char *reason)
+cJSON *sq_result_new(const char *state, const char *reason)
 {
 	cJSON *r = cJSON_CreateObject();
 	if (!r || !cJSON_AddStringToObject(r, "state", state) ||
@@ -241,36 +241,36 @@ cJSON *result_new(const char *state, const char *reason)
 	return r;
 }
 
-const char *json_str(const cJSON *obj, const char *key)
+const char *sq_json_str(const cJSON *obj, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-long long json_num(const cJSON *obj, const char *key, long long dflt)
+long long sq_json_num(const cJSON *obj, const char *key, long long dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
 }
 
 /* The code `wait` exits with for a finished job (see EXIT STATUS). */
-int result_exit_code(const cJSON *res)
+int sq_result_exit_code(const cJSON *res)
 {
-	const char *state = json_str(res, "state");
-	const char *reason = json_str(res, "reason");
+	const char *state = sq_json_str(res, "state");
+	const char *reason = sq_json_str(res, "reason");
 	if (!state)
-		return EXIT_LOST;
+		return SQ_EXIT_LOST;
 	if (strcmp(state, "cancelled") == 0)
-		return EXIT_CANCELLED;
+		return SQ_EXIT_CANCELLED;
 	if (strcmp(state, "lost") == 0)
-		return EXIT_LOST;
+		return SQ_EXIT_LOST;
 	if (reason && strcmp(reason, "timeout") == 0)
 		return SR_EXIT_TIMEOUT;
-	long long sig = json_num(res, "signal", 0);
+	long long sig = sq_json_num(res, "signal", 0);
 	if (sig > 0 && sig < 128)
 		return 128 + (int)sig;
-	long long code = json_num(res, "exit_code", -1);
+	long long code = sq_json_num(res, "exit_code", -1);
 	if (code >= 0 && code <= 255)
 		return (int)code;
-	return strcmp(state, "failed") == 0 ? SR_EXIT_NOEXEC : EXIT_LOST;
+	return strcmp(state, "failed") == 0 ? SR_EXIT_NOEXEC : SQ_EXIT_LOST;
 }

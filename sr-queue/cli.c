@@ -1,0 +1,213 @@
+/* cli.c - what the commands share: option parsing, and printing a job's
+ * state as a line or as JSON.
+ *
+ * getopt_long with a leading "+" stops at the first operand; we note the
+ * operand and resume after it, so options may come before or after SPOOL
+ * and ID whatever POSIXLY_CORRECT says, and a job's own argv (after "--"
+ * or after the operands `submit` wants) is never parsed. */
+#include <cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sr.h"
+
+int sq_parse_args(int argc, char **argv, const char *shortopts,
+		  const struct option *lo, sq_opt_fn fn, void *ctx,
+		  char **ops, int maxops, int stop_after, int *rest)
+{
+	char spec[64];
+	int nops = 0;
+	snprintf(spec, sizeof spec, "+:%s", shortopts);
+	optind = 0; /* reinitialise getopt */
+	opterr = 0;
+	if (rest)
+		*rest = argc;
+	while (optind < argc) {
+		int before = optind ? optind : 1;
+		int c = getopt_long(argc, argv, spec, lo, NULL);
+		if (c == '?' || c == ':')
+			sr_usage_option(argc, argv, c);
+		if (c != -1) {
+			fn(ctx, c, optarg);
+			continue;
+		}
+		int dashdash = optind == before + 1 && strcmp(argv[before], "--") == 0;
+		for (; optind < argc; optind++) {
+			if (stop_after > 0 && nops >= stop_after) {
+				*rest = optind;
+				return nops;
+			}
+			if (nops >= maxops)
+				sr_usage("%s: unexpected argument '%s'", argv[0], argv[optind]);
+			ops[nops++] = argv[optind];
+			if (!dashdash) {
+				optind++;
+				break;
+			}
+		}
+	}
+	return nops;
+}
+
+void sq_query_opt(void *ctx, int c, const char *arg)
+{
+	struct sq_qopts *o = ctx;
+	switch (c) {
+	case SQ_Q_JSON: o->json = 1; break;
+	case SQ_Q_TIMEOUT:
+		o->timeout_ns = sr_opt_duration_ns("--timeout", arg);
+		o->has_timeout = 1;
+		break;
+	case SQ_Q_STREAM:
+		if (strcmp(arg, "stdout") != 0 && strcmp(arg, "stderr") != 0)
+			sr_usage("--stream: want stdout or stderr, got '%s'", arg);
+		o->stream = arg;
+		break;
+	case SQ_Q_OFFSET: o->offset = sr_opt_count("--offset", arg, UINT64_MAX / 2); break;
+	case SQ_Q_MAXB:
+		o->max_bytes = sr_opt_size("--max-bytes", arg);
+		o->has_max = 1;
+		break;
+	case SQ_Q_STATE: o->state = arg; break;
+	case SQ_Q_OLDER:
+		o->older_ns = sr_opt_duration_ns("--older-than", arg);
+		o->has_older = 1;
+		break;
+	case SQ_Q_KEEP: o->keep = sr_opt_count("--keep", arg, UINT64_MAX / 2); break;
+	case 'h': sq_print_usage(); exit(0);
+	}
+}
+
+void sq_query_args(int argc, char **argv, const struct option *lo, struct sq_qopts *o,
+		   int want_id, char **ops, struct sq_spool *sp)
+{
+	int want = want_id ? 2 : 1;
+	if (sq_parse_args(argc, argv, "h", lo, sq_query_opt, o, ops, want, 0, NULL) != want)
+		sr_usage("%s: want SPOOL%s", argv[0], want_id ? " ID" : "");
+	if (want_id)
+		sq_need_id(ops[1]);
+	sq_spool_open(sp, ops[0], 0);
+}
+
+void sq_need_id(const char *s)
+{
+	if (!sq_id_valid(s))
+		sr_usage("invalid job id '%s' (want %d lowercase hex digits)", s, SQ_ID_LEN);
+}
+
+int sq_print_json(const cJSON *obj)
+{
+	char *s = cJSON_PrintUnformatted(obj);
+	if (!s)
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
+	int r = puts(s) < 0 || fflush(stdout) != 0 ? SR_EXIT_SYS : 0;
+	free(s);
+	return r;
+}
+
+static void copy_item(cJSON *to, const cJSON *from, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, key);
+	if (v)
+		cJSON_AddItemToObject(to, key, cJSON_Duplicate(v, 1));
+}
+
+/* {"id", "state", job facts when jobinfo, then every result field}. */
+cJSON *sq_status_json(const char *id, const struct sq_jstat *js, int jobinfo)
+{
+	static const char *const jobkeys[] = {
+		"tenant", "argv", "cwd", "submitted_ms", "max_output", "retry", "timeout_ms",
+		"kill_after_ms",
+	};
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
+	cJSON_AddStringToObject(o, "id", id);
+	cJSON_AddStringToObject(o, "state", js->state);
+	if (jobinfo && js->fd >= 0) {
+		cJSON *job;
+		(void)sq_job_read_at(js->fd, SQ_JOB_FILE, &job, NULL);
+		for (size_t i = 0; job && i < sizeof jobkeys / sizeof *jobkeys; i++)
+			copy_item(o, job, jobkeys[i]);
+		cJSON_Delete(job);
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, js->result)
+		if (strcmp(e->string, "state") != 0)
+			cJSON_AddItemToObject(o, e->string, cJSON_Duplicate(e, 1));
+	return o;
+}
+
+/* "ID STATE [exit N|signal N|timeout|REASON: ERROR]" */
+void sq_print_status_line(const char *id, const struct sq_jstat *js)
+{
+	const cJSON *r = js->result;
+	const char *reason = sq_json_str(r, "reason"), *error = sq_json_str(r, "error");
+	char detail[256] = "";
+	if (r && strcmp(js->state, "completed") == 0) {
+		if (reason && strcmp(reason, "exit") == 0)
+			snprintf(detail, sizeof detail, " exit %lld",
+				 sq_json_num(r, "exit_code", -1));
+		else if (reason && strcmp(reason, "signal") == 0)
+			snprintf(detail, sizeof detail, " signal %lld",
+				 sq_json_num(r, "signal", 0));
+		else if (reason)
+			snprintf(detail, sizeof detail, " %s", reason);
+	} else if (r && strcmp(js->state, "failed") == 0) {
+		snprintf(detail, sizeof detail, " %s: %s", reason ? reason : "?",
+			 error ? error : "?");
+	}
+	printf("%s %s%s\n", id, js->state, detail);
+}
+
+/* Resolve or exit: 1 when there is no such job, 111 on a system error. */
+void sq_resolve_or_exit(struct sq_spool *sp, const char *id, struct sq_jstat *js)
+{
+	if (sq_job_resolve(sp, id, js) < 0)
+		sq_no_such_job(sp, id);
+}
+
+/* After sq_job_resolve failed: exit 1 when there is no such job, else 111
+ * (also when the job is refused: not ours alone, or a symbolic link). */
+void sq_no_such_job(const struct sq_spool *sp, const char *id)
+{
+	if (errno == ENOENT)
+		sr_fatal(SR_EXIT_SOFT, "no job %s in %s", id, sp->path);
+	if (errno == EPERM && sq_job_refusal[0])
+		sr_fatal(SR_EXIT_SYS, "refusing job %s", sq_job_refusal);
+	sr_fatal_sys(SR_EXIT_SYS, "unable to find job %s", id);
+}
+
+/* What wait --json and cancel print. */
+int sq_print_state(const char *id, const struct sq_jstat *js, int json)
+{
+	if (!json) {
+		sq_print_status_line(id, js);
+		return fflush(stdout) == 0 ? 0 : SR_EXIT_SYS;
+	}
+	cJSON *j = sq_status_json(id, js, 1);
+	int r = sq_print_json(j);
+	cJSON_Delete(j);
+	return r;
+}
+
+/* "NAME N, NAME N" or a JSON object: what gc and recover print. */
+int sq_print_counts(int json, const char *const *names, const unsigned *vals, size_t n)
+{
+	if (!json) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s%s %u", i ? ", " : "", names[i], vals[i]);
+		printf("\n");
+		return fflush(stdout) == 0 ? 0 : SR_EXIT_SYS;
+	}
+	cJSON *o = cJSON_CreateObject();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddNumberToObject(o, names[i], vals[i]);
+	int r = sq_print_json(o);
+	cJSON_Delete(o);
+	return r;
+}

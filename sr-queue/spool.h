@@ -1,0 +1,112 @@
+/* spool.h - sr-queue's spool core: the on-disk format of a spool.
+ *
+ * Spool layout (every directory 0700, every file 0600):
+ *   SPOOL/tmp/ID      a job being submitted (flock held by the submitter)
+ *   SPOOL/queue/ID    queued: job.jsonl [stdin]
+ *   SPOOL/run/ID      claimed: flock held by its worker and supervisor
+ *   SPOOL/done/ID     finished: job.jsonl (with the result line) [stdout]
+ *                     [stderr]
+ *   SPOOL/cancel/ID   a cancel request for a running job
+ * Every rename of a job directory is made by the holder of its flock.
+ * The spool, its subdirectories and every job must belong to the user and
+ * be writable by nobody else, and nothing in them is opened through a
+ * symbolic link: another user who could write there could plant a job
+ * that we would run as us (see sq_open_private_dir).
+ *
+ * This layer knows neither the command line nor the worker: the commands
+ * and the worker are built on it (and sr-mcp will be). It includes only
+ * lib/'s sr.h. */
+#ifndef SQ_SPOOL_H
+#define SQ_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cJSON;
+struct stat;
+
+#define SQ_ID_LEN 32               /* 16 hex digits of time, 16 random */
+#define SQ_TENANT_MAX 64
+#define SQ_RESULT_RESERVE 2048     /* bytes kept free for the result line */
+#define SQ_JOB_FILE "job.jsonl"    /* line 1 the job, line 2 its result */
+#define SQ_STATS_MAX 16384         /* sr-limit stats kept, at most */
+#define SQ_DEFAULT_MAX_OUTPUT (16ULL << 20)
+#define SQ_DEFAULT_KILL_AFTER_MS 2000  /* --timeout's grace, as sr-limit's */
+#define SQ_TMP_MIN_AGE_S 2         /* tmp/ leftovers younger than this stay */
+#define SQ_WHY_MAX 96              /* room for the reason something is refused */
+#define SQ_REFUSED (-2)            /* sq_open_private_dir: not ours alone */
+
+/* wait(1)-style exit codes of `wait` besides the job's own code. */
+enum {
+	SQ_EXIT_LOST = 97,
+	SQ_EXIT_CANCELLED = 98,
+	SQ_EXIT_WAIT_TIMEOUT = 99,
+};
+
+struct sq_spool {
+	const char *path;
+	int root, tmp, queue, run, done, cancel;
+};
+
+/* spool.c: the spool's directories, ids, and durable file helpers. */
+void sq_spool_open(struct sq_spool *sp, const char *path, int create);
+void sq_spool_close(struct sq_spool *sp);
+char *sq_spool_subpath(const struct sq_spool *sp, const char *sub);
+const char *sq_not_private(const struct stat *st, char *why, size_t len);
+int sq_open_private_dir(int at, const char *name, char *why, size_t len);
+int sq_exists_at(int dfd, const char *name);
+int sq_fsync_dir(int dfd);
+int sq_write_file_at(int dfd, const char *name, const void *buf, size_t len);
+int sq_remove_tree_at(int dfd, const char *name);
+int sq_same_file(int fd, int dfd, const char *name);
+/* fn(dfd, name, ctx) for every entry of dfd not starting with '.'. */
+typedef void (*sq_entry_fn)(int dfd, const char *name, void *ctx);
+void sq_each_entry(int dfd, sq_entry_fn fn, void *ctx);
+void sq_id_new(char id[SQ_ID_LEN + 1]);
+int sq_id_valid(const char *s);
+int sq_tenant_valid(const char *s);
+uint64_t sq_now_ms(void);       /* CLOCK_REALTIME, for the records */
+void sq_crash_point(const char *name);
+
+/* spool_job.c: the job file (line 1 the job, line 2 its result). */
+int sq_job_read_at(int dfd, const char *name, struct cJSON **job, struct cJSON **res);
+int sq_job_file_check(int jobfd, char *why, size_t len);
+int sq_job_write_at(int dfd, const struct cJSON *job);
+int sq_job_has_result(int jobfd);
+int sq_result_write(int jobfd, const struct cJSON *res);
+struct cJSON *sq_result_new(const char *state, const char *reason);
+int sq_result_exit_code(const struct cJSON *res);
+const char *sq_json_str(const struct cJSON *obj, const char *key);
+long long sq_json_num(const struct cJSON *obj, const char *key, long long dflt);
+
+/* spool_state.c: where a job is, and waiting for it to settle. */
+enum sq_where { SQ_W_NONE, SQ_W_QUEUE, SQ_W_RUN, SQ_W_DONE };
+struct sq_jstat {
+	enum sq_where where;
+	int fd;                 /* the job directory, -1 when not found */
+	const char *state;      /* queued running completed failed cancelled lost */
+	struct cJSON *result;   /* the result line when finished */
+};
+/* Find a job, settling it if its worker died: 0, or -1 (errno ENOENT:
+ * no such job; EPERM: refused, sq_job_refusal says which and why). */
+int sq_job_resolve(struct sq_spool *sp, const char *id, struct sq_jstat *js);
+extern char sq_job_refusal[];
+void sq_jstat_free(struct sq_jstat *js);
+/* 0: settled; 1: still queued or running at the deadline (timeout_ns 0:
+ * wait forever); -1: not found (ENOENT) or error. *js is filled unless -1. */
+int sq_job_wait(struct sq_spool *sp, const char *id, uint64_t timeout_ns,
+		struct sq_jstat *js);
+
+/* spool_settle.c: moving and settling jobs; recovery after a crash. */
+enum sq_settle { SQ_S_FINISHED = 1, SQ_S_CANCELLED, SQ_S_LOST, SQ_S_REQUEUED };
+int sq_job_move(const char *id, int from, int to);
+int sq_read_attempts(int jobfd);
+int sq_cancel_ask(struct sq_spool *sp, const char *id);
+int sq_job_finish_cancelled(struct sq_spool *sp, const char *id, int fd, int from);
+int sq_job_settle_orphan(struct sq_spool *sp, const char *id, int fd, const char *why);
+struct sq_recover_counts { unsigned lost, requeued, finished, cancelled, tmp, busy; };
+void sq_recover_all(struct sq_spool *sp, struct sq_recover_counts *rc);
+unsigned sq_tmp_cleanup(struct sq_spool *sp);
+
+#endif
