@@ -122,10 +122,11 @@ const char *memory_via(void)
 	return memory_cgroup ? "cgroup" : "rlimit data";
 }
 
-static void add_env(char **argv, int *n, char bufs[][4200], int *nb, const char *k,
-		    const char *v)
+/* "--env K=V" onto argv; the string is kept in bufs, freed by the caller. */
+static void add_env(char **argv, int *n, char **bufs, int *nb, const char *k, const char *v)
 {
-	snprintf(bufs[*nb], sizeof bufs[*nb], "%s=%s", k, v);
+	if (asprintf(&bufs[*nb], "%s=%s", k, v) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
 	argv[(*n)++] = "--env";
 	argv[(*n)++] = bufs[(*nb)++];
 }
@@ -153,7 +154,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	snprintf(timeout, sizeof timeout, "%llums", (unsigned long long)s->timeout_ms + 30000);
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
-	char bufs[10][4200];
+	char *bufs[10];
 	char *argv[64];
 	int n = 0, nb = 0;
 	argv[n++] = "sr-queue";
@@ -191,6 +192,8 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	char *out;
 	int rc = spawn_capture(all, &out, 4096, 0);
 	free(all);
+	while (nb > 0)
+		free(bufs[--nb]);
 	if (input[0])
 		unlink(input);     /* sr-queue keeps its own copy */
 	cJSON *j = rc == 0 && out ? cJSON_Parse(out) : NULL;

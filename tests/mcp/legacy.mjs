@@ -139,8 +139,12 @@ const cancelled = call(client, 'run_code', { language: 'bash', code: 'echo $$ > 
 await sleep(1500);
 ac.abort();
 await cancelled.catch(() => {});
-await sleep(1000);
-const jobs = sc(await call(client, 'list_jobs', { limit: 5 })).jobs;
+let jobs = [];
+for (let i = 0; i < 50; i++) {   // the cancel is asynchronous: look until it shows
+  jobs = sc(await call(client, 'list_jobs', { limit: 5 })).jobs;
+  if (jobs[0]?.state === 'cancelled') break;
+  await sleep(200);
+}
 is(jobs[0]?.state, 'cancelled', 'notifications/cancelled: the newest job is cancelled');
 is(jobs[0]?.language, 'bash', '... list_jobs gives its language');
 
