@@ -1,7 +1,7 @@
 /* sr-queue - a durable spool-directory job queue.
  *
  *   sr-queue submit SPOOL [options] -- prog [args...]
- *   sr-queue run SPOOL [-j N] [--cpu-budget 10s/1m] [--drain|--once]
+ *   sr-queue run SPOOL [-j N] [--cpu-budget 10s/1m] [--drain|--idle D|--once]
  *   sr-queue status|wait|logs|cancel SPOOL ID ...
  *   sr-queue list|gc|recover SPOOL ...
  *
@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"      --tenant NAME  --stdin FILE|-  --cwd DIR  --env K=V  --keep-env\n"
 	"      --max-output SIZE  --retry N  --timeout DURATION\n"
 	"      --kill-after DURATION  --json\n"
-	"  run SPOOL [-j N] [--cpu-budget CPU/WINDOW] [--drain|--once]\n"
+	"  run SPOOL [-j N] [--cpu-budget CPU/WINDOW] [--drain|--idle DURATION|--once]\n"
 	"                                  run jobs (a worker)\n"
 	"  status SPOOL ID [--json]        state of a job\n"
 	"  wait SPOOL ID [--timeout D] [--json]  wait; exit with the job's code\n"

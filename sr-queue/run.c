@@ -5,13 +5,14 @@
 #include "sr.h"
 #include "worker.h"
 
-enum { O_BUDGET = 256, O_DRAIN, O_ONCE };
+enum { O_BUDGET = 256, O_DRAIN, O_ONCE, O_IDLE };
 
 static const struct option run_lo[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "cpu-budget", required_argument, NULL, O_BUDGET },
 	{ "drain", no_argument, NULL, O_DRAIN },
 	{ "once", no_argument, NULL, O_ONCE },
+	{ "idle", required_argument, NULL, O_IDLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -27,6 +28,11 @@ static void run_opt(void *ctx, int c, const char *arg)
 		break;
 	case O_DRAIN: o->drain = 1; break;
 	case O_ONCE: o->once = 1; break;
+	case O_IDLE:
+		o->idle_ns = sr_opt_duration_ns("--idle", arg);
+		if (!o->idle_ns)
+			o->drain = 1;   /* --idle 0 is --drain */
+		break;
 	case 'h': sq_print_usage(); exit(0);
 	}
 }

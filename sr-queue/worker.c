@@ -89,7 +89,8 @@ static void setup(struct sq_worker *w, const struct sq_run_opts *o, const char *
 	sigset_t set;
 	memset(w, 0, sizeof *w);
 	w->nslots = o->jobs;
-	w->drain = o->drain;
+	w->drain = o->drain || o->idle_ns;
+	w->idle_ns = o->idle_ns;
 	w->once = o->once;
 	w->slots = calloc(w->nslots, sizeof *w->slots);
 	w->syncq = calloc(w->nslots, sizeof *w->syncq);
@@ -324,21 +325,33 @@ static uint64_t due_work(struct sq_worker *w)
 	return next;
 }
 
-/* --drain / --once: done when nothing runs and nothing is left to claim. */
+/* --drain / --once: done when nothing runs and nothing is left to claim;
+ * --idle: when that has been so for idle_ns. */
 static int finished(struct sq_worker *w)
 {
-	if (w->running)
+	if (w->running) {
+		w->idle_since = 0;
 		return 0;
+	}
 	if (w->stopping)
 		return 1;
 	if (!w->drain && !w->once)
 		return 0;
 	if (w->once && w->started)
 		return 1;
-	if (sq_fair_count(&w->fair) || w->ndef)
+	if (sq_fair_count(&w->fair) || w->ndef) {
+		w->idle_since = 0;
 		return 0;
+	}
+	uint64_t now = sr_now_ns();
+	if (w->idle_since && now - w->idle_since < w->idle_ns)
+		return 0;       /* idle, not for long enough yet */
 	rescan(w); /* trust, but verify */
-	return sq_fair_count(&w->fair) == 0;
+	if (sq_fair_count(&w->fair))
+		return 0;
+	if (!w->idle_since)
+		w->idle_since = now;
+	return now - w->idle_since >= w->idle_ns;
 }
 
 static void loop(struct sq_worker *w)
@@ -351,6 +364,8 @@ static void loop(struct sq_worker *w)
 			return;
 		uint64_t now = sr_now_ns();
 		uint64_t next = due_work(w);
+		if (w->idle_since)
+			next = min_nonzero(next, w->idle_since + w->idle_ns);
 		if (budget_wait)
 			next = min_nonzero(next, now + budget_wait);
 		int timeout = next <= now ? 0 : (int)((next - now + 999999) / 1000000);

@@ -19,6 +19,7 @@ struct sq_run_opts {
 	unsigned jobs;                  /* slots, at least 1 */
 	uint64_t budget_ns, window_ns;  /* --cpu-budget; budget_ns 0: none */
 	int drain, once;
+	uint64_t idle_ns;               /* --idle: exit after this long with nothing to do */
 };
 int sq_worker_run(const char *path, const struct sq_run_opts *o);
 
@@ -93,6 +94,7 @@ struct sq_worker {
 	unsigned nslots, running;
 	int ep, ino, sfd, wd_queue, wd_cancel;
 	int drain, once, started, stopping, exit_code;
+	uint64_t idle_ns, idle_since;   /* --drain is --idle 0; idle_since 0: busy */
 	struct sq_deferred *def;
 	size_t ndef, capdef;
 	int *syncq;             /* finished job dirs waiting for fsync + close */

@@ -164,4 +164,23 @@ is "$(ls "$sp/done" | wc -l)" 0 "gc without options removes every finished job"
 is "$(sr-queue status "$sp" "$q")" "$q queued" "gc never touches queued jobs"
 is "$(ls "$sp/tmp" | wc -l)" 0 "nothing left in tmp/"
 
+# run --idle: a worker that stays for the next job, then goes.
+idle=$T/idle
+sr-queue submit "$idle" -- true >/dev/null
+sr-queue run "$idle" --idle 1500ms 2>/dev/null &
+wpid=$!
+id=$(sr-queue submit "$idle" -- sh -c 'echo second')
+run sr-queue wait "$idle" "$id" --timeout 10s
+is "$rc" 0 "run --idle: a job submitted while it waits is run"
+ok "... and the worker is still there just after" kill -0 "$wpid"
+id=$(sr-queue submit "$idle" -- true)
+run sr-queue wait "$idle" "$id" --timeout 10s
+is "$rc" 0 "... a later job too, by the same worker"
+for _ in $(seq 100); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+nok "... which exits once idle for --idle (1.5s)" kill -0 "$wpid"
+wait "$wpid"
+is "$?" 0 "... with status 0"
+run sr-queue run "$idle" --idle 2x
+is "$rc" 100 "--idle takes a duration"
+
 done_testing
