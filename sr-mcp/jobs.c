@@ -144,9 +144,12 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	    env_file(s->env, envf, sizeof envf, err, errlen) < 0)
 		goto fail;
 	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
-	snprintf(limit, sizeof limit, "--%s %llu --pids %u --timeout %llums --kill-after 2s",
-		 strcmp(memory_via(), "cgroup") == 0 ? "mem" : "data",
-		 (unsigned long long)s->memory, cfg.pids, (unsigned long long)s->timeout_ms);
+	char mem[64] = "";
+	if (s->memory)
+		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(memory_via(), "cgroup") == 0 ?
+			 "mem" : "data", (unsigned long long)s->memory);
+	snprintf(limit, sizeof limit, "%s--pids %u --timeout %llums --kill-after 2s", mem,
+		 cfg.pids, (unsigned long long)s->timeout_ms);
 	snprintf(jail, sizeof jail, "%s%s%s", cfg.net_full ? "--share-net " : "",
 		 envf[0] ? "--env-file " : "", envf);
 	snprintf(exec, sizeof exec, "%s", cfg.net_full ? "--net" : "");
@@ -389,9 +392,10 @@ cJSON *job_list(char *err, size_t errlen)
 }
 
 /* A worker for the spool: whoever takes STATE/worker.lock starts one,
- * detached, and hands it the lock; it drains the queue and exits. A job
- * queued just as a worker decides to exit is picked up by the next call
- * that finds it still queued (job_wait looks every second). */
+ * detached, and hands it the lock; it stays while there is work and for a
+ * minute after, so that back-to-back calls find it there. A job queued
+ * just as a worker decides to exit is picked up by the next look of a
+ * call that finds it still queued (job_wait looks soon, then each second). */
 void worker_ensure(void)
 {
 	if (cfg.external_worker)
@@ -406,7 +410,7 @@ void worker_ensure(void)
 		return;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		char *argv[] = { "sr-queue", "run", cfg.spool, "-j", jobs, "--drain",
+		char *argv[] = { "sr-queue", "run", cfg.spool, "-j", jobs, "--idle", "60s",
 				 cfg.cpu_budget[0] ? "--cpu-budget" : NULL, cfg.cpu_budget, NULL };
 		if (spawn_detached(argv, fd, log) < 0)
 			mcp_log("unable to start a worker on %s", cfg.spool);

@@ -33,7 +33,7 @@ static const char usage_text[] =
 "      --cpu-budget C/W     CPU time per client per window (default 10s/1m; off)\n"
 "      --timeout DURATION   a run's default wall clock (default 5m)\n"
 "      --timeout-max DURATION  the most a call may ask (default 30m)\n"
-"      --memory SIZE        a run's default memory (default 512M)\n"
+"      --memory SIZE|off    a run's default memory (default 512M)\n"
 "      --memory-max SIZE    the most a call may ask (default 4G)\n"
 "      --pids N             processes a run may start (default 128)\n"
 "      --wait DURATION      how long a call waits for its run (default 45s)\n"
@@ -115,7 +115,9 @@ static void set_opt(int c, const char *a, const char *name)
 	case O_BUDGET: cfg.cpu_budget = xstrdup(strcmp(a, "off") ? a : ""); break;
 	case O_TIMEOUT: cfg.timeout_ms = sr_opt_duration_ns(name, a) / 1000000; break;
 	case O_TIMEOUT_MAX: cfg.timeout_max_ms = sr_opt_duration_ns(name, a) / 1000000; break;
-	case O_MEMORY: cfg.memory = sr_opt_size(name, a); break;
+	case O_MEMORY:
+		cfg.memory = strcmp(a, "off") ? sr_opt_size(name, a) : 0;   /* 0: none */
+		break;
 	case O_MEMORY_MAX: cfg.memory_max = sr_opt_size(name, a); break;
 	case O_PIDS: cfg.pids = (unsigned)sr_opt_count(name, a, 1 << 20); break;
 	case O_WAIT: cfg.wait_ms = sr_opt_duration_ns(name, a) / 1000000; break;
@@ -168,8 +170,8 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		sr_usage("unexpected argument '%s' (see sr-mcp --help)", argv[optind]);
-	if (cfg.timeout_ms == 0 || cfg.memory == 0 || cfg.pids == 0 || cfg.jobs == 0)
-		sr_usage("--timeout, --memory, --pids and --jobs must be greater than zero");
+	if (cfg.timeout_ms == 0 || cfg.pids == 0 || cfg.jobs == 0)
+		sr_usage("--timeout, --pids and --jobs must be greater than zero");
 	if (cfg.timeout_ms > cfg.timeout_max_ms || cfg.memory > cfg.memory_max ||
 	    cfg.wait_ms > cfg.wait_max_ms)
 		sr_usage("a default (--timeout, --memory, --wait) is over its cap (--*-max)");

@@ -542,7 +542,10 @@ static void sandbox_info(struct req *r, const cJSON *args)
 	}
 	cJSON *d = cJSON_AddObjectToObject(res, "defaults");
 	cJSON_AddNumberToObject(d, "timeout_s", (double)cfg.timeout_ms / 1000);
-	cJSON_AddNumberToObject(d, "memory_mb", (double)(cfg.memory >> 20));
+	if (cfg.memory)
+		cJSON_AddNumberToObject(d, "memory_mb", (double)(cfg.memory >> 20));
+	else
+		cJSON_AddNullToObject(d, "memory_mb");   /* --memory off */
 	cJSON_AddNumberToObject(d, "wait_s", (double)cfg.wait_ms / 1000);
 	cJSON_AddNumberToObject(d, "pids", cfg.pids);
 	cJSON *c = cJSON_AddObjectToObject(res, "caps");

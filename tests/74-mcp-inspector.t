@@ -6,7 +6,10 @@
 mcp_client_guard
 insp=$SR_ROOT/tests/mcp/node_modules/.bin/mcp-inspector
 [ -x "$insp" ] || skip_all "the MCP Inspector is not installed (cd tests/mcp && npm ci)"
-mcp() { run "$insp" --cli "$SR_ROOT/sr-mcp/sr-mcp" --state-dir "$T/state" "$@"; }
+# Under SAN=address no memory limit fits ASan's shadow: runs get none.
+mem=()
+san_asan && mem=(--memory off)
+mcp() { run "$insp" --cli "$SR_ROOT/sr-mcp/sr-mcp" --state-dir "$T/state" "${mem[@]}" "$@"; }
 
 mcp --method tools/list
 is "$rc" 0 "inspector: tools/list succeeds"

@@ -27,8 +27,12 @@ export function stateDir() {
   process.on('exit', () => rmSync(d, { recursive: true, force: true }));
   return d;
 }
+// Under SAN=address the tools carry ASan, whose shadow memory no memory
+// rlimit fits: runs get no memory limit then (tests of it skip).
+export const asan = /address/.test(process.env.SAN || '');
 export function serverEnv(state, extra = {}) {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', SR_MCP_STATE_DIR: state, ...extra };
+  return { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', SR_MCP_STATE_DIR: state,
+    ...(asan ? { SR_MCP_MEMORY: 'off' } : {}), ...extra };
 }
 // A tool result's structuredContent, or what went wrong.
 export const sc = (r) => (r && r.structuredContent) || {};
