@@ -68,6 +68,8 @@ struct req {
 	char tenant[65];
 	volatile int cancelled; /* notifications/cancelled came for it */
 	char job_id[33];        /* the job it waits for, once submitted */
+	int task_legacy;        /* tools/call with params.task (2025-11-25) */
+	int task_modern;        /* the client takes io.modelcontextprotocol/tasks */
 };
 void proto_line(char *line, size_t len);     /* one line from stdin */
 void proto_line_too_long(void);
@@ -86,6 +88,13 @@ void tools_init(void);
 struct cJSON *tools_list(enum era era);
 void tools_call(struct req *r);              /* on its own thread */
 const char *instructions(void);
+struct cJSON *tool_result(struct cJSON *res, const char *text, int is_error);
+struct cJSON *run_result(const char *id, const char *ws, const struct cJSON *st,
+			 uint64_t out_off, uint64_t err_off);
+
+/* tasks.c: a task is an sr-queue job; both flavours of MCP tasks. */
+struct cJSON *task_created(const struct req *r, const char *id, const struct cJSON *st);
+void tasks_call(struct req *r);              /* tasks/get, result, list, cancel, update */
 
 /* jobs.c */
 struct run_spec {

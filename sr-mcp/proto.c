@@ -217,8 +217,17 @@ static cJSON *capabilities(enum era era)
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddItemToObject(cJSON_AddObjectToObject(c, "tools"), "listChanged",
 			      cJSON_CreateFalse());
-	if (era == ERA_LEGACY)
+	if (era == ERA_LEGACY) {
 		cJSON_AddObjectToObject(c, "logging");
+		cJSON *t = cJSON_AddObjectToObject(c, "tasks");   /* 2025-11-25, experimental */
+		cJSON_AddObjectToObject(t, "list");
+		cJSON_AddObjectToObject(t, "cancel");
+		cJSON_AddObjectToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(t,
+			"requests"), "tools"), "call");
+	} else {
+		cJSON_AddObjectToObject(cJSON_AddObjectToObject(c, "extensions"),
+					"io.modelcontextprotocol/tasks");
+	}
 	return c;
 }
 
@@ -291,7 +300,10 @@ static void do_cancelled(const cJSON *params)
 static void *call_thread(void *arg)
 {
 	struct req *r = arg;
-	tools_call(r);
+	if (strncmp(r->method, "tasks/", 6) == 0)
+		tasks_call(r);
+	else
+		tools_call(r);
 	inflight_del(r);
 	req_free(r);
 	return NULL;
@@ -341,6 +353,9 @@ static int place(struct req *r)
 	if (!v)
 		return 0;
 	if (cJSON_IsString(v) && strcmp(v->valuestring, MODERN) == 0) {
+		const cJSON *caps = cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientCapabilities");
+		r->task_modern = cJSON_GetObjectItem(cJSON_GetObjectItem(caps, "extensions"),
+						     "io.modelcontextprotocol/tasks") != NULL;
 		r->era = ERA_MODERN;
 		snprintf(r->version, sizeof r->version, "%s", MODERN);
 		set_tenant(r->tenant, cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientInfo"));
@@ -371,7 +386,11 @@ static void dispatch(struct req *r)
 		req_free(r);
 		return;
 	}
-	if (strcmp(m, "tools/call") == 0) {
+	if (strcmp(m, "tools/call") == 0 || (strncmp(m, "tasks/", 6) == 0 &&
+	    strstr("tasks/get tasks/result tasks/list tasks/cancel tasks/update", m))) {
+		/* A task asked for in the 2025-11-25 way (params.task) */
+		r->task_legacy = r->era == ERA_LEGACY &&
+				 cJSON_IsObject(cJSON_GetObjectItem(r->params, "task"));
 		start_call(r);
 		return;
 	}

@@ -164,6 +164,9 @@ void tools_init(void)
 			cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
 				->type = cfg.net_full ? cJSON_True : cJSON_False;
 		}
+		if (!strcmp(name, "run_code"))   /* 2025-11-25 tasks; dropped in 2026-07-28 lists */
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "execution"),
+						"taskSupport", "optional");
 		if (!strcmp(name, "run_code") || !strcmp(name, "job_status") ||
 		    !strcmp(name, "job_logs")) {
 			/* Claude Code keeps results up to this size in the conversation */
@@ -178,8 +181,11 @@ void tools_init(void)
 cJSON *tools_list(enum era era)
 {
 	cJSON *res = cJSON_CreateObject();
-	cJSON_AddItemToObject(res, "tools", cJSON_Duplicate(tools, 1));
+	cJSON *list = cJSON_Duplicate(tools, 1), *t;
+	cJSON_AddItemToObject(res, "tools", list);
 	if (era == ERA_MODERN) {
+		cJSON_ArrayForEach(t, list)
+			cJSON_DeleteItemFromObject(t, "execution");
 		cJSON_AddNumberToObject(res, "ttlMs", 0);
 		cJSON_AddStringToObject(res, "cacheScope", "private");
 	}
@@ -188,7 +194,7 @@ cJSON *tools_list(enum era era)
 
 /* A tool result: a text block for a person, structuredContent for the
  * model. Takes res. */
-static void reply(struct req *r, cJSON *res, const char *text, int is_error)
+cJSON *tool_result(cJSON *res, const char *text, int is_error)
 {
 	cJSON *out = cJSON_CreateObject();
 	cJSON *content = cJSON_AddArrayToObject(out, "content");
@@ -199,7 +205,25 @@ static void reply(struct req *r, cJSON *res, const char *text, int is_error)
 	if (res)
 		cJSON_AddItemToObject(out, "structuredContent", res);
 	cJSON_AddBoolToObject(out, "isError", is_error);
-	send_result(r, out);
+	return out;
+}
+
+static void reply(struct req *r, cJSON *res, const char *text, int is_error)
+{
+	send_result(r, tool_result(res, text, is_error));
+}
+
+cJSON *run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
+		  uint64_t err_off)
+{
+	cJSON *res = result_object(id, ws, st, out_off, err_off);
+	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
+	int is_error = strcmp(status, "succeeded") && strcmp(status, "running") &&
+		       strcmp(status, "queued");
+	char *text = result_text(res);
+	cJSON *out = tool_result(res, text, is_error);
+	free(text);
+	return out;
 }
 
 /* isError with text only: for a tool with an outputSchema a client would
@@ -307,14 +331,16 @@ static void finish_run(struct req *r, const char *id, const char *ws, uint64_t w
 		reply_error(r, "job %s: %s", id, err);
 		return;
 	}
-	cJSON *res = result_object(id, ws, st, out_off, err_off);
+	/* Still going, and the client takes tasks (2026-07-28): a task
+	 * instead of "running"; tasks/get brings the result. */
+	const char *state = cJSON_GetObjectItem(st, "state")->valuestring;
+	if (r->task_modern && (!strcmp(state, "queued") || !strcmp(state, "running"))) {
+		send_result(r, task_created(r, id, st));
+		cJSON_Delete(st);
+		return;
+	}
+	send_result(r, run_result(id, ws, st, out_off, err_off));
 	cJSON_Delete(st);
-	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
-	int is_error = strcmp(status, "succeeded") && strcmp(status, "running") &&
-		       strcmp(status, "queued");
-	char *text = result_text(res);
-	reply(r, res, text, is_error);
-	free(text);
 }
 
 static uint64_t ms_of(double s)
@@ -398,6 +424,14 @@ static void run_code(struct req *r, const cJSON *args)
 		return;
 	}
 	req_set_job(r, id);
+	if (r->task_legacy) {    /* a task asked for (2025-11-25): answer at once */
+		char e2[300];
+		cJSON *st = job_wait(NULL, id, 0, e2, sizeof e2);
+		req_set_job(r, "");      /* a cancel of this call no longer stops the job */
+		send_result(r, task_created(r, id, st));
+		cJSON_Delete(st);
+		return;
+	}
 	finish_run(r, id, s.workspace, ms_of(wait), 0, 0);
 }
 
@@ -588,6 +622,11 @@ void tools_call(struct req *r)
 		{ "sandbox_info", sandbox_info },
 	};
 	char err[600];
+	if (r->task_legacy && strcmp(name->valuestring, "run_code")) {
+		send_error(r, -32601, "Tasks are supported for run_code only (its "
+			   "execution.taskSupport); call this tool without params.task", NULL);
+		return;
+	}
 	for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
 		if (strcmp(name->valuestring, table[i].name))
 			continue;

@@ -1,0 +1,247 @@
+/* tasks.c - MCP tasks, both flavours, on top of sr-queue: a task is a job,
+ * its id the job's id, so a task outlives sr-mcp and is found again after
+ * a restart.
+ *
+ * 2025-11-25 (experimental, in the core protocol): the client asks for a
+ * task with params.task on tools/call and gets the task at once;
+ * tasks/get gives its state, tasks/result waits for the run's result,
+ * tasks/list lists them, tasks/cancel cancels. A result with isError is a
+ * "failed" task.
+ *
+ * 2026-07-28 (the io.modelcontextprotocol/tasks extension): the server
+ * decides; a run still going after wait_s is answered with resultType
+ * "task"; tasks/get carries the result inline once done ("completed",
+ * isError or not); tasks/cancel and tasks/update are acknowledged. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+#define POLL_MS 1000
+
+static void iso8601(char *buf, size_t len, double ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03dZ", (int)((long long)ms % 1000));
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static int running(const cJSON *st)
+{
+	const char *s = cJSON_GetObjectItem(st, "state")->valuestring;
+	return !strcmp(s, "queued") || !strcmp(s, "running");
+}
+
+/* The task's fields, in the terms of r's generation; for a finished job
+ * the run's result is built too (*result, for the caller to use or free). */
+static cJSON *task_fields(const struct req *r, const char *id, const cJSON *st,
+			  cJSON **result)
+{
+	cJSON *t = cJSON_CreateObject(), *res = NULL;
+	const char *state = cJSON_GetObjectItem(st, "state")->valuestring, *status = "working";
+	char msg[200];
+	if (running(st)) {
+		snprintf(msg, sizeof msg, "the job is %s; tasks/get again in a second", state);
+	} else if (!strcmp(state, "cancelled")) {
+		status = "cancelled";
+		snprintf(msg, sizeof msg, "the job was cancelled");
+	} else {
+		res = run_result(id, NULL, st, 0, 0);
+		const cJSON *sc = cJSON_GetObjectItem(res, "structuredContent");
+		status = r->era == ERA_LEGACY && cJSON_IsTrue(cJSON_GetObjectItem(res, "isError")) ?
+			 "failed" : "completed";
+		snprintf(msg, sizeof msg, "the run ended: %s (%s)",
+			 cJSON_GetObjectItem(sc, "status")->valuestring,
+			 cJSON_GetObjectItem(sc, "reason")->valuestring);
+	}
+	char created[40], updated[40];
+	double sub = num(st, "submitted_ms");
+	double last = num(st, "finished_ms") ? num(st, "finished_ms") :
+		      num(st, "started_ms") ? num(st, "started_ms") : sub;
+	iso8601(created, sizeof created, sub);
+	iso8601(updated, sizeof updated, last);
+	cJSON_AddStringToObject(t, "taskId", id);
+	cJSON_AddStringToObject(t, "status", status);
+	cJSON_AddStringToObject(t, "statusMessage", msg);
+	cJSON_AddStringToObject(t, "createdAt", created);
+	cJSON_AddStringToObject(t, "lastUpdatedAt", updated);
+	int modern = r->era == ERA_MODERN;
+	cJSON_AddNullToObject(t, modern ? "ttlMs" : "ttl");   /* kept until gc */
+	cJSON_AddNumberToObject(t, modern ? "pollIntervalMs" : "pollInterval", POLL_MS);
+	if (result)
+		*result = res;
+	else
+		cJSON_Delete(res);
+	return t;
+}
+
+cJSON *task_created(const struct req *r, const char *id, const cJSON *st)
+{
+	if (!st) {      /* the job was just submitted: it is queued */
+		cJSON *q = cJSON_CreateObject();
+		cJSON_AddStringToObject(q, "state", "queued");
+		cJSON *t = task_created(r, id, q);
+		cJSON_Delete(q);
+		return t;
+	}
+	cJSON *t = task_fields(r, id, st, NULL);
+	if (r->era == ERA_MODERN) {
+		cJSON_AddStringToObject(t, "resultType", "task");
+		return t;
+	}
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddItemToObject(res, "task", t);
+	return res;
+}
+
+static const char *task_id(struct req *r)
+{
+	const cJSON *id = cJSON_GetObjectItem(r->params, "taskId");
+	if (cJSON_IsString(id) && id_ok(id->valuestring))
+		return id->valuestring;
+	send_error(r, -32602, "Invalid params: taskId must be a task id that tools/call gave",
+		   NULL);
+	return NULL;
+}
+
+/* The job behind a task, or NULL (answered: no such task). */
+static cJSON *task_job(struct req *r, const char *id, uint64_t wait_ms)
+{
+	char err[300], msg[400];
+	cJSON *st = job_wait(r, id, wait_ms, err, sizeof err);
+	if (!st && !r->cancelled) {
+		snprintf(msg, sizeof msg, "Unknown task %s: %s", id, err);
+		send_error(r, -32602, msg, NULL);
+	}
+	return st;
+}
+
+static void task_get(struct req *r, const char *id)
+{
+	cJSON *st = task_job(r, id, 0), *res = NULL;
+	if (!st)
+		return;
+	cJSON *t = task_fields(r, id, st, r->era == ERA_MODERN ? &res : NULL);
+	if (res)       /* 2026-07-28: the result inline */
+		cJSON_AddItemToObject(t, "result", res);
+	cJSON_Delete(st);
+	send_result(r, t);
+}
+
+/* 2025-11-25 tasks/result: wait for the end, then what tools/call would
+ * have answered. */
+static void task_result(struct req *r, const char *id)
+{
+	cJSON *st = task_job(r, id, cfg.timeout_max_ms + 120000);
+	if (!st)
+		return;
+	if (running(st)) {
+		send_error(r, -32603, "the task has not ended in the longest time a run may take; "
+			   "tasks/get shows its state", NULL);
+		cJSON_Delete(st);
+		return;
+	}
+	cJSON *res = run_result(id, NULL, st, 0, 0);
+	cJSON_Delete(st);
+	cJSON *meta = cJSON_AddObjectToObject(res, "_meta");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "io.modelcontextprotocol/related-task"),
+				"taskId", id);
+	send_result(r, res);
+}
+
+static void task_cancel(struct req *r, const char *id)
+{
+	char err[300];
+	cJSON *st = task_job(r, id, 0);
+	if (!st)
+		return;
+	int live = running(st);
+	cJSON_Delete(st);
+	if (r->era == ERA_LEGACY && !live) {
+		send_error(r, -32602, "Invalid params: the task has ended already; it cannot be "
+			   "cancelled", NULL);
+		return;
+	}
+	if (live && job_cancel(id, err, sizeof err) < 0) {
+		send_error(r, -32603, err, NULL);
+		return;
+	}
+	if (r->era == ERA_MODERN) {     /* an acknowledgement */
+		send_result(r, cJSON_CreateObject());
+		return;
+	}
+	st = task_job(r, id, 0);
+	if (st)
+		send_result(r, task_fields(r, id, st, NULL));
+	cJSON_Delete(st);
+}
+
+static void task_list(struct req *r)
+{
+	char err[300];
+	cJSON *all = job_list(err, sizeof err);
+	if (!all) {
+		send_error(r, -32603, err, NULL);
+		return;
+	}
+	cJSON *res = cJSON_CreateObject(), *tasks = cJSON_AddArrayToObject(res, "tasks");
+	int n = cJSON_GetArraySize(all);
+	for (int i = n - 1, k = 0; i >= 0 && k < 100; i--) {
+		const cJSON *j = cJSON_GetArrayItem(all, i), *id = cJSON_GetObjectItem(j, "id");
+		if (!cJSON_IsString(id) || !cJSON_IsString(cJSON_GetObjectItem(j, "state")))
+			continue;
+		cJSON_AddItemToArray(tasks, task_fields(r, id->valuestring, j, NULL));
+		k++;
+	}
+	cJSON_Delete(all);
+	send_result(r, res);
+}
+
+void tasks_call(struct req *r)
+{
+	const char *m = r->method, *id;
+	char msg[200];
+	int modern = r->era == ERA_MODERN;
+	if (!strcmp(m, "tasks/list") && !modern) {
+		task_list(r);
+		return;
+	}
+	if (!strcmp(m, "tasks/update") && modern) {
+		if (task_id(r))
+			send_result(r, cJSON_CreateObject());   /* no task of ours asks for input */
+		return;
+	}
+	if (strcmp(m, "tasks/get") && strcmp(m, "tasks/cancel") &&
+	    (strcmp(m, "tasks/result") || modern)) {
+		snprintf(msg, sizeof msg, "Method not found: %.100s (not in protocol version %s)",
+			 m, r->version);
+		send_error(r, -32601, msg, NULL);
+		return;
+	}
+	char err[600];
+	if (state_ready(err, sizeof err) < 0) {
+		send_error(r, -32603, err, NULL);
+		return;
+	}
+	if (!(id = task_id(r)))
+		return;
+	if (!strcmp(m, "tasks/get"))
+		task_get(r, id);
+	else if (!strcmp(m, "tasks/result"))
+		task_result(r, id);
+	else
+		task_cancel(r, id);
+}
