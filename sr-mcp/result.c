@@ -423,14 +423,17 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 	fd = job_file(id, stream);
 	struct stat st;
 	uint64_t size = fd >= 0 && fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
-	size_t got = 0;
+	size_t all = 0, got;
+	/* One byte past the page, to see whether the page would end inside a
+	 * character: then it ends before it. */
 	char *raw = fd >= 0 && offset < size ?
-		read_at(fd, offset, (size_t)(size - offset < limit ? size - offset : limit), &got) :
-		xstrdup("");
+		read_at(fd, offset, (size_t)(size - offset < limit + 1 ? size - offset : limit + 1),
+			&all) : xstrdup("");
 	if (fd >= 0)
 		close(fd);
-	while (got > 0 && offset + got < size && ((unsigned char)raw[got] & 0xc0) == 0x80)
-		got--;   /* end on a character boundary */
+	got = all > limit ? (size_t)limit : all;
+	while (got > 0 && got < all && ((unsigned char)raw[got] & 0xc0) == 0x80)
+		got--;
 	memset(&p, 0, sizeof p);
 	char *t = clean_text(raw, got, &p.replaced);
 	free(raw);

@@ -120,6 +120,9 @@ like(fs.stdout, /bytes of stdout not shown: job_logs with offset \d+/, '... with
 const page = await call(client, 'job_logs', { job_id: fs.job_id, offset: 2000000, limit_bytes: 100 });
 is(sc(page).text, 'x'.repeat(100), 'job_logs reads any page of the stored output');
 is(sc(page).next_offset, 2000100, '... and gives the next offset');
+const accents = sc(await call(client, 'run_code', { language: 'python', code: 'print("é" * 10)' }));
+const half = sc(await call(client, 'job_logs', { job_id: accents.job_id, offset: 0, limit_bytes: 3 }));
+ok(half.text === 'é' && half.next_offset === 2 && !half.invalid_utf8, 'a page never ends inside a character', half);
 const bin = await call(client, 'run_code', { language: 'python', code: 'import sys\nsys.stdout.buffer.write(b"ok \\xff\\xfe end\\n\\x1b[31mred\\x1b[0m\\x07\\n")' });
 is(sc(bin).invalid_utf8, true, 'bytes that are not UTF-8 are flagged');
 ok(sc(bin).stdout.startsWith('ok \ufffd\ufffd end'), '... and replaced by U+FFFD', sc(bin).stdout);
