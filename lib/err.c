@@ -16,7 +16,10 @@ void sr_set_prog(const char *name)
 	sr_prog = slash ? slash + 1 : name;
 }
 
-/* Compose the whole line first so that it reaches stderr in one write. */
+/* Compose the whole line first so that it reaches stderr in one write.
+ * The format attribute (va_list form: 0) lets clang's -Wformat-nonliteral
+ * accept fmt, which the callers' own attributes have already checked. */
+__attribute__((format(printf, 3, 0)))
 static void emit(const char *kind, int err, const char *fmt, va_list ap)
 {
 	char buf[1024];
@@ -72,6 +75,14 @@ void sr_fatal_sys(int code, const char *fmt, ...)
 	emit("fatal", e, fmt, ap);
 	va_end(ap);
 	_exit(code);
+}
+
+void sr_note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit("note", 0, fmt, ap);
+	va_end(ap);
 }
 
 void sr_usage_option(int argc, char *const argv[], int c)

@@ -27,6 +27,8 @@ void sr_fatal(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 void sr_fatal_sys(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
+/* "PROG: note: MSG": what a tool's --verbose says. */
+void sr_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "PROG: usage: MSG" then exit 100. */
 void sr_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* For getopt_long's '?' or ':' (with opterr 0 and an optstring starting

@@ -209,7 +209,7 @@ static void socket_rules(struct sx_policy *p, int net)
 		sx_values(p, nr, 0, unix_only, 1, DENY, NULL);
 	} else {
 		sx_values(p, nr, 0, with_net, 4, DENY, NULL);
-		struct scmp_arg_cmp netlink = SCMP_A0(SCMP_CMP_EQ, AF_NETLINK);
+		struct scmp_arg_cmp netlink = SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0);
 		sx_values(p, nr, 2, route, 1, DENY, &netlink);
 	}
 	sx_values(p, sx_syscall_nr("socketpair"), 0, unix_only, 1, DENY, NULL);
@@ -252,7 +252,7 @@ void sx_profile_strict(struct sx_policy *p, const char *exec_path)
 	sx_add_names(p, sockets, DENY);
 	clone_rules(p, CLONE_THREAD | CLONE_VM);
 	int nr = sx_syscall_nr("execve");
-	struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ, (uint64_t)(uintptr_t)exec_path);
+	struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ, (uint64_t)(uintptr_t)exec_path, 0);
 	sx_add(p, nr, SCMP_ACT_ALLOW, 1, &c, -1);
 	c.op = SCMP_CMP_NE;
 	sx_add(p, nr, DENY, 1, &c, -1);

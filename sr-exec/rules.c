@@ -128,7 +128,7 @@ void sx_values(struct sx_policy *p, int nr, unsigned arg, const struct sx_case *
 		return;
 	uint64_t prev = cases[0].value, gaps = 0;
 	if (prev > 0) {
-		c[0] = SCMP_CMP(arg, SCMP_CMP_LT, prev);
+		c[0] = SCMP_CMP(arg, SCMP_CMP_LT, prev, 0);
 		sx_add(p, nr, others, nc, c, -1);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -138,16 +138,16 @@ void sx_values(struct sx_policy *p, int nr, unsigned arg, const struct sx_case *
 		for (uint64_t g = i ? prev + 1 : v; g < v; g++) {
 			if (++gaps > 64)
 				sr_fatal(SR_EXIT_SYS, "internal error: sparse cases for syscall %d", nr);
-			c[0] = SCMP_CMP(arg, SCMP_CMP_EQ, g);
+			c[0] = SCMP_CMP(arg, SCMP_CMP_EQ, g, 0);
 			sx_add(p, nr, others, nc, c, -1);
 		}
 		if (cases[i].action) {
-			c[0] = SCMP_CMP(arg, SCMP_CMP_EQ, v);
+			c[0] = SCMP_CMP(arg, SCMP_CMP_EQ, v, 0);
 			sx_add(p, nr, cases[i].action, nc, c, -1);
 		}
 		prev = v;
 	}
-	c[0] = SCMP_CMP(arg, SCMP_CMP_GT, prev);
+	c[0] = SCMP_CMP(arg, SCMP_CMP_GT, prev, 0);
 	sx_add(p, nr, others, nc, c, -1);
 }
 

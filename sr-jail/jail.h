@@ -148,8 +148,12 @@ void jail_block_signals(struct jail *j);
 int jail_wait(pid_t child, int outside_only);
 void jail_init(struct jail *j) __attribute__((noreturn));
 
-/* main.c */
-void jail_note(const struct jail *j, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* What --verbose says: no function up in main.c for the layers below
+ * to call. */
+#define jail_note(j, ...) \
+	do { \
+		if ((j)->verbose) \
+			sr_note(__VA_ARGS__); \
+	} while (0)
 
 #endif

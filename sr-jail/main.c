@@ -18,19 +18,6 @@
 #include "jail.h"
 #include "sr.h"
 
-void jail_note(const struct jail *j, const char *fmt, ...)
-{
-	if (!j->verbose)
-		return;
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	dprintf(2, "%s: note: %s\n", sr_prog, buf);
-}
 
 int main(int argc, char **argv)
 {

@@ -17,6 +17,7 @@
 
 static int n_test, n_fail;
 
+__attribute__((format(printf, 2, 3)))
 static void ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
