@@ -123,13 +123,16 @@ void jail_drop_effective_caps(void);
 /* env.c */
 void jail_build_env(struct jail *j);
 
-/* exec.c */
+/* prog.c: the program, found on the host and placed in the new root */
 void jail_resolve_prog(struct jail *j);
-void jail_close_fds(const struct jail *j);
 /* Before the pivot: a detached read-only bind of the program, placed in
  * the new root if it does not show the program already. */
 int jail_prog_tree(const struct jail *j);
 void jail_place_prog(const struct jail *j);
+const char *jail_prog_inside(const struct jail *j);
+
+/* exec.c */
+void jail_close_fds(const struct jail *j);
 pid_t jail_spawn(const struct jail *j);
 
 /* filter.c: after no_new_privs, refuse TIOCSTI/TIOCLINUX, AF_VSOCK
