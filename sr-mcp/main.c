@@ -40,11 +40,12 @@ static const char usage_text[] =
 "      --wait-max DURATION  the most a call may wait (default 55s)\n"
 "      --max-result-chars N text in a result, at most (default 50000)\n"
 "      --network none|full  network for runs (default none)\n"
+"      --compat sandrun     also offer Sandrun's tool names\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n";
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
-       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK };
+       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -62,6 +63,7 @@ static const struct option longopts[] = {
 	{ "wait-max", required_argument, 0, O_WAIT_MAX },
 	{ "max-result-chars", required_argument, 0, O_CHARS },
 	{ "network", required_argument, 0, O_NETWORK },
+	{ "compat", required_argument, 0, O_COMPAT },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -76,6 +78,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_MEMORY_MAX, "SR_MCP_MEMORY_MAX" }, { O_PIDS, "SR_MCP_PIDS" },
 	{ O_WAIT, "SR_MCP_WAIT" }, { O_WAIT_MAX, "SR_MCP_WAIT_MAX" },
 	{ O_CHARS, "SR_MCP_MAX_RESULT_CHARS" }, { O_NETWORK, "SR_MCP_NETWORK" },
+	{ O_COMPAT, "SR_MCP_COMPAT" },
 };
 
 void mcp_log(const char *fmt, ...)
@@ -127,6 +130,11 @@ static void set_opt(int c, const char *a, const char *name)
 		if (strcmp(a, "none") && strcmp(a, "full"))
 			sr_usage("%s: expected none or full: '%s'", name, a);
 		cfg.net_full = strcmp(a, "full") == 0;
+		break;
+	case O_COMPAT:
+		if (strcmp(a, "sandrun") && strcmp(a, "none"))
+			sr_usage("%s: expected sandrun or none: '%s'", name, a);
+		cfg.compat_sandrun = strcmp(a, "sandrun") == 0;
 		break;
 	}
 }

@@ -122,6 +122,32 @@ static const char sandbox_info_def[] =
 "\"required\":[\"languages\",\"defaults\",\"caps\",\"network\"]},"
 "\"annotations\":{\"title\":\"Sandbox info\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
+/* --compat sandrun: the names and parameters Sandrun's users know, over
+ * the same runs. */
+#define SANDRUN_EXEC(lang, param, what) \
+"{\"name\":\"execute_" lang "\",\"title\":\"Execute " what "\"," \
+"\"description\":\"Execute " what " in the sandbox (run_code with language " lang "; " \
+"wait false returns at once with the job id).\"," \
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" \
+"\"" param "\":{\"type\":\"string\"},\"wait\":{\"type\":\"boolean\"}}," \
+"\"required\":[\"" param "\"]},\"outputSchema\":" RESULT_SCHEMA "," \
+"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"openWorldHint\":false}}"
+static const char *const sandrun_defs[] = {
+	SANDRUN_EXEC("python", "code", "Python code"),
+	SANDRUN_EXEC("javascript", "code", "JavaScript (Node.js) code"),
+	SANDRUN_EXEC("bash", "script", "a Bash script"),
+	"{\"name\":\"check_job_status\",\"title\":\"Check job status\","
+	"\"description\":\"The status of a job (job_status without waiting).\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"}},"
+	"\"required\":[\"job_id\"]},\"outputSchema\":" RESULT_SCHEMA ","
+	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}",
+	"{\"name\":\"get_job_logs\",\"title\":\"Get job logs\","
+	"\"description\":\"The stdout and stderr of a job.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"}},"
+	"\"required\":[\"job_id\"]},\"outputSchema\":" RESULT_SCHEMA ","
+	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}",
+};
+
 static cJSON *tools;   /* the list, built once */
 
 const char *instructions(void)
@@ -173,6 +199,15 @@ void tools_init(void)
 			cJSON *meta = cJSON_AddObjectToObject(t, "_meta");
 			cJSON_AddNumberToObject(meta, "anthropic/maxResultSizeChars",
 						(double)cfg.max_chars + 10000);
+		}
+		cJSON_AddItemToArray(tools, t);
+	}
+	for (size_t i = 0; cfg.compat_sandrun && i < sizeof sandrun_defs / sizeof *sandrun_defs; i++) {
+		cJSON *t = parse_def(sandrun_defs[i]);
+		const char *name = cJSON_GetObjectItem(t, "name")->valuestring;
+		if (!strncmp(name, "execute_", 8) && !runner_find(name + 8)) {
+			cJSON_Delete(t);    /* no runner for it here */
+			continue;
 		}
 		cJSON_AddItemToArray(tools, t);
 	}
@@ -601,6 +636,32 @@ static void sandbox_info(struct req *r, const cJSON *args)
 	free(text);
 }
 
+/* Sandrun's tools, as the tools they stand for. */
+static void sandrun_exec(struct req *r, const cJSON *args)
+{
+	const char *name = cJSON_GetObjectItem(r->params, "name")->valuestring + 8;
+	const cJSON *code = cJSON_GetObjectItem(args, strcmp(name, "bash") ? "code" : "script");
+	const cJSON *wait = cJSON_GetObjectItem(args, "wait");
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "language", name);
+	if (code)
+		cJSON_AddItemToObject(a, "code", cJSON_Duplicate(code, 1));
+	if (cJSON_IsFalse(wait))
+		cJSON_AddNumberToObject(a, "wait_s", 0);
+	run_code(r, a);
+	cJSON_Delete(a);
+}
+
+static void sandrun_status(struct req *r, const cJSON *args)
+{
+	cJSON *a = cJSON_CreateObject();
+	const cJSON *id = cJSON_GetObjectItem(args, "job_id");
+	if (id)
+		cJSON_AddItemToObject(a, "job_id", cJSON_Duplicate(id, 1));
+	job_status(r, a);
+	cJSON_Delete(a);
+}
+
 void tools_call(struct req *r)
 {
 	const cJSON *name = cJSON_GetObjectItem(r->params, "name");
@@ -616,10 +677,14 @@ void tools_call(struct req *r)
 	static const struct {
 		const char *name;
 		void (*fn)(struct req *, const cJSON *);
+		int sandrun;    /* offered with --compat sandrun only */
 	} table[] = {
-		{ "run_code", run_code }, { "job_status", job_status }, { "job_logs", job_logs },
-		{ "cancel_job", cancel_job }, { "list_jobs", list_jobs },
-		{ "sandbox_info", sandbox_info },
+		{ "run_code", run_code, 0 }, { "job_status", job_status, 0 },
+		{ "job_logs", job_logs, 0 }, { "cancel_job", cancel_job, 0 },
+		{ "list_jobs", list_jobs, 0 }, { "sandbox_info", sandbox_info, 0 },
+		{ "execute_python", sandrun_exec, 1 }, { "execute_javascript", sandrun_exec, 1 },
+		{ "execute_bash", sandrun_exec, 1 }, { "check_job_status", sandrun_status, 1 },
+		{ "get_job_logs", sandrun_status, 1 },
 	};
 	char err[600];
 	if (r->task_legacy && strcmp(name->valuestring, "run_code")) {
@@ -628,7 +693,7 @@ void tools_call(struct req *r)
 		return;
 	}
 	for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
-		if (strcmp(name->valuestring, table[i].name))
+		if (strcmp(name->valuestring, table[i].name) || (table[i].sandrun && !cfg.compat_sandrun))
 			continue;
 		if (state_ready(err, sizeof err) < 0)
 			reply_error(r, "%s", err);
