@@ -59,6 +59,10 @@ uint64_t sr_opt_duration_ns(const char *opt, const char *s);
 uint64_t sr_opt_count(const char *opt, const char *s, uint64_t max);
 
 /* util.c */
+/* Room for one more element in an array v of n elements of size bytes
+ * whose capacity is *cap: the array, grown (doubled) when full; exits 111
+ * when memory runs out. */
+void *sr_grow(void *v, size_t n, size_t *cap, size_t size);
 uint64_t sr_now_ns(void);                 /* CLOCK_MONOTONIC */
 int sr_write_all(int fd, const void *buf, size_t len);  /* 0 or -1 */
 /* Read a whole small file (NUL-terminated). Returns malloc'd buffer or NULL. */

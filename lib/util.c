@@ -15,6 +15,18 @@
 
 #include "sr.h"
 
+void *sr_grow(void *v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return v;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *nv = c > SIZE_MAX / size ? NULL : realloc(v, c * size);
+	if (!nv)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	*cap = c;
+	return nv;
+}
+
 uint64_t sr_now_ns(void)
 {
 	struct timespec ts;

@@ -19,14 +19,7 @@ void sx_add(struct sx_policy *p, int nr, uint32_t action, unsigned ncmp,
 {
 	if (nr < 0)         /* a syscall of another architecture: nothing to do */
 		return;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		struct sx_rule *v = realloc(p->v, cap * sizeof *v);
-		if (!v)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate the rule list");
-		p->v = v;
-		p->cap = cap;
-	}
+	p->v = sr_grow(p->v, p->n, &p->cap, sizeof *p->v);
 	struct sx_rule *r = &p->v[p->n++];
 	memset(r, 0, sizeof *r);
 	r->nr = nr;

@@ -23,12 +23,7 @@
 
 struct step *plan_add(struct plan *p, enum skind kind, const char *dst)
 {
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->v = realloc(p->v, p->cap * sizeof *p->v);
-		if (!p->v)
-			sr_fatal(SR_EXIT_SYS, "out of memory");
-	}
+	p->v = sr_grow(p->v, p->n, &p->cap, sizeof *p->v);
 	struct step *s = &p->v[p->n++];
 	memset(s, 0, sizeof *s);
 	s->kind = kind;

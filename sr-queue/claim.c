@@ -44,14 +44,7 @@ void sq_refuse(struct sq_worker *w, const char *id, const char *why)
 		return;
 	sr_warn("refusing job %s/queue/%s: %s; not run, left in queue/", w->sp.path, id,
 		why);
-	if (w->nrefused == w->caprefused) {
-		size_t cap = w->caprefused ? w->caprefused * 2 : 8;
-		char (*r)[SQ_ID_LEN + 1] = realloc(w->refused, cap * sizeof *r);
-		if (!r)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
-		w->refused = r;
-		w->caprefused = cap;
-	}
+	w->refused = sr_grow(w->refused, w->nrefused, &w->caprefused, sizeof *w->refused);
 	memcpy(w->refused[w->nrefused++], id, SQ_ID_LEN + 1);
 }
 
@@ -145,14 +138,7 @@ void sq_spawn_claimed(struct sq_worker *w)
 
 void sq_defer(struct sq_worker *w, const char *id, const char *tenant, uint64_t delay_ns)
 {
-	if (w->ndef == w->capdef) {
-		size_t cap = w->capdef ? w->capdef * 2 : 16;
-		struct sq_deferred *d = realloc(w->def, cap * sizeof *d);
-		if (!d)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
-		w->def = d;
-		w->capdef = cap;
-	}
+	w->def = sr_grow(w->def, w->ndef, &w->capdef, sizeof *w->def);
 	struct sq_deferred *d = &w->def[w->ndef++];
 	memcpy(d->id, id, SQ_ID_LEN + 1);
 	snprintf(d->tenant, sizeof d->tenant, "%s", tenant);

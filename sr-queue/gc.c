@@ -26,12 +26,7 @@ static void collect(int dfd, const char *id, void *ctx)
 	struct gc_list *l = ctx;
 	if (!sq_id_valid(id))
 		return;
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 256;
-		l->v = realloc(l->v, l->cap * sizeof *l->v);
-		if (!l->v)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
-	}
+	l->v = sr_grow(l->v, l->n, &l->cap, sizeof *l->v);
 	struct done_job *d = &l->v[l->n++];
 	memcpy(d->id, id, SQ_ID_LEN + 1);
 	cJSON *r = NULL;
