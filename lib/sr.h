@@ -65,6 +65,9 @@ uint64_t sr_opt_count(const char *opt, const char *s, uint64_t max);
 void *sr_grow(void *v, size_t n, size_t *cap, size_t size);
 uint64_t sr_now_ns(void);                 /* CLOCK_MONOTONIC */
 int sr_write_all(int fd, const void *buf, size_t len);  /* 0 or -1 */
+/* Write s to an existing file (a /proc or cgroup file), in one write.
+ * 0, or -1 with errno set. */
+int sr_write_str(const char *path, const char *s);
 /* Read a whole small file (NUL-terminated). Returns malloc'd buffer or NULL. */
 char *sr_read_file(const char *path, size_t max, size_t *len);
 /* execvp as POSIX has it: PATH searched for argv[0] (unless it holds a

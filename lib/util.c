@@ -15,6 +15,18 @@
 
 #include "sr.h"
 
+int sr_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = sr_write_all(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
 void *sr_grow(void *v, size_t n, size_t *cap, size_t size)
 {
 	if (n < *cap)

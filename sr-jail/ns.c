@@ -100,14 +100,12 @@ void jail_unshare(const struct jail *j)
 
 static void write_proc(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || sr_write_all(fd, text, strlen(text)) < 0) {
+	if (sr_write_str(path, text) < 0) {
 		int e = errno;
 		const char *hint = userns_hint();
 		errno = e;
 		sr_fatal_sys(SR_EXIT_SYS, "unable to write %s%s", path, hint);
 	}
-	close(fd);
 }
 
 /* One id each: the caller's host uid/gid appear as j->uid/j->gid. After
@@ -177,9 +175,7 @@ void jail_limit_userns(const struct jail *j)
 {
 	if (j->allow_userns)
 		return;
-	int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "0\n", 2) != 2)
+	if (sr_write_str("/proc/sys/user/max_user_namespaces", "0\n") < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to forbid nested user namespaces "
 			     "(user.max_user_namespaces)");
-	close(fd);
 }

@@ -25,14 +25,7 @@ static int write_str(const char *dir, const char *file, const char *val)
 {
 	char path[700];
 	snprintf(path, sizeof path, "%s/%s", dir, file);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, val, strlen(val));
-	int e = errno;
-	close(fd);
-	errno = e;
-	return n < 0 ? -1 : 0;
+	return sr_write_str(path, val);
 }
 
 /* Our own cgroup directory, or -1 with a reason. */
