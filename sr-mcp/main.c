@@ -232,9 +232,11 @@ static void state_default(void)
 }
 
 /* Closing stdin ends the read loop: the way out for SIGTERM and SIGINT. */
+static volatile sig_atomic_t signalled;
 static void on_signal(int sig)
 {
 	(void)sig;
+	signalled = 1;
 	close(0);
 }
 
@@ -293,8 +295,11 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	serve();
-	/* EOF or a signal: out at once. Runs go on: they are sr-queue jobs,
-	 * found again by id. */
+	/* End of input: calls in flight get 2 seconds to answer (so that
+	 * `printf REQUEST | sr-mcp` works); a signal: out at once. Runs go
+	 * on either way: they are sr-queue jobs, found again by id. */
+	for (int i = 0; i < 200 && !signalled && inflight_count() > 0; i++)
+		usleep(10000);
 	spawn_kill_all();
 	_exit(0);
 }

@@ -78,5 +78,21 @@ ok(Array.isArray(r) && r.length === 2 && r[0].id === 1 && r[1].result?.tools, 'a
 r = await s.ask([]);
 is(r.error?.code, -32600, 'an empty batch: -32600');
 s.p.stdin.end();
+// A state directory that cannot be made: every tool says so, nothing runs.
+{
+  const bad = spawn(server, [], { env: serverEnv('/proc/sr-no-such/state'), stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '', errout = '';
+  bad.stdout.on('data', (d) => { out += d; });
+  bad.stderr.on('data', (d) => { errout += d; });
+  bad.stdin.write(JSON.stringify(init('2025-11-25')) + '\n');
+  bad.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_code', arguments: { language: 'bash', code: 'echo ran' } } }) + '\n');
+  bad.stdin.end();
+  await new Promise((res) => bad.on('close', res));
+  const answer = out.trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.id === 2);
+  ok(answer?.result?.isError && /state directory .* cannot be made .*--state-dir/.test(answer.result.content[0].text),
+    'a state directory that cannot be made: an isError result saying what to set', answer);
+  ok(!/ran/.test(out), '... and nothing ran');
+  is(errout.trim().split('\n').filter((l) => /state directory/.test(l)).length, 1, '... said once in the log (stderr)');
+}
 done();
 process.exit();
