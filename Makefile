@@ -189,3 +189,88 @@ clean:
 	rm -rf .musl
 
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d) $(wildcard .musl/*/*.d)
+
+# Fuzzing: libFuzzer targets in fuzz/, one per parser of outside input.
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='parse oci job mcp']
+# builds each with clang -fsanitize=fuzzer,address,undefined under
+# fuzz/out/ and runs it for FUZZ_SECONDS from its corpus (fuzz/corpus/T,
+# plus what earlier runs found in fuzz/out/corpus/T); a crash fails the
+# run and leaves its input in fuzz/out/. make check runs the same targets
+# once over fuzz/corpus and fuzz/regress, built with $(CC) and a plain
+# main (fuzz/driver.c): tests/12-fuzz-regress.t.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   ?=
+FUZZ_TARGETS ?= parse oci job mcp
+FUZZ_ALL     := parse oci job mcp
+FUZZ_LIB     := $(filter-out lib/err.c,$(LIB_SRC)) fuzz/stub_err.c
+FUZZ_SRC_parse := fuzz/fuzz_parse.c
+FUZZ_SRC_oci   := fuzz/fuzz_oci.c sr-exec/oci.c sr-exec/oci_cond.c sr-exec/rules.c \
+		  sr-exec/sysnames.c
+FUZZ_SRC_job   := fuzz/fuzz_job.c sr-queue/spool_job.c sr-queue/spool.c
+FUZZ_SRC_mcp   := fuzz/fuzz_mcp.c fuzz/mcp_stub.c sr-mcp/proto.c sr-mcp/tools.c \
+		  sr-mcp/tasks.c sr-mcp/result.c sr-mcp/jobs.c sr-mcp/runners.c
+FUZZ_LINK_oci  := -Wl,--wrap=sr_read_file
+FUZZ_SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all \
+		  -fno-omit-frame-pointer
+FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Ilib -Isr-exec -Isr-queue \
+	       -Isr-mcp -Ifuzz $(PKG_CFLAGS) -MMD -MP
+FUZZ_OUT     := fuzz/out
+fuzz_objs = $(patsubst %.c,$(FUZZ_OUT)/$(2)/%.o,$(FUZZ_SRC_$(1)) $(FUZZ_LIB))
+
+# clang and its runtimes (libFuzzer, ASan, UBSan): installed like
+# lib/deps.sh installs the build's packages, only for make fuzz.
+FUZZ_PKGS ?= clang libclang-rt-dev
+$(FUZZ_OUT)/.deps-fuzz: | .deps-build
+	@missing=; for p in $(FUZZ_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q ' installed$$' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; \
+	  elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	  else echo "sr: fatal: make fuzz needs:$$missing; ask an administrator to run: apt-get install$$missing" >&2; exit 111; fi; \
+	  echo "sr: installing missing Debian packages:$$missing"; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing >/dev/null || \
+	  { $$SUDO apt-get update -q >/dev/null && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing >/dev/null; } || \
+	  { echo "sr: fatal: apt-get could not install:$$missing" >&2; exit 111; }; \
+	fi
+	@mkdir -p $(dir $@) && touch $@
+
+$(FUZZ_OUT)/fz/%.o: %.c | $(FUZZ_OUT)/.deps-fuzz
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SANFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+# The regression drivers carry ASan and UBSan whatever SAN says (with
+# float-cast-overflow, which gcc leaves out of undefined).
+FUZZ_RG_SAN := -fsanitize=address,undefined,float-cast-overflow \
+	       -fno-sanitize-recover=all -fno-omit-frame-pointer
+$(FUZZ_OUT)/rg/%.o: %.c .build-flags | .deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUZZ_RG_SAN) -Isr-exec -Isr-queue -Isr-mcp -Ifuzz -c -o $@ $<
+
+define fuzz_rule
+$(FUZZ_OUT)/fuzz_$(1): $(call fuzz_objs,$(1),fz)
+	$(FUZZ_CC) $(FUZZ_SANFLAGS) -fsanitize=fuzzer $(FUZZ_LINK_$(1)) -o $$@ $$^ $(PKG_LIBS) -lpthread
+$(FUZZ_OUT)/regress_$(1): $(call fuzz_objs,$(1),rg) $(FUZZ_OUT)/rg/fuzz/driver.o
+	$(CC) $(ALL_LDFLAGS) $(FUZZ_RG_SAN) $(FUZZ_LINK_$(1)) -o $$@ $$^ $(PKG_LIBS) -lpthread
+endef
+$(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_rule,$(t))))
+
+.PHONY: fuzz fuzz-build fuzz-regress fuzz-clean
+fuzz-build: $(foreach t,$(FUZZ_TARGETS),$(FUZZ_OUT)/fuzz_$(t))
+fuzz-regress: $(foreach t,$(FUZZ_ALL),$(FUZZ_OUT)/regress_$(t))
+fuzz: fuzz-build
+	@rc=0; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_OUT)/corpus/$$t $(FUZZ_OUT)/crash/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_OUT)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_OUT)/crash/$$t/ $(FUZZ_FLAGS) \
+	    $(FUZZ_OUT)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_OUT)/$$t.log 2>&1 || \
+	    { rc=1; echo "fuzz: $$t FAILED: see $(FUZZ_OUT)/$$t.log and $(FUZZ_OUT)/crash/$$t/"; }; \
+	  grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec' $(FUZZ_OUT)/$$t.log | sed "s/^/fuzz: $$t: /"; \
+	done; exit $$rc
+check: fuzz-regress
+clean: fuzz-clean
+fuzz-clean:
+	rm -rf $(FUZZ_OUT)/fz $(FUZZ_OUT)/rg $(FUZZ_OUT)/fuzz_* $(FUZZ_OUT)/regress_*
+-include $(wildcard $(FUZZ_OUT)/*/*.d $(FUZZ_OUT)/*/*/*.d)

@@ -73,7 +73,9 @@ static uint64_t need_uint(const struct oci *o, const cJSON *j, const char *place
 	if (!cJSON_IsNumber(j))
 		bad(o, place, "expected a number");
 	double d = j->valuedouble;
-	if (d < 0 || d != (double)(uint64_t)d || d > 9007199254740992.0 || (uint64_t)d > max)
+	/* range first: converting a double outside uint64_t (1e300, inf) is
+	 * undefined behaviour; !(d >= 0) also catches a NaN */
+	if (!(d >= 0) || d > 9007199254740992.0 || d != (double)(uint64_t)d || (uint64_t)d > max)
 		bad(o, place, "%.17g is not an integer from 0 to %llu that JSON carries exactly",
 		    d, (unsigned long long)(max < (1ULL << 53) ? max : (1ULL << 53)));
 	return (uint64_t)d;

@@ -296,8 +296,12 @@ static int arg_num(struct req *r, const char *tool, const cJSON *args, const cha
 	char msg[200];
 	if (!v)
 		return 0;
-	if (!cJSON_IsNumber(v) || v->valuedouble < min) {
-		snprintf(msg, sizeof msg, "%s must be a number, at least %g", k, min);
+	/* at most 2^53 (what JSON carries exactly): beyond, the conversions to
+	 * integers below would be undefined (1e300, found by fuzz/fuzz_mcp.c) */
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= min) ||
+	    v->valuedouble > 9007199254740992.0) {
+		snprintf(msg, sizeof msg, "%s must be a number, at least %g and at most 2^53", k,
+			 min);
 		bad_args(r, tool, msg);
 		return -1;
 	}
@@ -435,7 +439,8 @@ static void run_code(struct req *r, const cJSON *args)
 			    "SR_MCP_TIMEOUT_MAX)", timeout, (double)cfg.timeout_max_ms / 1000);
 		return;
 	}
-	if ((uint64_t)mem << 20 > cfg.memory_max) {
+	/* mem << 20 must not wrap: 2^44 MiB would have become 0, no limit */
+	if (mem > (double)(UINT64_MAX >> 20) || (uint64_t)mem << 20 > cfg.memory_max) {
 		reply_error(r, "memory_mb %g is over this server's cap of %llu MiB: ask for at "
 			    "most that (the administrator sets it with --memory-max or "
 			    "SR_MCP_MEMORY_MAX)", mem, (unsigned long long)(cfg.memory_max >> 20));
@@ -555,7 +560,7 @@ static void list_jobs(struct req *r, const cJSON *args)
 	cJSON *res = cJSON_CreateObject(), *jobs = cJSON_AddArrayToObject(res, "jobs");
 	char *text = xstrdup(""), line[300];
 	size_t tlen = 0;
-	for (int i = 0; i < k && i < (int)limit; i++) {
+	for (int i = 0; i < k && i < limit; i++) {
 		const cJSON *j = v[i];
 		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
 		if (!cJSON_IsString(state))

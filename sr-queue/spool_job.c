@@ -247,10 +247,15 @@ const char *sq_json_str(const cJSON *obj, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A number that long long cannot hold (1e300, an infinity) counts as
+ * absent: converting it would be undefined behaviour. */
 long long sq_json_num(const cJSON *obj, const char *key, long long dflt)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= -9223372036854775808.0 &&
+				    v->valuedouble < 9223372036854775808.0))
+		return dflt;
+	return (long long)v->valuedouble;
 }
 
 /* The code `wait` exits with for a finished job (see EXIT STATUS). */

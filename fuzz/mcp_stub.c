@@ -1,0 +1,103 @@
+/* mcp_stub.c - what fuzz_mcp links instead of sr-mcp's main.c and
+ * spawn.c: the settings (cfg) and helpers of main.c, and a spawn that
+ * never starts a process.
+ *
+ * The rest of sr-mcp is the real code: proto.c, tools.c, tasks.c,
+ * jobs.c, result.c, runners.c. So a tools/call is served as far as it
+ * can be without a process: its arguments are checked and the errors
+ * answered; state_ready makes the state directory (a temporary one) and
+ * believes the sandbox works (the probe "sr-jail true" succeeds here);
+ * every sr-queue command (submit, status, cancel, list) fails as if
+ * sr-queue could not run, so a valid run_code ends in "The run could not
+ * be started", and nothing is ever run. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+struct config cfg;
+
+void mcp_log(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	sr_warn("%s", buf);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	return p;
+}
+
+/* A run sr-mcp submits never asks for more than the administrator's caps:
+ * sr-limit gets --mem or --data of at most memory_max bytes, and a
+ * --timeout of at most timeout_max_ms. */
+static void check_submit(char *const argv[])
+{
+	const char *lim = NULL;
+	for (size_t i = 0; argv[i]; i++)
+		if (!strncmp(argv[i], "SR_LIMIT_ARGS=", 14))
+			lim = argv[i] + 14;
+	const char *m = lim ? strstr(lim, "--mem ") : NULL;
+	if (!m && lim)
+		m = strstr(lim, "--data ");
+	const char *t = lim ? strstr(lim, "--timeout ") : NULL;
+	if (!m || !t) {
+		fprintf(stderr, "fuzz_mcp: a run without a memory limit or a timeout: %s\n",
+			lim ? lim : "(no SR_LIMIT_ARGS)");
+		abort();
+	}
+	unsigned long long mem = strtoull(strchr(m, ' ') + 1, NULL, 10);
+	unsigned long long ms = strtoull(strchr(t, ' ') + 1, NULL, 10);
+	if (mem == 0 || mem > cfg.memory_max || ms == 0 || ms > cfg.timeout_max_ms) {
+		fprintf(stderr, "fuzz_mcp: a run over the caps: %s\n", lim);
+		abort();
+	}
+}
+
+/* sr-jail's and sr-limit's probes succeed, a runner says its version,
+ * sr-queue fails (exit 111, no output) after its submit is checked. */
+int spawn_capture(char *const argv[], char **out, size_t max, int quiet)
+{
+	(void)max;
+	(void)quiet;
+	*out = NULL;
+	if (argv[1] && !strcmp(argv[0], "sr-queue") && !strcmp(argv[1], "submit"))
+		check_submit(argv);
+	if (!strcmp(argv[0], "sr-jail") || !strcmp(argv[0], "sr-limit"))
+		return 0;
+	if (argv[1] && !strcmp(argv[1], "--version")) {
+		*out = xstrdup("Fuzz 1.0\nsecond line\n");
+		return 0;
+	}
+	return SR_EXIT_SYS;
+}
+
+int spawn_detached(char *const argv[], int keep_fd, const char *log)
+{
+	(void)argv;
+	(void)keep_fd;
+	(void)log;
+	return -1;
+}
+
+void spawn_kill_all(void)
+{
+}
