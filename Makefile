@@ -43,13 +43,13 @@ OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*
 .PHONY: all deps check-deps demo check bench lint install uninstall clean
 all: .deps-build $(PROGS)
 
-# Missing Debian packages are installed by the build itself (see lib/deps.sh).
-.deps-build: lib/deps.sh
-	@LIBC='$(or $(static_libc),glibc)' sh lib/deps.sh build
+# Missing Debian packages are installed by the build itself (see scripts/deps.sh).
+.deps-build: scripts/deps.sh
+	@LIBC='$(or $(static_libc),glibc)' sh scripts/deps.sh build
 	@touch $@
 deps: .deps-build
 check-deps: .deps-build
-	@LIBC='$(or $(static_libc),glibc)' sh lib/deps.sh check
+	@LIBC='$(or $(static_libc),glibc)' sh scripts/deps.sh check
 
 # Rebuild everything when the flags change (e.g. SAN=address,undefined).
 .build-flags: FORCE | .deps-build
@@ -94,9 +94,9 @@ MUSL_LINK   = $(MUSL_CC) $(LDFLAGS) -nostartfiles -Wl,-static,-pie,--no-dynamic-
 MUSL_LINK_END = $(shell $(CC) -print-file-name=crtendS.o) $(MUSL_LIBDIR)/crtn.o
 MUSL_CFLAGS = $(filter-out $(PKG_CFLAGS),$(ALL_CFLAGS)) -isystem .musl/include \
 	      -include lib/musl-compat.h
-MUSL_LIB    := $(filter-out lib/json.c,$(LIB_SRC))
+MUSL_LIB    := $(LIB_SRC)
 .musl/include/.stamp: | .deps-build
-	@LIBC=musl sh lib/deps.sh build
+	@LIBC=musl sh scripts/deps.sh build
 	@mkdir -p .musl/include
 	ln -sfn /usr/include/linux .musl/include/linux
 	ln -sfn /usr/include/asm-generic .musl/include/asm-generic
@@ -219,7 +219,7 @@ FUZZ_OUT     := fuzz/out
 fuzz_objs = $(patsubst %.c,$(FUZZ_OUT)/$(2)/%.o,$(FUZZ_SRC_$(1)) $(FUZZ_LIB))
 
 # clang and its runtimes (libFuzzer, ASan, UBSan): installed like
-# lib/deps.sh installs the build's packages, only for make fuzz.
+# scripts/deps.sh installs the build's packages, only for make fuzz.
 FUZZ_PKGS ?= clang libclang-rt-dev
 $(FUZZ_OUT)/.deps-fuzz: | .deps-build
 	@missing=; for p in $(FUZZ_PKGS); do \

@@ -2,7 +2,7 @@
  * linked statically against musl (see the Makefile), where there is no
  * cJSON. It writes what cJSON_PrintUnformatted writes for the
  * same object: one line, keys in the order given. Tools that read JSON
- * as well use cJSON (json.c). */
+ * as well use cJSON. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -134,11 +134,4 @@ void sr_jw_num(struct sr_jw *w, const char *key, double v);
 void sr_jw_null(struct sr_jw *w, const char *key);
 char *sr_jw_line(struct sr_jw *w, size_t *len);
 
-/* json.c: write cJSON object as one line (unformatted + "\n"), in one
- * write(2) where possible. Returns 0 or -1. */
-struct cJSON;
-int sr_json_write_line(int fd, const struct cJSON *obj);
-/* Write atomically to path (tmp file in the same dir, fsync, rename). */
-int sr_json_write_file(const char *path, const struct cJSON *obj);
-
 #endif

@@ -1,4 +1,4 @@
-# lib/stage.sh - run a command of the tree as an unprivileged account.
+# scripts/stage.sh - run a command of the tree as an unprivileged account.
 # Sourced by tests/run and bench/run. The sandbox is used by ordinary
 # users, so when these scripts start as root they copy the built tree to a
 # private staging directory that the account can read (the checkout may sit
