@@ -74,10 +74,11 @@ SR_STATS_FD=77 run sr-limit true
 like "$err" "ignoring SR_STATS_FD=77" "a closed SR_STATS_FD is reported, not fatal"
 is "$rc" 0 "and the run goes on"
 
-# Signals to sr-limit reach the child's process group.
-sr-limit --stats "$T/fwd.json" sh -c 'trap "exit 42" TERM; sleep 30 & wait' &
+# Signals to sr-limit reach the child's process group. The child says it
+# is ready (its trap is set) by creating a file; only then is it signalled.
+sr-limit --stats "$T/fwd.json" sh -c 'trap "exit 42" TERM; : > "$1"; sleep 30 & wait' sh "$T/fwd.ready" &
 lp=$!
-sleep 0.3
+wait_for "the child's TERM trap" 10 test -e "$T/fwd.ready"
 kill -TERM "$lp"
 wait "$lp"; is "$?" 42 "SIGTERM forwarded to the child (its trap ran)"
 is "$(json_get "$T/fwd.json" exit_code)" 42 "stats record the child's exit"
@@ -86,9 +87,10 @@ for s in INT HUP; do
 	# (python: a shell may not trap a signal its parent ignored)
 	sr-limit python3 -c "import signal, sys, time
 signal.signal(signal.SIG$s, lambda *a: sys.exit(9))
-time.sleep(30)" &
+open(sys.argv[1], 'w').close()
+time.sleep(30)" "$T/$s.ready" &
 	lp=$!
-	sleep 0.3
+	wait_for "the child's SIG$s handler" 10 test -e "$T/$s.ready"
 	kill -"$s" "$lp"
 	wait "$lp"; is "$?" 9 "SIG$s forwarded to the child"
 done

@@ -22,7 +22,6 @@ is "$(stats py limits.data.via)" "rlimit data" "--data is enforced by RLIMIT_DAT
 cc_probe hog '#include <stdlib.h>
 #include <string.h>
 int main(void) { for (;;) { char *p = malloc(1 << 20); if (!p) abort(); memset(p, 1, 1 << 20); } }'
-if san_asan; then :; fi
 run sr-limit --data 64M --stats "$T/hog.json" "$T/hog"
 is "$rc" 134 "a C program that keeps allocating is stopped (abort on NULL)"
 is "$(stats hog reason)" memory "reason memory"
@@ -53,8 +52,11 @@ import json; assert json.load(open('$T/tk.json'))['wall_ms'] >= 480"
 # (bash's exec -a names it; the scripts that start it never match.)
 marker="sr-limit-escape-$$-$RANDOM"
 alive() { pgrep -f "^$1 60\$" >/dev/null; }
+# The programs under sr-limit wait with lib.sh's wait_for, given its source.
+waiter=$(declare -f wait_for)
 spawn() { # NAME: a setsid'd sleeper; prints "seen" once it runs
-	echo "setsid bash -c 'exec -a $1 sleep 60' & for i in \$(seq 50); do pgrep -f '^$1 60\$' >/dev/null && echo seen && break; sleep 0.02; done"
+	echo "$waiter
+setsid bash -c 'exec -a $1 sleep 60' & wait_for '$1 to run' 0.9 pgrep -f '^$1 60\$' && echo seen"
 }
 run sr-limit --timeout 1s bash -c "$(spawn "$marker-1"); sleep 60"
 is "$rc:$out" "124:seen" "timeout with a setsid'd grandchild that was running"
@@ -64,7 +66,8 @@ run sr-limit bash -c "$(spawn "$marker-2"); exit 0"
 is "$rc:$out" "0:seen" "child exits leaving a running daemon behind"
 sleep 0.1
 nok "what prog left behind is killed when it exits" alive "$marker-2"
-run sr-limit bash -c "(setsid bash -c '(exec -a $marker-3 sleep 60) & exit 0' &); for i in \$(seq 50); do pgrep -f '^$marker-3 60\$' >/dev/null && echo seen && break; sleep 0.02; done; exit 0"
+run sr-limit bash -c "$waiter
+(setsid bash -c '(exec -a $marker-3 sleep 60) & exit 0' &); wait_for '$marker-3 to run' 1 pgrep -f '^$marker-3 60\$' && echo seen; exit 0"
 is "$rc:$out" "0:seen" "a double-forked daemon was running"
 sleep 0.1
 nok "a double-forked daemon is killed too" alive "$marker-3"
@@ -72,28 +75,51 @@ nok "a double-forked daemon is killed too" alive "$marker-3"
 # prog dies with a killed sr-limit (PR_SET_PDEATHSIG).
 sr-limit bash -c "exec -a $marker-4 sleep 60" &
 lp=$!
-for _ in $(seq 50); do alive "$marker-4" && break; sleep 0.05; done
+wait_for "prog under sr-limit" 5 alive "$marker-4"
 ok "control: prog is running under sr-limit" alive "$marker-4"
 kill -KILL "$lp"; wait "$lp" 2>/dev/null
 sleep 0.2
 nok "SIGKILL of sr-limit takes prog with it" alive "$marker-4"
 
-# Processes: a fork bomb is contained; the user's other processes still fork.
-run sr-limit --pids 40 --timeout 20s --stats "$T/bomb.json" python3 -c '
-import os
+# Processes: a fork bomb is contained, and while it is held at its limit
+# the user's other processes still fork. The bomb forks until fork fails,
+# says how far it got, writes its pid to a ready file and then holds all
+# its children until the test releases it (or 30 s have passed: longer
+# than bash goes on retrying a fork that fails with EAGAIN).
+cat > "$T/bomb.py" <<'PY'
+import os, sys, time
+ready, release = sys.argv[1], sys.argv[2]
 n = 0
 try:
     while True:
         if os.fork() == 0:
-            import time; time.sleep(5); os._exit(0)
+            time.sleep(30); os._exit(0)
         n += 1
 except OSError as e:
-    print("fork failed after", n, e.errno)'
+    print("fork failed after", n, e.errno, flush=True)
+with open(ready + ".tmp", "w") as f:
+    f.write("%d\n" % os.getpid())
+os.rename(ready + ".tmp", ready)
+end = time.time() + 30
+while not os.path.exists(release) and time.time() < end:
+    time.sleep(0.02)
+PY
+sr-limit --pids 40 --timeout 40s --stats "$T/bomb.json" \
+	python3 "$T/bomb.py" "$T/bomb.ready" "$T/bomb.release" > "$T/bomb.out" 2>&1 &
+lp=$!
+at_exit "kill $lp 2>/dev/null"
+wait_for "the fork bomb to reach its limit" 10 test -s "$T/bomb.ready"
+held=$(pgrep -c -P "$(cat "$T/bomb.ready" 2>/dev/null)" 2>/dev/null)
+ok "the user's other processes can still fork while the bomb is held at its limit" \
+	sh -c 'for i in 1 2 3 4 5 6 7 8; do true & done; wait'
+touch "$T/bomb.release"
+wait "$lp"
+out=$(cat "$T/bomb.out")
 like "$out" "fork failed after [0-9]+ 11" "fork bomb stopped by EAGAIN"
 n=$(printf '%s' "$out" | awk '{print $4}')
 ok "at most 40 extra processes ($n)" test "${n:-999}" -le 40
+is "$held" "${n:-none}" "the limit was hit with all of the bomb's $held children running"
 is "$(stats bomb limits.pids.via)" "rlimit nproc" "pids enforced by RLIMIT_NPROC relative to the user's count"
-ok "the user's other processes can still fork" sh -c 'for i in 1 2 3 4 5 6 7 8; do true & done; wait'
 run sr-limit --pids 40 sh -c 'b() { b | b & }; b' 
 sleep 0.2
 is "$(pgrep -u "$(id -u)" -c -x sh 2>/dev/null | tr -d ' ')" 0 "no shell fork bomb survives sr-limit"

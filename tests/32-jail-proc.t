@@ -4,29 +4,12 @@
 # with whoever started it.
 . "$(dirname "$0")/lib.sh"
 
-run sr-jail true
-if [ "$rc" != 0 ]; then
-	case $err in *"create the namespaces"*) skip_all "no user namespaces here: $err" ;; esac
-fi
+need_userns
 
-# wait_gone PATTERN: poll (up to 5 s) until no process matches.
-wait_gone() {
-	local i
-	for i in $(seq 50); do
-		pgrep -f -- "$1" >/dev/null || return 0
-		sleep 0.1
-	done
-	return 1
-}
-# wait_file FILE: poll (up to 5 s) until FILE is not empty.
-wait_file() {
-	local i
-	for i in $(seq 50); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# wait_gone PATTERN: wait (up to 5 s) until no process matches.
+wait_gone() { wait_for "no process matching $1" 5 ! pgrep -f -- "$1"; }
+# wait_file FILE: wait (up to 5 s) until FILE is not empty.
+wait_file() { wait_for "$1 to be written" 5 test -s "$1"; }
 
 # A host process of the same user, to attack.
 sleep 300 &
@@ -84,7 +67,7 @@ mark2="sleep 317.$$"
 bash -c "sr-jail sh -c '$mark2; :'; :" &
 parent=$!
 disown "$parent" # no "Killed" notice from this shell
-i=0; while ! pgrep -f -- "^$mark2" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+wait_for "the jailed $mark2" 5 pgrep -f -- "^$mark2"
 ok "control: the jailed process is running" pgrep -f -- "^$mark2"
 kill -9 "$parent"
 ok "SIGKILL of sr-jail's parent kills the jail" wait_gone "^$mark2"

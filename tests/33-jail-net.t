@@ -3,10 +3,7 @@
 # unix, are out of reach; lo inside works; --share-net gives that up.
 . "$(dirname "$0")/lib.sh"
 
-run sr-jail true
-if [ "$rc" != 0 ]; then
-	case $err in *"create the namespaces"*) skip_all "no user namespaces here: $err" ;; esac
-fi
+need_userns
 
 # Listeners on the host: a TCP port on 127.0.0.1 and an abstract unix
 # socket, each answering "pong" to whoever connects.
@@ -26,7 +23,7 @@ threading.Event().wait(120)
 PY
 server=$!
 at_exit "kill $server 2>/dev/null"
-for i in $(seq 50); do [ -s "$T/ports" ] && break; sleep 0.1; done
+wait_for "the host listeners" 5 test -s "$T/ports"
 port=$(cat "$T/ports" 2>/dev/null)
 abstract="sr-jail-test-$$"
 

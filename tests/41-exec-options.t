@@ -3,7 +3,7 @@
 # and --bpf (with bad BPF files), --allow, --deny, --log, --verbose.
 . "$(dirname "$0")/lib.sh"
 
-cc -O1 -w -o "$T/probe" "$SR_ROOT/tests/probes/exec_probe.c" || { echo "Bail out! probe does not build"; exit 1; }
+cc_probe_file probe exec_probe.c
 P=$T/probe
 # through sh, so that the shell reporting a killed child writes to $err
 run_sh() { run sh -c '"$@"' sh "$@"; }

@@ -107,7 +107,7 @@ is "$out" "fork 1
 subprocess 1
 socket 1
 exec 1" "strict: fork, subprocess, socket, exec all fail with EPERM"
-cc -O1 -w -o "$T/probe" "$SR_ROOT/tests/probes/exec_probe.c" || { echo "Bail out! probe does not build"; exit 1; }
+cc_probe_file probe exec_probe.c
 run sr-exec -p strict "$T/probe" execve /bin/true
 is "$out" "execve: EPERM" "strict: the program cannot exec another"
 run sr-exec -p strict "$T/probe" socketpair 1

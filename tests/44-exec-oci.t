@@ -6,7 +6,7 @@
 # the file, the place and the reason.
 . "$(dirname "$0")/lib.sh"
 
-cc -O1 -w -o "$T/probe" "$SR_ROOT/tests/probes/exec_probe.c" || { echo "Bail out! probe does not build"; exit 1; }
+cc_probe_file probe exec_probe.c
 P=$T/probe
 PY=/usr/bin/python3
 run_sh() { run sh -c '"$@"' sh "$@"; }

@@ -5,7 +5,7 @@
 # --landlock=off and require. Skipped where the kernel has no Landlock.
 . "$(dirname "$0")/lib.sh"
 
-cc -O1 -w -o "$T/probe" "$SR_ROOT/tests/probes/exec_probe.c" || { echo "Bail out! probe does not build"; exit 1; }
+cc_probe_file probe exec_probe.c
 P=$T/probe
 PY=/usr/bin/python3
 
@@ -95,7 +95,7 @@ s = socket.socket(socket.AF_UNIX); s.bind('\0$name'); s.listen(4)
 open('$T/ready', 'w').close(); time.sleep(30)" &
 	lpid=$!
 	at_exit "kill $lpid 2>/dev/null"
-	for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+	wait_for "the abstract socket listener" 5 test -e "$T/ready"
 	run sr-exec "$P" abstract "$name"
 	is "$out" "abstract: EPERM" "scoped: connecting to an abstract socket outside: EPERM"
 	run sr-exec --landlock=off "$P" abstract "$name"

@@ -176,7 +176,7 @@ ok "... and the worker is still there just after" kill -0 "$wpid"
 id=$(sr-queue submit "$idle" -- true)
 run sr-queue wait "$idle" "$id" --timeout 10s
 is "$rc" 0 "... a later job too, by the same worker"
-for _ in $(seq 100); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+wait_for "the idle worker to exit" 10 ! kill -0 "$wpid"
 nok "... which exits once idle for --idle (1.5s)" kill -0 "$wpid"
 wait "$wpid"
 is "$?" 0 "... with status 0"

@@ -18,15 +18,13 @@ where() {
 	for d in tmp queue run done; do [ -e "$1/$d/$2" ] && w="$w$d "; done
 	echo "${w% }"
 }
+# state SPOOL ID: the job's state as sr-queue status gives it
+state() { sr-queue status "$1" "$2" | awk '{print $2}'; }
 # settled SPOOL ID: the state once no keeper holds the job any more
+running() { [ "$(state "$1" "$2")" = running ]; }
 settled() {
-	local s i
-	for i in $(seq 1 100); do
-		s=$(sr-queue status "$1" "$2" | awk '{print $2}')
-		[ "$s" != running ] && break
-		sleep 0.1
-	done
-	echo "$s"
+	wait_for "job $2 to leave running" 10 ! running "$1" "$2"
+	state "$1" "$2"
 }
 ran() { grep -c "^$1\$" "$T/ran.log" 2>/dev/null || true; }
 # quiet CMD: run it with no output, not even the shell's "Killed" line
@@ -78,10 +76,7 @@ k1=$(cd "$T/k1" && sr-queue submit "$sp" -- sh -c "$job")
 k2=$(cd "$T/k2" && sr-queue submit "$sp" --retry 1 -- sh -c "$job")
 sr-queue run "$sp" -j 2 2>/dev/null &
 wpid=$!
-for _ in $(seq 1 100); do
-	[ -s "$T/k1/main.pid" ] && [ -s "$T/k2/main.pid" ] && break
-	sleep 0.1
-done
+wait_for "both jobs running" 10 test -s "$T/k1/main.pid" -a -s "$T/k2/main.pid"
 pids=$(cat "$T"/k1/*.pid "$T"/k2/*.pid)
 is "$(echo $pids | wc -w)" 6 "two jobs running, three processes each"
 (sr-queue wait "$sp" "$k1" >/dev/null 2>&1; echo $? > "$T/waited") &
@@ -89,21 +84,15 @@ waiter=$!
 kill -KILL "$wpid"
 wait "$wpid" 2>/dev/null
 disown "$wpid" 2>/dev/null
-alive=$pids
-for _ in $(seq 1 100); do
-	alive=""
-	for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
-	[ -z "$alive" ] && break
-	sleep 0.1
-done
-is "$alive" "" "every process of both jobs died with the worker (setsid ones too)"
+wait_for "the jobs' processes to die" 10 ! live_pids $pids
+is "$(live_pids $pids)" "" "every process of both jobs died with the worker (setsid ones too)"
 wait "$waiter"
 is "$(cat "$T/waited")" 97 "a waiting client sees the job lost (wait exits 97)"
 is "$(settled "$sp" "$k1")" lost "the job is lost"
 is "$(settled "$sp" "$k2")" queued "with --retry 1 it is queued again"
 rm -f "$T"/k2/*.pid
 sr-queue run "$sp" --drain >/dev/null 2>&1 &
-for _ in $(seq 1 100); do [ -s "$T/k2/main.pid" ] && break; sleep 0.1; done
+wait_for "the requeued job to run" 10 test -s "$T/k2/main.pid"
 ok "the requeued job runs again" test -s "$T/k2/main.pid"
 run sr-queue cancel "$sp" "$k2"
 is "$rc" 0 "(and can be cancelled)"

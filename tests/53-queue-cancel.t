@@ -34,15 +34,13 @@ r=$(sr-queue submit "$sp" -- sh -c "$job")
 sr-queue run "$sp" 2>"$T/worker.err" &
 wpid=$!
 at_exit "kill $wpid 2>/dev/null"
-for _ in $(seq 1 100); do [ -s main.pid ] && break; sleep 0.1; done
+wait_for "the job to start" 10 test -s main.pid
 is "$(sr-queue status "$sp" "$r")" "$r running" "the job is running"
 pids=$(cat main.pid bg.pid bg2.pid)
 run sr-queue cancel "$sp" "$r" --json
 is "$rc" 0 "cancel of a running job exits 0"
 is "$(json_get "$out" state)" cancelled "its state is cancelled"
-alive=""
-for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
-is "$alive" "" "every process of the job is dead when cancel returns"
+is "$(live_pids $pids)" "" "every process of the job is dead when cancel returns"
 run sr-queue wait "$sp" "$r"
 is "$rc" 98 "wait exits 98"
 is "$(sr-queue logs "$sp" "$r")" started "its output so far is kept"
@@ -61,17 +59,13 @@ is "$?" 0 "SIGTERM: the worker stops cleanly"
 is "$(cat "$T/worker.err")" "" "and said nothing on stderr"
 
 # --- no process of a job outlives it --------------------------------------------------
-# alive PIDFILE...: the pids in those files still alive, after waiting up to 10s
-alive() {
-	local p left pids
+# survivors PIDFILE...: the pids in those files still alive, after waiting
+# up to 10s for them to die
+survivors() {
+	local pids
 	pids=$(cat "$@")
-	for _ in $(seq 1 100); do
-		left=""
-		for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
-	echo "$left"
+	wait_for "pids $pids to die" 10 ! live_pids $pids
+	live_pids $pids
 }
 mkdir "$T/e" "$T/t" "$T/s"
 bgjob='sleep 300 & echo $! > bg.pid; setsid sleep 301 & echo $! > bg2.pid'
@@ -79,21 +73,21 @@ e=$(cd "$T/e" && sr-queue submit "$sp" -- sh -c "$bgjob")
 t=$(cd "$T/t" && sr-queue submit "$sp" --timeout 300ms -- sh -c "$bgjob; sleep 30")
 sr-queue run "$sp" --drain
 is "$(sr-queue status "$sp" "$e")" "$e completed exit 0" "a job that leaves processes behind completes"
-is "$(alive "$T"/e/*.pid)" "" "the processes it left (setsid too) are killed"
+is "$(survivors "$T"/e/*.pid)" "" "the processes it left (setsid too) are killed"
 is "$(sr-queue status "$sp" "$t")" "$t completed timeout" "--timeout ends a job"
-is "$(alive "$T"/t/*.pid)" "" "with all its processes"
+is "$(survivors "$T"/t/*.pid)" "" "with all its processes"
 
 # The supervisor killed: the job's main process dies (PDEATHSIG), the
 # worker (a subreaper) kills what it left, and the job is settled as lost.
 s=$(cd "$T/s" && sr-queue submit "$sp" -- sh -c "$bgjob; echo \$\$ > main.pid; sleep 300")
 sr-queue run "$sp" 2>/dev/null &
 wpid=$!
-for _ in $(seq 1 100); do [ -s "$T/s/main.pid" ] && break; sleep 0.1; done
+wait_for "the job to start" 10 test -s "$T/s/main.pid"
 keeper=$(ps -o ppid= -p "$(cat "$T/s/main.pid")" | tr -d ' ')
 ok "the job's parent is its supervisor, a child of the worker" \
 	test "$(ps -o ppid= -p "$keeper" | tr -d ' ')" = "$wpid"
 kill -KILL "$keeper"
-is "$(alive "$T"/s/*.pid)" "" "supervisor SIGKILLed: every process of the job dies"
+is "$(survivors "$T"/s/*.pid)" "" "supervisor SIGKILLed: every process of the job dies"
 run sr-queue wait "$sp" "$s" --timeout 30s
 is "$rc" 97 "and the job is lost"
 kill -TERM "$wpid"
@@ -103,10 +97,8 @@ wait "$wpid"
 g=$(sr-queue submit "$sp" -- sh -c 'sleep 0.5; echo done')
 sr-queue run "$sp" 2>/dev/null &
 wpid=$!
-for _ in $(seq 1 100); do
-	[ "$(sr-queue status "$sp" "$g")" = "$g running" ] && break
-	sleep 0.05
-done
+is_running() { [ "$(sr-queue status "$sp" "$1")" = "$1 running" ]; }
+wait_for "job $g to run" 5 is_running "$g"
 kill -TERM "$wpid"
 wait "$wpid"
 is "$(sr-queue status "$sp" "$g")" "$g completed exit 0" \
@@ -149,7 +141,7 @@ run sr-queue wait "$sp" "$k1"
 is "$rc" 124 "and wait exits 124"
 wall=$(status_of "$k1" wall_ms)
 ok "it did not wait for --kill-after (wall ${wall}ms)" test "$wall" -lt 2000
-is "$(alive "$T"/k1/bg.pid)" "" "what it left behind is killed"
+is "$(survivors "$T"/k1/bg.pid)" "" "what it left behind is killed"
 ok "the job that ignores TERM was ready" test -s "$T/k2/ready"
 like "$(cat "$T/k2/got-term" 2>/dev/null)" "^term" "it got SIGTERM when its --timeout ran out"
 is "$(status_of "$k2" reason)/$(status_of "$k2" signal)" timeout/9 \
@@ -163,12 +155,12 @@ k3=$(cd "$T/k3" && sr-queue submit "$sp" --timeout 200ms --kill-after 300s -- sh
 	'trap "echo term > got-term" TERM; echo $$ > ready; while :; do sleep 0.05; done')
 sr-queue run "$sp" 2>/dev/null &
 wpid=$!
-for _ in $(seq 1 300); do [ -s "$T/k3/got-term" ] && break; sleep 0.05; done
+wait_for "job k3's SIGTERM" 15 test -s "$T/k3/got-term"
 ok "the job got SIGTERM and lives on in its grace period" test -s "$T/k3/got-term"
 run sr-queue cancel "$sp" "$k3" --timeout 30s
 is "$rc" 1 "cancel in the grace period: the job ends now, not cancelled (it timed out)"
 is "$(status_of "$k3" reason)/$(status_of "$k3" signal)" timeout/9 "reason timeout, signal 9"
-is "$(alive "$T"/k3/ready)" "" "its process is dead"
+is "$(survivors "$T"/k3/ready)" "" "its process is dead"
 kill -TERM "$wpid"
 wait "$wpid"
 

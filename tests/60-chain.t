@@ -3,8 +3,7 @@
 # with the real interpreters, and through sr-queue.
 . "$(dirname "$0")/lib.sh"
 
-run sr-jail true
-[ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $err"
+need_userns
 # Under SAN=address the tools themselves carry ASan, whose shadow memory
 # cannot be mapped under a memory rlimit: the chain runs without --data.
 MEM=(--data 256M)
@@ -56,9 +55,11 @@ is "$out" "stopped 11" "a fork bomb in the jail stops at --pids (EAGAIN)"
 
 # The wall clock takes the whole jail with it, setsid or not.
 marker="sr-chain-$$-$RANDOM"
-run sr-limit --timeout 1s --stats "$T/s.json" sr-jail sr-exec bash -c \
-	"setsid bash -c 'exec -a $marker sleep 60' & (exec -a $marker sleep 60) &
-	 for i in \$(seq 50); do [ \$(pgrep -c -f '^$marker 60\$') = 2 ] && echo seen && break; sleep 0.02; done; sleep 60"
+# (the program waits with lib.sh's wait_for, given its source)
+run sr-limit --timeout 1s --stats "$T/s.json" sr-jail sr-exec bash -c "$(declare -f wait_for)
+	setsid bash -c 'exec -a $marker sleep 60' & (exec -a $marker sleep 60) &
+	two() { [ \$(pgrep -c -f '^$marker 60\$') = 2 ]; }
+	wait_for 'two sleepers' 0.9 two && echo seen; sleep 60"
 is "$rc:$out" "124:seen" "timeout through the chain exits 124, with two sleepers running"
 is "$(stats reason)" timeout "stats: reason timeout"
 sleep 0.2
@@ -70,7 +71,7 @@ import signal, sys, time
 signal.signal(signal.SIGTERM, lambda *a: sys.exit(42))
 print("ready", flush=True); time.sleep(30)' > "$T/sig.out" &
 lp=$!
-for _ in $(seq 50); do grep -q ready "$T/sig.out" 2>/dev/null && break; sleep 0.1; done
+wait_for "the program's SIGTERM handler" 10 grep -q ready "$T/sig.out"
 kill -TERM "$lp"
 wait "$lp"; is "$?" 42 "SIGTERM to sr-limit reaches the program in the jail"
 
@@ -85,7 +86,7 @@ try:
 except Exception: pass' "$T/port" &
 lpid=$!
 at_exit "kill $lpid 2>/dev/null"
-for _ in $(seq 50); do [ -s "$T/port" ] && break; sleep 0.1; done
+wait_for "the host listener" 5 test -s "$T/port"
 port=$(cat "$T/port")
 ok "control: the host listener answers outside the sandbox" python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 2)"
 run "${CHAIN[@]}" python3 -c "

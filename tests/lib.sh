@@ -8,6 +8,10 @@
 #   skip DESC REASON    a TAP skip that says why
 #   skip_all REASON     skip the whole file (prints 1..0 # SKIP)
 #   done_testing        print the plan; exit non-zero if anything failed
+#   wait_for DESC SECS [!] CMD...  poll CMD until it succeeds (with !, fails)
+#   need_userns / have_userns      skip unless sr-jail can make its namespaces
+#   cc_probe / cc_probe_file       build a C probe into $T
+#   live_pids PID...    print those PIDs still alive; false if none is
 set -u
 : "${SR_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 export SR_ROOT
@@ -102,17 +106,82 @@ print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)
 # shadow memory; tests say so when they skip for it.
 san_asan() { case "${SAN:-}" in *address*) return 0 ;; esac; return 1; }
 
-# cc_probe NAME SRC: compile a small C probe into $T/NAME.
+# cc_probe NAME SRC [CC-ARGS...]: compile the C source text SRC into $T/NAME.
+# cc_probe_file NAME FILE [CC-ARGS...]: compile tests/probes/FILE into $T/NAME.
+# Without a C compiler the file is skipped (or, once it has results, bails
+# out); a probe that does not compile bails out: the file cannot go on.
 cc_probe() {
 	printf '%s\n' "$2" > "$T/$1.c"
-	cc -O1 -w -o "$T/$1" "$T/$1.c" "${@:3}"
+	_cc_probe "$1" "$T/$1.c" "${@:3}"
+}
+cc_probe_file() {
+	_cc_probe "$1" "$SR_ROOT/tests/probes/$2" "${@:3}"
+}
+_cc_probe() { # NAME SRC-FILE CC-ARGS...
+	if ! command -v cc >/dev/null; then
+		[ "$_n" = 0 ] && skip_all "no C compiler for the probe $1"
+		echo "Bail out! no C compiler for the probe $1"; exit 1
+	fi
+	cc -O1 -w -o "$T/$1" "$2" "${@:3}" ||
+		{ echo "Bail out! the probe $1 ($2) does not build"; exit 1; }
+}
+
+# wait_for DESC SECS [!] CMD...: run CMD, quietly, every 50 ms until it
+# succeeds (with "!", until it fails) and return 0. After SECS seconds
+# (decimals allowed) return 1 and say on stderr what did not happen. This
+# is how a test waits for a process to be ready or gone: never a fixed sleep.
+wait_for() {
+	local desc=$1 secs=$2 want=0 i f now end
+	shift 2
+	if [ "${1:-}" = "!" ]; then want=1; shift; fi
+	i=${secs%%.*} f=
+	case $secs in *.*) f=${secs#*.} ;; esac
+	f=${f}000000
+	now=${EPOCHREALTIME/[.,]/}
+	end=$((now + ${i:-0} * 1000000 + 10#${f:0:6}))
+	while :; do
+		if "$@" >/dev/null 2>&1; then [ "$want" = 0 ] && return 0
+		else [ "$want" = 1 ] && return 0; fi
+		now=${EPOCHREALTIME/[.,]/}
+		[ "$now" -lt "$end" ] || break
+		sleep 0.05
+	done
+	echo "# wait_for: gave up after ${secs}s: $desc" >&2
+	return 1
+}
+
+# live_pids PID...: print (space-separated) those of the PIDs still alive;
+# false when none is. Wait for a set to die with wait_for ... ! live_pids.
+live_pids() {
+	local p left=""
+	for p in "$@"; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+	printf '%s' "${left# }"
+	[ -n "$left" ]
+}
+
+# have_userns: can sr-jail create its namespaces here? When it cannot,
+# $userns_why holds its message. need_userns: skip the file unless it can.
+# Only that failure is a reason to skip: a jail that fails otherwise is
+# left to fail the tests.
+have_userns() {
+	userns_why=
+	run sr-jail true
+	case $rc:$err in
+	0:*) return 0 ;;
+	*"create the namespaces"*)
+		userns_why=$(printf '%s\n' "$err" | grep -m1 "create the namespaces")
+		return 1 ;;
+	esac
+	return 0
+}
+need_userns() {
+	have_userns || skip_all "no user namespaces here: $userns_why"
 }
 
 # mcp_client_guard: skip the file unless the sandbox runs here and the
 # pinned MCP clients are installed (make check runs npm ci in tests/mcp).
 mcp_client_guard() {
-	run sr-jail true
-	[ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $err"
+	need_userns
 	command -v node >/dev/null || skip_all "node is not installed"
 	[ -d "$SR_ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ] ||
 		skip_all "the MCP clients are not installed (cd tests/mcp && npm ci)"

@@ -5,8 +5,7 @@
 # a spinner killed by SIGXCPU under --cpu was not reported as cpu).
 . "$(dirname "$0")/../lib.sh"
 
-run sr-jail true
-[ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $(printf '%s' "$err" | head -1)"
+need_userns
 stats() { json_get "$T/s.json" "$1"; }
 
 run sr-limit --pids 64 --timeout 20s --cpu 1s --stats "$T/s.json" python3 -c 'while True: pass'

@@ -6,8 +6,7 @@
 # comes with a control where the layer that stops it is absent.
 . "$(dirname "$0")/../lib.sh"
 
-run sr-jail true
-[ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $(printf '%s' "$err" | head -1)"
+need_userns
 
 mkdir -p "$T/p"
 cc_probe p/pp "$(cat <<'C'
@@ -102,7 +101,7 @@ int main(int argc, char **argv)
 	return 2;
 }
 C
-)" || { echo "Bail out! the process probe does not build"; exit 1; }
+)"
 PP=$T/p/pp
 LIMIT=(sr-limit --pids 64 --timeout 20s)
 CHAIN=("${LIMIT[@]}" sr-jail --ro-bind "$T/p" /p sr-exec)
@@ -184,8 +183,7 @@ is "$out" ESRCH "setpriority of the host PID from inside: ESRCH"
 # Nothing outlives the run: a double-forked, setsid daemon.
 mark="sr-esc-daemon-$$-$RANDOM"
 bare daemon "$mark-host"
-sleep 0.2
-if pgrep -f "^$mark-host 60\$" >/dev/null; then
+if wait_for "the probe's daemon on the host" 5 pgrep -f "^$mark-host 60\$"; then
 	ok "control: on the host the probe's daemon outlives it" true
 	pkill -f "^$mark-host 60\$"
 else
@@ -195,7 +193,7 @@ run "${CHAIN[@]}" sh -c '/p/pp daemon "$1" && pgrep -f "^$1 60\$" >/dev/null && 
 is "$out" "started
 running" "inside, the daemon was started and running"
 gone=no
-for _ in $(seq 50); do pgrep -f "^$mark-jail 60\$" >/dev/null || { gone=yes; break; }; sleep 0.1; done
+wait_for "the jail's daemon to go" 5 ! pgrep -f "^$mark-jail 60\$" && gone=yes
 is "$gone" yes "the daemon is gone once the chain has returned"
 
 # Nested user namespaces.

@@ -8,8 +8,7 @@
 # through where that layer is absent.
 . "$(dirname "$0")/../lib.sh"
 
-run sr-jail true
-[ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $(printf '%s' "$err" | head -1)"
+need_userns
 
 mkdir -p "$T/p"
 cc_probe p/np "$(cat <<'C'
@@ -187,7 +186,7 @@ int main(int argc, char **argv)
 	return 2;
 }
 C
-)" || { echo "Bail out! the network probe does not build"; exit 1; }
+)"
 NP=$T/p/np
 LIMIT=(sr-limit --pids 64 --timeout 20s)
 CHAIN=("${LIMIT[@]}" sr-jail --ro-bind "$T/p" /p sr-exec)
@@ -229,7 +228,7 @@ PY
 python3 "$T/listen.py" "$T/log" "$T/ports" "$abs" &
 lpid=$!
 at_exit "kill $lpid 2>/dev/null"
-for _ in $(seq 100); do [ -s "$T/ports" ] && break; sleep 0.05; done
+wait_for "the host listeners" 5 test -s "$T/ports"
 read -r tport uport t6port < "$T/ports" || { echo "Bail out! the host listeners did not start"; exit 1; }
 # seen KIND: how many times the listeners saw KIND (after a moment to settle).
 seen() { sleep 0.2; grep -cx "$1" "$T/log"; }

@@ -6,8 +6,7 @@
 # comes with a control run of the same probe without that limit.
 . "$(dirname "$0")/../lib.sh"
 
-run sr-jail true
-[ "$rc" = 0 ] || skip_all "sr-jail cannot run here: $(printf '%s' "$err" | head -1)"
+need_userns
 
 mkdir -p "$T/p"
 cc_probe p/rp "$(cat <<'C'
@@ -105,7 +104,7 @@ int main(int argc, char **argv)
 	return 2;
 }
 C
-)" -pthread || { echo "Bail out! the resource probe does not build"; exit 1; }
+)" -pthread
 JAIL=(sr-jail --ro-bind "$T/p" /p sr-exec)
 stats() { json_get "$T/s.json" "$1"; }
 # lim [sr-limit options] -- PROBE-ARGS: the probe through the whole chain.
@@ -121,7 +120,7 @@ lim() {
 mark="/p/rp bomb 400 3000"
 sr-limit --pids 64 --timeout 20s --stats "$T/bomb.json" "${JAIL[@]}" /p/rp bomb 400 3000 > "$T/bomb.out" 2>&1 &
 bpid=$!
-for _ in $(seq 100); do grep -q forked "$T/bomb.out" && break; sleep 0.05; done
+wait_for "the fork bomb to reach its limit" 5 grep -q forked "$T/bomb.out"
 start=$(date +%s%N)
 ok "while the bomb holds its processes, the host still starts 16 processes" \
 	sh -c 'for i in $(seq 16); do sh -c true & done; wait'

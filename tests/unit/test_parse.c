@@ -17,8 +17,10 @@ static void check(int pass, const char *what, const char *s)
 
 typedef int (*parser)(const char *, uint64_t *);
 
-static int count_1000(const char *s, uint64_t *v) { return sr_parse_count(s, 1000, v); }
-static int count_max(const char *s, uint64_t *v) { return sr_parse_count(s, UINT64_MAX, v); }
+/* sr_parse_count takes a maximum, a parser here does not: count_ok and
+ * count_bad set it in count_limit before they call count_upto. */
+static uint64_t count_limit;
+static int count_upto(const char *s, uint64_t *v) { return sr_parse_count(s, count_limit, v); }
 
 static void good(parser p, const char *what, const char *s, uint64_t want)
 {
@@ -43,8 +45,22 @@ static void bad(parser p, const char *what, const char *s, int err)
 #define size_bad(s, e) bad(sr_parse_size, "size rejected", s, e)
 #define dur_ok(s, w) good(sr_parse_duration_ns, "duration parses", s, w)
 #define dur_bad(s, e) bad(sr_parse_duration_ns, "duration rejected", s, e)
-#define count_ok(s, m, w) good(count_1000, "count parses", s, w)
-#define count_bad(s, m, e) bad((m) == 1000 ? count_1000 : count_max, "count rejected", s, e)
+
+/* count_ok S MAX WANT / count_bad S MAX ERR: sr_parse_count(S, MAX, ...) */
+static void count_ok(const char *s, uint64_t max, uint64_t want)
+{
+	char what[64];
+	snprintf(what, sizeof what, "count (max %llu) parses", (unsigned long long)max);
+	count_limit = max;
+	good(count_upto, what, s, want);
+}
+static void count_bad(const char *s, uint64_t max, int err)
+{
+	char what[64];
+	snprintf(what, sizeof what, "count (max %llu) rejected", (unsigned long long)max);
+	count_limit = max;
+	bad(count_upto, what, s, err);
+}
 
 int main(void)
 {
@@ -101,9 +117,15 @@ int main(void)
 	dur_bad("9999999999h", ERANGE);
 
 	count_ok("0", 10, 0);
+	count_ok("10", 10, 10);
+	count_bad("11", 10, ERANGE);
+	count_bad("64", 10, ERANGE);
+	count_ok("0", 0, 0);
+	count_bad("1", 0, ERANGE);
 	count_ok("64", 1000, 64);
 	count_ok("1000", 1000, 1000);
 	count_bad("1001", 1000, ERANGE);
+	count_ok("18446744073709551615", UINT64_MAX, UINT64_MAX);
 	count_bad("-1", 1000, EINVAL);
 	count_bad("1.5", 1000, EINVAL);
 	count_bad("1e3", 1000, EINVAL);
