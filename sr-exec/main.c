@@ -18,23 +18,6 @@
 
 extern char **environ;
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = snprintf(line, sizeof line, "sr-exec: ");
-	int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-	va_end(ap);
-	if (m < 0)
-		return;
-	n += m;
-	if ((size_t)n > sizeof line - 2)
-		n = (int)sizeof line - 2;
-	line[n++] = '\n';
-	(void)sr_write_all(STDERR_FILENO, line, (size_t)n);
-}
 
 /* strict allows exactly one execve: of this path, at this address. */
 static const char *strict_exec_path(char *prog)
@@ -71,17 +54,17 @@ static void report_policy(const struct sx_opts *o, const struct sx_policy *p,
 {
 	char def[32];
 	if (!o->bpf && !p->name) {
-		say("seccomp: profile default%s: %zu BPF instructions compiled at build time, "
+		sr_note("seccomp: profile default%s: %zu BPF instructions compiled at build time, "
 		    "unlisted syscalls ENOSYS, other ABIs KILL_PROCESS; ready in %.3f ms",
 		    o->net ? " with --net" : "", b->len, ns / 1e6);
 		return;
 	}
 	if (o->bpf) {
-		say("seccomp: raw BPF from %s: %zu instructions, read in %.3f ms", o->bpf,
+		sr_note("seccomp: raw BPF from %s: %zu instructions, read in %.3f ms", o->bpf,
 		    b->len, ns / 1e6);
 		return;
 	}
-	say("seccomp: profile %s%s%s: %zu rules, %zu BPF instructions, unlisted syscalls %s, "
+	sr_note("seccomp: profile %s%s%s: %zu rules, %zu BPF instructions, unlisted syscalls %s, "
 	    "other ABIs KILL_PROCESS; built in %.3f ms", p->name, o->net ? " with --net" : "",
 	    o->log ? " (--log: refusals logged, not enforced)" : "", p->n, b->len,
 	    sx_action_str(p->def_action, def, sizeof def), ns / 1e6);
@@ -126,7 +109,7 @@ static void load(const struct sx_opts *o, const struct sx_policy *pol,
 	}
 	/* A profile file may forbid write(2); the built-in ones do not. */
 	if (o->verbose && builtin)
-		say("seccomp: loaded in %.3f ms", (t1 - t0) / 1e6);
+		sr_note("seccomp: loaded in %.3f ms", (t1 - t0) / 1e6);
 }
 
 int main(int argc, char **argv)
@@ -148,8 +131,8 @@ int main(int argc, char **argv)
 	const char *ll = sx_landlock(&o);
 	if (o.verbose) {
 		report_policy(&o, &pol, &bpf, built);
-		say("landlock: %s", ll);
-		say("no_new_privs: set");
+		sr_note("landlock: %s", ll);
+		sr_note("no_new_privs: set");
 	}
 	load(&o, &pol, &bpf, !o.bpf && (exec_path || strcmp(o.profile, "default") == 0));
 	free(o.bpf ? bpf.insns : NULL);

@@ -142,7 +142,7 @@ int cg_setup(const struct opts *o, struct enforced *e)
 		sr_fatal(SR_EXIT_SYS, "unable to use a cgroup (%s): %s", o->cpus_milli.set ?
 			 "--cpus needs one" : "--cgroup=require", why);
 	if (o->verbose)
-		sr_warn("no cgroup (%s): enforcing with rlimits alone", why);
+		sr_note("no cgroup (%s): enforcing with rlimits alone", why);
 	return 0;
 }
 

@@ -10,7 +10,7 @@ P=$T/probe
 PY=/usr/bin/python3
 
 run sr-exec -v true
-abi=$(printf '%s\n' "$err" | sed -n 's/^sr-exec: landlock: ABI \([0-9]*\):.*/\1/p')
+abi=$(printf '%s\n' "$err" | sed -n 's/^sr-exec: note: landlock: ABI \([0-9]*\):.*/\1/p')
 if [ -z "$abi" ]; then
 	run sr-exec --landlock=require true
 	is "$rc" 111 "--landlock=require where the kernel lacks Landlock: exit 111"
