@@ -3,7 +3,15 @@
 #   make demo       build, then run a real command through the tools
 #   make check      build and run the whole test suite through prove
 #   make bench      measure sr against bwrap and bare exec
+#   make fuzz       run the libFuzzer targets (FUZZ_SECONDS=60 each)
 #   make install PREFIX=/usr/local DESTDIR=
+#
+# Which tool links what:
+#   sr-limit, sr-jail   lib/ only; static-pie against musl (LIBC=glibc: glibc)
+#   sr-exec             lib/, libseccomp, cJSON; embeds its default filter,
+#                       compiled at build time by a first build of itself
+#   sr-queue, sr-mcp    lib/, cJSON
+# Builds with SAN= link every tool dynamically with the sanitizer runtimes.
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
