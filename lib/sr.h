@@ -65,6 +65,10 @@ uint64_t sr_opt_count(const char *opt, const char *s, uint64_t max);
 void *sr_grow(void *v, size_t n, size_t *cap, size_t size);
 uint64_t sr_now_ns(void);                 /* CLOCK_MONOTONIC */
 int sr_write_all(int fd, const void *buf, size_t len);  /* 0 or -1 */
+/* open(2) following no symbolic link anywhere in path (openat2 with
+ * RESOLVE_NO_SYMLINKS): for a path under a directory a sandboxed program
+ * could have changed. ELOOP when path is or passes through a link. */
+int sr_open_nofollow(const char *path, int flags);
 /* Write s to an existing file (a /proc or cgroup file), in one write.
  * 0, or -1 with errno set. */
 int sr_write_str(const char *path, const char *s);

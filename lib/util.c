@@ -7,13 +7,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sr.h"
+
+int sr_open_nofollow(const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)flags | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
 
 int sr_write_str(const char *path, const char *s)
 {

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -79,11 +78,7 @@ static void plan_tree(struct plan *p, const char *src, const char *dst,
 static void plan_user_tree(struct plan *p, const char *src, const char *dst,
 			   uint64_t attr)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int at = (int)syscall(SYS_openat2, AT_FDCWD, src, &how, sizeof how);
+	int at = sr_open_nofollow(src, O_PATH);
 	if (at < 0 && errno == ELOOP)
 		sr_fatal(SR_EXIT_SYS, "unable to bind %s: it is or passes through a symbolic "
 			 "link, which sr-jail does not follow (give the resolved path)", src);

@@ -139,8 +139,12 @@ static void job_child(const struct jobspec *j, const int fds[4], int errw, pid_t
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	umask(j->umask);
-	if (chdir(j->cwd) < 0)
+	/* The working directory may lie under a workspace an earlier job
+	 * wrote: no link on its path is followed. */
+	int cwd = sr_open_nofollow(j->cwd, O_PATH | O_DIRECTORY);
+	if (cwd < 0 || fchdir(cwd) < 0)
 		child_fail(errw, SQ_FS_CWD);
+	close(cwd);
 	for (int i = 0; i < 4; i++)
 		if ((hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
 			child_fail(errw, SQ_FS_SETUP);

@@ -129,9 +129,36 @@ static cJSON *job_json(const char *id, const struct submit_opts *o, char **prog,
 	return j;
 }
 
+/* The job's working directory, absolute. --cwd follows no symbolic link
+ * (a job could have planted job/out -> ~/.ssh): the directory is opened
+ * without following any, and its path is the one the kernel gives it. */
+static void resolve_cwd(const char *dir, char *cwd, size_t len)
+{
+	if (!dir) {
+		if (!getcwd(cwd, len))
+			sr_fatal_sys(SR_EXIT_SYS, "unable to find the working directory");
+		return;
+	}
+	int fd = sr_open_nofollow(dir, O_PATH | O_DIRECTORY);
+	if (fd < 0 && errno == ELOOP)
+		sr_fatal(SR_EXIT_SYS, "--cwd %s: it is or passes through a symbolic link, "
+			 "which sr-queue does not follow (give the resolved path)", dir);
+	if (fd < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "--cwd %s", dir);
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(self, cwd, len - 1);
+	if (n < 0 || (size_t)n >= len - 1)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to resolve --cwd %s", dir);
+	cwd[n] = '\0';
+	close(fd);
+}
+
 static int copy_stdin(int jobfd, const char *path)
 {
-	int in = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	/* no link followed: a job could have planted one where the next
+	 * submit reads its input (job/in -> ~/.ssh/id_rsa) */
+	int in = strcmp(path, "-") == 0 ? 0 : sr_open_nofollow(path, O_RDONLY);
 	if (in < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open --stdin %s", path);
 	int out = openat(jobfd, "stdin", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
@@ -208,12 +235,7 @@ int sq_cmd_submit(int argc, char **argv)
 	if (rest >= argc)
 		sr_usage("submit: missing the program to run");
 	char cwd[PATH_MAX];
-	if (o.cwd ? !realpath(o.cwd, cwd) : !getcwd(cwd, sizeof cwd))
-		sr_fatal_sys(SR_EXIT_SYS, "unable to resolve the working directory %s",
-			     o.cwd ? o.cwd : ".");
-	struct stat st;
-	if (stat(cwd, &st) < 0 || !S_ISDIR(st.st_mode))
-		sr_fatal(SR_EXIT_SYS, "--cwd %s: not a directory", cwd);
+	resolve_cwd(o.cwd, cwd, sizeof cwd);
 
 	struct sq_spool sp;
 	sq_spool_open(&sp, ops[0], 1);

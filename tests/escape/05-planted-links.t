@@ -33,4 +33,27 @@ is "$(cat "$keys/id")" "ssh-key" "the keys keep their bytes"
 run sr-jail --ro-bind "$keys" /k cat /k/id
 is "$out" "ssh-key" "control: a source with no link binds"
 
+# sr-queue follows no planted link either: not for --stdin (the key would
+# be copied into the job), not for --cwd, at submit or when the job starts.
+q=$T/q
+printf 'secret-key\n' > "$keys/id_rsa"
+ln -s "$keys/id_rsa" "$T/ws/input"
+run sr-queue submit "$q" --stdin "$T/ws/input" -- cat
+is "$rc" 111 "sr-queue submit --stdin through a planted link: refused"
+like "$err" "stdin .*(Too many levels of symbolic links|symbolic link)" "... and said"
+run sr-queue submit "$q" --cwd "$T/ws/job.real/out" -- ls
+is "$rc" 111 "sr-queue submit --cwd through a planted link: refused"
+like "$err" "^sr-queue: fatal: --cwd .*: it is or passes through a symbolic link" "... in one line"
+mkdir -p "$T/ws/later"
+id=$(sr-queue submit "$q" --cwd "$T/ws/later" -- sh -c 'ls; cat id_rsa')
+rmdir "$T/ws/later" && ln -s "$keys" "$T/ws/later"
+run sr-queue run "$q" --once
+run sr-queue wait "$q" "$id"
+unlike "$(sr-queue logs "$q" "$id")" "secret-key" "a --cwd replaced by a link after submit is not entered: the key is not read"
+like "$(sr-queue status "$q" "$id")" "failed cwd" "... the job fails, reason cwd"
+# Control: the same submit without links runs.
+id=$(sr-queue submit "$q" --cwd "$keys" -- cat id_rsa)
+run sr-queue run "$q" --once
+is "$(sr-queue logs "$q" "$id")" "secret-key" "control: a --cwd without links is used"
+
 done_testing
