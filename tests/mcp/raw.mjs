@@ -94,5 +94,31 @@ s.p.stdin.end();
   ok(!/ran/.test(out), '... and nothing ran');
   is(errout.trim().split('\n').filter((l) => /state directory/.test(l)).length, 1, '... said once in the log (stderr)');
 }
+// No user namespaces: sr-mcp says so once, in one line, and runs nothing.
+// (An installed layout whose sr-jail fails as it does where the kernel
+// refuses unprivileged user namespaces.)
+{
+  const { mkdtempSync, writeFileSync, copyFileSync, symlinkSync, chmodSync, mkdirSync } = await import('node:fs');
+  const bin = mkdtempSync(`${process.env.TMPDIR || '/tmp'}/sr-nons.`);
+  copyFileSync(server, `${bin}/sr-mcp`); chmodSync(`${bin}/sr-mcp`, 0o755);
+  for (const t of ['sr-queue', 'sr-limit', 'sr-exec']) symlinkSync(`${process.env.SR_ROOT}/${t}/${t}`, `${bin}/${t}`);
+  writeFileSync(`${bin}/sr-jail`, '#!/bin/sh\necho "sr-jail: fatal: unable to create the namespaces (user, mount, pid): Operation not permitted" >&2\nexit 111\n');
+  chmodSync(`${bin}/sr-jail`, 0o755);
+  mkdirSync(`${bin}/runners`);
+  copyFileSync(`${process.env.SR_ROOT}/sr-mcp/runners/bash`, `${bin}/runners/bash`); chmodSync(`${bin}/runners/bash`, 0o755);
+  const nons = spawn(`${bin}/sr-mcp`, [], { env: serverEnv(stateDir()), stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '', errout = '';
+  nons.stdout.on('data', (d) => { out += d; });
+  nons.stderr.on('data', (d) => { errout += d; });
+  for (const [id, code] of [[2, 'echo ran > /tmp/x; echo ran'], [3, 'echo again']])
+    nons.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_code', arguments: { language: 'bash', code } } }) + '\n');
+  setTimeout(() => nons.stdin.end(), 1500);
+  await new Promise((res) => nons.on('close', res));
+  const answers = out.trim().split('\n').map((l) => JSON.parse(l));
+  ok(answers.length === 2 && answers.every((a) => a.result?.isError && /user namespaces/.test(a.result.content[0].text)),
+    'without user namespaces every run is an isError result naming the fix', answers);
+  ok(!/"ran/.test(out), '... nothing ran');
+  is(errout.trim().split('\n').filter((l) => /user namespaces/.test(l)).length, 1, '... said in one line of the log');
+}
 done();
 process.exit();
