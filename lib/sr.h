@@ -91,6 +91,11 @@ void sr_exec(char *const argv[]) __attribute__((noreturn));
 /* Convert a wait status to the conventional exit code: the child's code,
  * or 128+N for signal N. */
 int sr_status_to_exit(int status);
+/* The signals a supervisor blocks and takes synchronously (signalfd,
+ * sigwaitinfo): SIGCHLD, and SIGTERM, SIGINT, SIGHUP, which it passes on
+ * to what it supervises. */
+#include <signal.h>
+void sr_supervisor_sigset(sigset_t *set);
 /* Mark every fd >= lowfd O_CLOEXEC except those in keep[0..nkeep). */
 void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep);
 /* Write buf to path atomically: a temporary file in the same directory,

@@ -17,6 +17,15 @@
 
 #include "sr.h"
 
+void sr_supervisor_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
 int sr_open_nofollow(const char *path, int flags)
 {
 	struct open_how how = {

@@ -14,12 +14,8 @@
 
 static void wait_set(sigset_t *set)
 {
-	sigemptyset(set);
-	sigaddset(set, SIGCHLD);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGQUIT);
+	sr_supervisor_sigset(set);
+	sigaddset(set, SIGQUIT);   /* a jail passes SIGQUIT on too */
 }
 
 /* Signals are taken synchronously (sigwaitinfo), so none is lost between

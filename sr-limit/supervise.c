@@ -126,11 +126,7 @@ void supervise(const struct opts *o, struct enforced *e, struct outcome *out)
 	sigset_t set, old;
 	int done = 0;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
+	sr_supervisor_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to become a child subreaper");

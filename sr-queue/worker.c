@@ -103,11 +103,7 @@ static void setup(struct sq_worker *w, const struct sq_run_opts *o, const char *
 	sq_spool_open(&w->sp, path, 1);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to become a child subreaper");
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
+	sr_supervisor_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	w->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
