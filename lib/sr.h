@@ -2,6 +2,7 @@
 #ifndef SR_H
 #define SR_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,7 +95,6 @@ int sr_status_to_exit(int status);
 /* The signals a supervisor blocks and takes synchronously (signalfd,
  * sigwaitinfo): SIGCHLD, and SIGTERM, SIGINT, SIGHUP, which it passes on
  * to what it supervises. */
-#include <signal.h>
 void sr_supervisor_sigset(sigset_t *set);
 /* Mark every fd >= lowfd O_CLOEXEC except those in keep[0..nkeep). */
 void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep);
