@@ -55,7 +55,6 @@ struct jail {
 	int prog_fd;            /* open on prog_path, O_CLOEXEC */
 	char **envp;
 	sigset_t oldmask;       /* the caller's signal mask, for the payload */
-	int prog_tree;          /* detached read-only bind of the program, or -1 */
 	int sync_fd;            /* PID 1's end of the socket pair with the outer sr-jail */
 	mode_t umask;           /* the caller's */
 	int tty_fd;             /* the first of 0-2 that is a terminal, or -1 */
@@ -125,9 +124,8 @@ void jail_build_env(struct jail *j);
 
 /* prog.c: the program, found on the host and placed in the new root */
 void jail_resolve_prog(struct jail *j);
-/* Before the pivot: a detached read-only bind of the program, placed in
- * the new root if it does not show the program already. */
-int jail_prog_tree(const struct jail *j);
+/* Building the root: a read-only bind of the program, where the new root
+ * does not show it already. */
 void jail_place_prog(const struct jail *j);
 const char *jail_prog_inside(const struct jail *j);
 

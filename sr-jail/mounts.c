@@ -261,7 +261,6 @@ static struct plan *plan_root(struct jail *j)
 	plan_tmpfs(p, "/tmp", j->tmp_size, 01777, 0);
 	plan_tmpfs(p, JAIL_HOME, j->home_size, 0700, 0);
 	plan_user(p, j);
-	j->prog_tree = jail_prog_tree(j);
 	return p;
 }
 

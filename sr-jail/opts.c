@@ -220,7 +220,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 	if (!j->mounts || !j->envops || !j->keep)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	j->tmp_size = j->home_size = j->shm_size = JAIL_TMPFS_SIZE;
-	j->prog_fd = j->sync_fd = j->prog_tree = -1;
+	j->prog_fd = j->sync_fd = -1;
 
 	opterr = 0;
 	int c;

@@ -36,17 +36,6 @@ void jail_resolve_prog(struct jail *j)
 	jail_note(j, "program %s", path);
 }
 
-/* Before the pivot: a detached read-only bind of the program. A program
- * the new root does not show is exec'd from this bind, never from the
- * host's mount through its fd: the payload could reopen /proc/self/exe
- * for writing and replace the caller's binary (CVE-2019-5736's pattern).
- * Through a read-only mount that reopening fails with EROFS. A #! script
- * needs such a path anyway, for its interpreter to open. */
-int jail_prog_tree(const struct jail *j)
-{
-	return jail_clone_tree(j->prog_fd, "", AT_EMPTY_PATH, JAIL_RO, j->prog_path);
-}
-
 static int visible(const struct jail *j)
 {
 	struct stat in, out;
@@ -62,19 +51,26 @@ static char *placed_path(const struct jail *j)
 	return s;
 }
 
-/* Building the root: a program not visible at its own path inside is
- * bound read-only under JAIL_PROG_DIR. */
+/* Building the root, before the old one is detached: a program the new
+ * root does not show is bound there read-only, under JAIL_PROG_DIR, and
+ * run from that bind, never from the host's mount through its fd: the
+ * payload could reopen /proc/self/exe for writing and replace the
+ * caller's binary (CVE-2019-5736's pattern); through a read-only mount
+ * that reopening fails with EROFS. A #! script needs such a path anyway,
+ * for its interpreter to open. The fd, opened on the host, still names
+ * the host's mount, which is in this mount namespace until the detach. */
 void jail_place_prog(const struct jail *j)
 {
-	if (!visible(j)) {
-		char *path = placed_path(j);
-		jail_mkparents(path);
-		if (mknod(path, S_IFREG | 0644, 0) < 0 ||
-		    move_mount(j->prog_tree, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to mount %s on %s", j->prog_path, path);
-		free(path);
-	}
-	close(j->prog_tree);
+	if (visible(j))
+		return;
+	int tree = jail_clone_tree(j->prog_fd, "", AT_EMPTY_PATH, JAIL_RO, j->prog_path);
+	char *path = placed_path(j);
+	jail_mkparents(path);
+	if (mknod(path, S_IFREG | 0644, 0) < 0 ||
+	    move_mount(tree, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to mount %s on %s", j->prog_path, path);
+	free(path);
+	close(tree);
 }
 
 /* The root built: exec by path when the new root shows the same file at
