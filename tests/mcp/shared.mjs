@@ -28,5 +28,20 @@ const seen = (await b.callTool({ name: 'list_jobs', arguments: { limit: 100 } },
 ok(results.every((r) => seen.some((j) => j.job_id === r.structuredContent.job_id)), "each server lists the other's jobs");
 await a.close();
 await b.close();
+
+// --external-worker: sr-mcp starts no worker; an `sr-queue run` of the
+// administrator's serves the spool.
+{
+  const { execFileSync } = await import('node:child_process');
+  const own = stateDir();
+  const c = new Client({ name: 'external', version: '1' });
+  await c.connect(new StdioClientTransport({ command: server, args: [], env: serverEnv(own, { SR_MCP_WORKER: 'external' }), stderr: 'pipe' }));
+  const r = (await c.callTool({ name: 'run_code', arguments: { language: 'bash', code: 'echo served', wait_s: 1 } }, undefined, T)).structuredContent;
+  is(r.status, 'queued', 'with an external worker and none running, a run stays queued');
+  execFileSync(`${process.env.SR_ROOT}/sr-queue/sr-queue`, ['run', `${own}/spool`, '--once']);
+  const st = (await c.callTool({ name: 'job_status', arguments: { job_id: r.job_id, wait_s: 10 } }, undefined, T)).structuredContent;
+  is(st.stdout, 'served\n', "... until the administrator's sr-queue run serves it");
+  await c.close();
+}
 done();
 process.exit();
