@@ -148,8 +148,12 @@ sr-exec/builtin.inc: sr-exec/default.bpf sr-exec/default-net.bpf sr-exec/bpf2c.s
 	  builtin_default_net sr-exec/default-net.bpf > $@.tmp && mv $@.tmp $@
 sr-exec/builtin.o: sr-exec/builtin.inc
 
-# sr-mcp finds its runners beside it in a build tree, else here.
+# sr-mcp finds its runners beside it in a build tree, else here; it reads
+# finished jobs through sr-queue's spool core, linked in.
 sr-mcp/main.o: ALL_CFLAGS += -DSR_DATADIR='"$(DATADIR)"'
+sr-mcp/%.o: ALL_CFLAGS += -Isr-queue
+SQ_CORE := sr-queue/spool.o sr-queue/spool_job.o
+sr-mcp/sr-mcp: $(SQ_CORE)
 
 tests/unit/%: tests/unit/%.o lib/libsr.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -216,8 +220,8 @@ FUZZ_SRC_parse := fuzz/fuzz_parse.c
 FUZZ_SRC_oci   := fuzz/fuzz_oci.c sr-exec/oci.c sr-exec/oci_cond.c sr-exec/rules.c \
 		  sr-exec/sysnames.c
 FUZZ_SRC_job   := fuzz/fuzz_job.c sr-queue/spool_job.c sr-queue/spool.c
-FUZZ_SRC_mcp   := fuzz/fuzz_mcp.c fuzz/mcp_stub.c sr-mcp/proto.c sr-mcp/tools.c \
-		  sr-mcp/tasks.c sr-mcp/result.c sr-mcp/jobs.c sr-mcp/runners.c
+FUZZ_SRC_mcp   := fuzz/fuzz_mcp.c fuzz/mcp_stub.c sr-queue/spool.c sr-queue/spool_job.c \
+		  $(filter-out sr-mcp/main.c sr-mcp/spawn.c,$(wildcard sr-mcp/*.c))
 FUZZ_LINK_oci  := -Wl,--wrap=sr_read_file
 FUZZ_SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		  -fno-omit-frame-pointer

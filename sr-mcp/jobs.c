@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "mcp.h"
+#include "spool.h"      /* sr-queue's spool core */
 #include "sr.h"
 
 int id_ok(const char *s)
@@ -219,8 +220,38 @@ fail:
 	return -1;
 }
 
+/* A job that has ended is read straight from its file in done/, through
+ * sr-queue's spool core: its record and its result line, as `sr-queue
+ * status --json` would print them, without the exec. NULL: not there. */
+static cJSON *done_status(const char *id)
+{
+	char path[4200];
+	cJSON *job = NULL, *res = NULL, *it;
+	snprintf(path, sizeof path, "%s/done/%s", cfg.spool, id);
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return NULL;
+	int r = sq_job_read_at(dfd, SQ_JOB_FILE, &job, &res);
+	close(dfd);
+	if (r < 0 || !job || !res || !cJSON_IsString(cJSON_GetObjectItem(res, "state"))) {
+		cJSON_Delete(job);
+		cJSON_Delete(res);
+		return NULL;
+	}
+	while ((it = res->child) != NULL) {    /* the result's fields over the job's */
+		cJSON_DetachItemViaPointer(res, it);
+		cJSON_DeleteItemFromObject(job, it->string);
+		cJSON_AddItemToObject(job, it->string, it);
+	}
+	cJSON_Delete(res);
+	return job;
+}
+
 static cJSON *status_of(const char *id, char *err, size_t errlen)
 {
+	cJSON *done = done_status(id);
+	if (done)
+		return done;
 	char *out;
 	char *argv[] = { "sr-queue", "status", cfg.spool, (char *)id, "--json", NULL };
 	int rc = spawn_capture(argv, &out, 1 << 20, 0);
@@ -326,7 +357,13 @@ cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t er
 {
 	uint64_t start = sr_now_ns() / 1000000, waited = 0, looked = 0, told = 0, every = 20;
 	watch_start();
-	cJSON *st = status_of(id, err, errlen);
+	/* Ended already: read from done/. Else, when waiting, take it to be
+	 * queued (it was most often just submitted) and ask sr-queue only if
+	 * it has not ended after the first short look: a quick run costs no
+	 * exec of sr-queue status at all. */
+	cJSON *st = done_status(id);
+	if (!st)
+		st = ms ? cJSON_Parse("{\"state\":\"queued\"}") : status_of(id, err, errlen);
 	while (st && !finished(st) && waited < ms && !(r && r->cancelled)) {
 		/* Still queued: a worker that was exiting may have held the lock
 		 * when the job came; look again soon, then less often. */
