@@ -9,6 +9,7 @@
  *   result.c   a job's result for the model: status, output, limits
  *   runners.c  the runners directory: languages and versions
  *   spawn.c    running sr-queue and runners, capturing their output
+ *   files.c    the workspace file tools, following no link
  */
 #ifndef SR_MCP_H
 #define SR_MCP_H
@@ -137,6 +138,17 @@ struct cJSON *job_info(const char *id);
 /* Make bytes safe to hand a model: invalid UTF-8 and NUL become U+FFFD,
  * terminal control characters a visible escape. Sets *replaced. */
 char *clean_text(const char *s, size_t len, int *replaced);
+
+/* files.c: the workspace file tools; each answers its call. Every path is
+ * looked up beneath the workspace by openat2 (RESOLVE_BENEATH,
+ * RESOLVE_NO_SYMLINKS, RESOLVE_NO_MAGICLINKS); no link is followed. */
+void files_list_workspaces(struct req *r, const struct cJSON *args);
+void files_delete_workspace(struct req *r, const struct cJSON *args);
+void files_list(struct req *r, const struct cJSON *args);
+void files_read(struct req *r, const struct cJSON *args);
+void files_write(struct req *r, const struct cJSON *args);
+void files_edit(struct req *r, const struct cJSON *args);
+void files_delete_path(struct req *r, const struct cJSON *args);
 
 /* runners.c */
 void runners_load(void);

@@ -122,6 +122,110 @@ static const char sandbox_info_def[] =
 "\"required\":[\"languages\",\"defaults\",\"caps\",\"network\"]},"
 "\"annotations\":{\"title\":\"Sandbox info\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
+/* The workspace file tools (files.c). Paths are relative to /workspace;
+ * no symbolic link is followed. read_file has no outputSchema and returns
+ * no structuredContent, so that clients pass its image blocks on. */
+#define WS_ARG "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace: a run_code result's workspace_id, or one list_workspaces shows.\"}"
+#define PATH_ARG "\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace (\\\"/workspace/x\\\" is taken as \\\"x\\\"). No symbolic link is followed.\"}"
+
+static const char list_workspaces_def[] =
+"{\"name\":\"list_workspaces\",\"title\":\"List workspaces\","
+"\"description\":\"The workspaces there are, with the bytes and number of files in each and when "
+"a file in it last changed.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspaces\":{\"type\":\"array\",\"items\":"
+"{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
+"\"files\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\",\"description\":\"ISO 8601, UTC.\"},"
+"\"partial\":{\"type\":\"boolean\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}}},"
+"\"required\":[\"workspaces\"]},"
+"\"annotations\":{\"title\":\"List workspaces\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+static const char delete_workspace_def[] =
+"{\"name\":\"delete_workspace\",\"title\":\"Delete a workspace\","
+"\"description\":\"Remove a workspace and every file in it (links are removed, never followed). "
+"Refused while a job of the workspace is queued or running.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
+"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"deleted\":{\"type\":\"boolean\"}},\"required\":[\"workspace_id\",\"deleted\"]},"
+"\"annotations\":{\"title\":\"Delete workspace\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+static const char list_files_def[] =
+"{\"name\":\"list_files\",\"title\":\"List files in a workspace\","
+"\"description\":\"The entries of a directory of a workspace (path, default the root), or of its "
+"whole tree with recursive: type (file, dir, symlink with its target, or other), bytes and mtime. "
+"glob filters by name (*.csv), or by path from the directory when it has a / (src/*.py). At most "
+"1000 entries; truncated says there were more.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
+"\"recursive\":{\"type\":\"boolean\",\"description\":\"List the whole tree (default false).\"},"
+"\"glob\":{\"type\":\"string\",\"description\":\"Only entries that match, e.g. *.png.\"}},"
+"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\"},\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+"\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"dir\",\"symlink\",\"other\"]},"
+"\"bytes\":{\"type\":\"integer\"},\"mtime\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+"\"kind\":{\"type\":\"string\"},\"links\":{\"type\":\"integer\"},\"invalid_utf8\":{\"type\":\"boolean\"}},"
+"\"required\":[\"path\",\"type\",\"bytes\",\"mtime\"]}},\"truncated\":{\"type\":\"boolean\"}},"
+"\"required\":[\"workspace_id\",\"entries\",\"truncated\"]},"
+"\"annotations\":{\"title\":\"List files\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+static const char read_file_def[] =
+"{\"name\":\"read_file\",\"title\":\"Read a file of a workspace\","
+"\"description\":\"Read a file of a workspace. Text comes with line numbers and a note \\\"lines a-b "
+"of N\\\"; offset_line (1-based) and limit_lines (default 2000) read a part. A PNG, JPEG, GIF or "
+"WebP image (up to 700 KB) comes back as an image you can see. Other binary files are described, "
+"not shown. Files over 10 MiB are refused: use run_code for those.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
+"\"offset_line\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"The first line to show (default 1).\"},"
+"\"limit_lines\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"How many lines at most (default 2000).\"}},"
+"\"required\":[\"workspace_id\",\"path\"],\"additionalProperties\":false},"
+"\"annotations\":{\"title\":\"Read file\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+static const char write_file_def[] =
+"{\"name\":\"write_file\",\"title\":\"Write a file into a workspace\","
+"\"description\":\"Write content to a file of a workspace (replacing it, or at its end with append), "
+"making the missing directories on its path. The workspace is made if it does not exist; run_code "
+"with the same workspace_id sees the file under /workspace. encoding base64 writes binary data.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
+"\"content\":{\"type\":\"string\",\"description\":\"The file's content.\"},"
+"\"encoding\":{\"type\":\"string\",\"enum\":[\"utf8\",\"base64\"],\"description\":\"How content is encoded (default utf8).\"},"
+"\"append\":{\"type\":\"boolean\",\"description\":\"Add to the end instead of replacing (default false).\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"content\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\",\"description\":\"Bytes written.\"},"
+"\"size\":{\"type\":\"integer\",\"description\":\"The file's size now.\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"bytes\"]},"
+"\"annotations\":{\"title\":\"Write file\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+static const char edit_file_def[] =
+"{\"name\":\"edit_file\",\"title\":\"Edit a file of a workspace\","
+"\"description\":\"Replace old_string by new_string in a file of a workspace. old_string must occur "
+"exactly once (give enough surrounding text), unless replace_all replaces every occurrence.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
+"\"old_string\":{\"type\":\"string\",\"description\":\"The text to replace, exactly as it is in the file.\"},"
+"\"new_string\":{\"type\":\"string\",\"description\":\"The text to put instead.\"},"
+"\"replace_all\":{\"type\":\"boolean\",\"description\":\"Replace every occurrence (default false).\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"old_string\",\"new_string\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\"},\"replacements\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"replacements\"]},"
+"\"annotations\":{\"title\":\"Edit file\",\"readOnlyHint\":false,\"destructiveHint\":false,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+static const char delete_path_def[] =
+"{\"name\":\"delete_path\",\"title\":\"Delete a file or directory of a workspace\","
+"\"description\":\"Remove a file, or a directory and everything in it, from a workspace. A symbolic "
+"link is removed itself; what it points to is never touched.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG "},"
+"\"required\":[\"workspace_id\",\"path\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"type\"]},"
+"\"annotations\":{\"title\":\"Delete path\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
 /* --compat sandrun: the names and parameters Sandrun's users know, over
  * the same runs. */
 #define SANDRUN_EXEC(lang, param, what) \
@@ -176,7 +280,9 @@ static cJSON *parse_def(const char *json)
 void tools_init(void)
 {
 	const char *defs[] = { run_code_def, job_status_def, job_logs_def, cancel_job_def,
-			       list_jobs_def, sandbox_info_def };
+			       list_jobs_def, sandbox_info_def,
+			       list_workspaces_def, delete_workspace_def, list_files_def,
+			       read_file_def, write_file_def, edit_file_def, delete_path_def };
 	tools = cJSON_CreateArray();
 	for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) {
 		cJSON *t = parse_def(defs[i]);
@@ -687,6 +793,11 @@ void tools_call(struct req *r)
 		{ "run_code", run_code, 0 }, { "job_status", job_status, 0 },
 		{ "job_logs", job_logs, 0 }, { "cancel_job", cancel_job, 0 },
 		{ "list_jobs", list_jobs, 0 }, { "sandbox_info", sandbox_info, 0 },
+		{ "list_workspaces", files_list_workspaces, 0 },
+		{ "delete_workspace", files_delete_workspace, 0 },
+		{ "list_files", files_list, 0 }, { "read_file", files_read, 0 },
+		{ "write_file", files_write, 0 }, { "edit_file", files_edit, 0 },
+		{ "delete_path", files_delete_path, 0 },
 		{ "execute_python", sandrun_exec, 1 }, { "execute_javascript", sandrun_exec, 1 },
 		{ "execute_bash", sandrun_exec, 1 }, { "check_job_status", sandrun_status, 1 },
 		{ "get_job_logs", sandrun_status, 1 },

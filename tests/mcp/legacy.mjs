@@ -38,7 +38,9 @@ function arraysHaveItems(s, path = '') {
 }
 const noItems = tools.flatMap((t) => arraysHaveItems(t.inputSchema, t.name).concat(arraysHaveItems(t.outputSchema, t.name)));
 is(noItems.join(','), '', 'every array in every schema has items');
-ok(tools.every((t) => t.outputSchema && t.inputSchema?.type === 'object'), 'every tool has an input and an output schema');
+// read_file alone has no outputSchema, so that clients pass its image blocks through.
+ok(tools.every((t) => t.inputSchema?.type === 'object' && (t.outputSchema || t.name === 'read_file')),
+  'every tool has an input schema, and an output schema but read_file');
 const runCode = tools.find((t) => t.name === 'run_code');
 const langs = runCode.inputSchema.properties.language.enum;
 ok(['python', 'javascript', 'bash'].every((l) => langs.includes(l)), `language is an enum of the runners (${langs})`);

@@ -1,0 +1,1219 @@
+/* files.c - the workspace file tools: list_workspaces, delete_workspace,
+ * list_files, read_file, write_file, edit_file, delete_path.
+ *
+ * sr-mcp runs outside the sandbox with all the user's rights, and the
+ * code in the sandbox can leave anything in a workspace: symbolic links
+ * to the user's files, hard links, fifos, sockets, a link swapped in
+ * between two calls. So no path is ever looked up by the C library's
+ * rules here. The workspace is opened from the workspaces directory with
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
+ * and every path inside it is looked up by the kernel, beneath that
+ * descriptor, with the same rules: a "..", an absolute path or a
+ * symbolic link anywhere on the way (the last component too) fails in
+ * the kernel, whatever the string looks like and whenever it changed.
+ * Files are opened O_NOFOLLOW | O_NONBLOCK (a fifo never blocks), checked
+ * with fstat (a regular file with one link only) before a byte is read
+ * or written, and never truncated before that check. Trees are walked
+ * and removed with openat(O_NOFOLLOW | O_DIRECTORY), fstatat
+ * (AT_SYMLINK_NOFOLLOW) and unlinkat: a link is removed, never followed.
+ * The string checks below only give a clearer message earlier. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+#define FILE_MAX (10U << 20)           /* read_file, edit_file: at most */
+#define IMAGE_MAX (700U << 10)         /* an image block, at most (base64 grows it 4/3) */
+#define LIST_MAX 1000                  /* list_files: entries returned */
+#define WALK_MAX 200000                /* entries looked at in one walk */
+#define DEPTH_MAX 256                  /* directories deep */
+#define LINE_MAX_CHARS 2000            /* read_file: a longer line is cut */
+#define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+/* ---- answers ---------------------------------------------------------- */
+
+static void answer(struct req *r, cJSON *res, const char *text, int is_error)
+{
+	send_result(r, tool_result(res, text, is_error));
+}
+
+static void fail(struct req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct req *r, const char *fmt, ...)
+{
+	char msg[1500];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	answer(r, NULL, msg, 1);
+}
+
+static void bad(struct req *r, const char *tool, const char *what)
+{
+	char msg[600];
+	snprintf(msg, sizeof msg, "Invalid arguments for tool %s: %s", tool, what);
+	send_error(r, -32602, msg, NULL);
+}
+
+/* Arguments: 1 found and good, 0 absent, -1 wrong (answered). */
+static int get_str(struct req *r, const char *tool, const cJSON *args, const char *k,
+		   const char **out)
+{
+	const cJSON *v = cJSON_GetObjectItem(args, k);
+	char msg[200];
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v)) {
+		snprintf(msg, sizeof msg, "%s must be a string", k);
+		bad(r, tool, msg);
+		return -1;
+	}
+	*out = v->valuestring;
+	return 1;
+}
+
+static int get_bool(struct req *r, const char *tool, const cJSON *args, const char *k, int *out)
+{
+	const cJSON *v = cJSON_GetObjectItem(args, k);
+	char msg[200];
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsBool(v)) {
+		snprintf(msg, sizeof msg, "%s must be true or false", k);
+		bad(r, tool, msg);
+		return -1;
+	}
+	*out = cJSON_IsTrue(v);
+	return 1;
+}
+
+static int get_count(struct req *r, const char *tool, const cJSON *args, const char *k,
+		     double min, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItem(args, k);
+	char msg[200];
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= min) || v->valuedouble > 1e9) {
+		snprintf(msg, sizeof msg, "%s must be an integer, at least %g", k, min);
+		bad(r, tool, msg);
+		return -1;
+	}
+	*out = v->valuedouble;
+	return 1;
+}
+
+/* workspace_id, required and well formed: 0, or -1 (answered). */
+static int get_ws(struct req *r, const char *tool, const cJSON *args, const char **ws)
+{
+	int g = get_str(r, tool, args, "workspace_id", ws);
+	if (g == 0)
+		bad(r, tool, "workspace_id is required (a run_code result or list_workspaces "
+		    "gives one)");
+	else if (g > 0 && !workspace_id_ok(*ws))
+		bad(r, tool, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
+		    "starting with -)");
+	return g > 0 && workspace_id_ok(*ws) ? 0 : -1;
+}
+
+/* ---- confined lookups --------------------------------------------------- */
+
+static int openat2_safe(int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		.resolve = RESOLVE_SAFE,
+	};
+	long fd;
+	for (int tries = 0;; tries++) {
+		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+		/* EAGAIN: a rename elsewhere raced the lookup; look again */
+		if (fd >= 0 || (errno != EAGAIN && errno != EINTR) || tries >= 20)
+			break;
+	}
+	/* O_DIRECTORY | O_NOFOLLOW on a link says ENOTDIR: say it is a link */
+	if (fd < 0 && errno == ENOTDIR && (flags & O_DIRECTORY)) {
+		struct open_how p = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_SAFE };
+		struct stat st;
+		long l = syscall(SYS_openat2, dirfd, path, &p, sizeof p);
+		int link = l >= 0 && fstat((int)l, &st) == 0 && S_ISLNK(st.st_mode);
+		if (l >= 0)
+			close((int)l);
+		errno = link ? ELOOP : ENOTDIR;
+	}
+	return (int)fd;
+}
+
+/* Why a lookup of path failed, for the model. */
+static void why(char *buf, size_t len, const char *path, int e)
+{
+	switch (e) {
+	case EXDEV:
+		snprintf(buf, len, "%s: path escapes the workspace (paths are relative to "
+			 "/workspace, and '..' may not leave it)", path);
+		break;
+	case ELOOP:
+		snprintf(buf, len, "%s: is a symbolic link, or has one on its way: sr-mcp "
+			 "follows none (list_files shows links and their targets; run_code "
+			 "can read through them inside the sandbox)", path);
+		break;
+	case ENOENT:
+		snprintf(buf, len, "%s: no such file or directory (list_files shows what "
+			 "is there)", path);
+		break;
+	case ENOTDIR:
+		snprintf(buf, len, "%s: a component of the path is not a directory", path);
+		break;
+	case EISDIR:
+		snprintf(buf, len, "%s: is a directory (list_files lists it)", path);
+		break;
+	case ENXIO:
+	case ENODEV:
+		snprintf(buf, len, "%s: not a regular file (a fifo/socket/device): sr-mcp "
+			 "reads and writes regular files only", path);
+		break;
+	case ENOSYS:
+		snprintf(buf, len, "this kernel has no openat2 (Linux 5.6 or later is "
+			 "needed): the file tools are off; use run_code");
+		break;
+	case ENAMETOOLONG:
+		snprintf(buf, len, "the path is too long");
+		break;
+	default:
+		snprintf(buf, len, "%s: %s", path, strerror(e));
+	}
+}
+
+/* The workspace's directory, open: a descriptor, or -1 with err set. With
+ * create, a missing workspace is made (as run_code does). */
+static int ws_open(const char *id, int create, char *err, size_t len)
+{
+	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root < 0) {
+		snprintf(err, len, "unable to open %s: %s", cfg.workspaces, strerror(errno));
+		return -1;
+	}
+	int fd = openat2_safe(root, id, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(root, id, 0700) < 0 && errno != EEXIST) {
+			snprintf(err, len, "unable to create workspace %s: %s", id, strerror(errno));
+			close(root);
+			return -1;
+		}
+		fd = openat2_safe(root, id, O_RDONLY | O_DIRECTORY, 0);
+	}
+	if (fd < 0) {
+		if (errno == ENOENT)
+			snprintf(err, len, "no workspace %s (list_workspaces shows them)", id);
+		else
+			snprintf(err, len, "workspace %s: %s", id, errno == ELOOP ?
+				 "is a symbolic link: sr-mcp follows none" : strerror(errno));
+	}
+	close(root);
+	return fd;
+}
+
+/* The path as the model gave it, made relative to the workspace root:
+ * "/workspace/x" is "x", "/workspace" and "" are ".". NULL (err set) for
+ * an absolute path elsewhere: the kernel would refuse it anyway. */
+static const char *rel_path(const char *p, char *err, size_t len)
+{
+	if (!strncmp(p, "/workspace", 10) && (p[10] == '/' || !p[10])) {
+		p += 10;
+		while (*p == '/')
+			p++;
+	}
+	if (*p == '/') {
+		snprintf(err, len, "%s: path escapes the workspace (give a path relative to "
+			 "/workspace)", p);
+		return NULL;
+	}
+	if (strlen(p) >= 4000) {
+		snprintf(err, len, "the path is too long");
+		return NULL;
+	}
+	return *p ? p : ".";
+}
+
+/* Split PATH into its directory (in dir) and last component (returned);
+ * NULL when the last component is not a name ("", ".", ".."). */
+static const char *split(const char *path, char *dir, size_t len)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s", path);
+	size_t n = strlen(tmp);
+	while (n > 1 && tmp[n - 1] == '/')
+		tmp[--n] = '\0';
+	char *slash = strrchr(tmp, '/');
+	const char *base = slash ? slash + 1 : tmp;
+	if (slash) {
+		*slash = '\0';
+		snprintf(dir, len, "%s", *tmp ? tmp : ".");
+	} else {
+		snprintf(dir, len, ".");
+	}
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return NULL;
+	return path + (base - tmp);
+}
+
+/* The directory dir beneath ws, open; with create, missing directories
+ * are made one component at a time (mkdirat, then the same confined
+ * open). -1 with errno. */
+static int dir_open(int ws, const char *dir, int create)
+{
+	int fd = openat2_safe(ws, dir, O_RDONLY | O_DIRECTORY, 0);
+	if (fd >= 0 || errno != ENOENT || !create)
+		return fd;
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s", dir);
+	int cur = dup(ws);
+	char *save = NULL;
+	for (char *c = strtok_r(tmp, "/", &save); c && cur >= 0; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {   /* the walk opens one level at a time */
+			close(cur);
+			errno = EXDEV;
+			return -1;
+		}
+		int next = openat2_safe(cur, c, O_RDONLY | O_DIRECTORY, 0);
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(cur, c, 0700) < 0 && errno != EEXIST) {
+				int e = errno;
+				close(cur);
+				errno = e;
+				return -1;
+			}
+			next = openat2_safe(cur, c, O_RDONLY | O_DIRECTORY, 0);
+		}
+		int e = errno;
+		close(cur);
+		cur = next;
+		errno = e;
+	}
+	return cur;
+}
+
+/* A regular file of one link, open: its descriptor and stat, or -1 with
+ * the reason in err. */
+static int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
+		     char *err, size_t len)
+{
+	int fd = openat2_safe(ws, path, flags | O_NONBLOCK | O_NOCTTY, 0600);
+	if (fd < 0) {
+		why(err, len, shown, errno);
+		return -1;
+	}
+	if (fstat(fd, st) < 0) {
+		why(err, len, shown, errno);
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st->st_mode)) {
+		why(err, len, shown, EISDIR);
+	} else if (!S_ISREG(st->st_mode)) {
+		why(err, len, shown, ENXIO);
+	} else if (st->st_nlink > 1) {
+		snprintf(err, len, "%s: has %lu hard links: sr-mcp reads and writes no file "
+			 "with more than one (a link could be to a file outside the workspace); "
+			 "use run_code to copy it", shown, (unsigned long)st->st_nlink);
+	} else {
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+static char *read_fd(int fd, size_t size, size_t *got)
+{
+	char *p = xmalloc(size + 1);
+	size_t n = 0;
+	while (n < size) {
+		ssize_t k = pread(fd, p + n, size - n, (off_t)n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	p[n] = '\0';
+	*got = n;
+	return p;
+}
+
+static void iso_time(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- walking and removing trees ---------------------------------------- */
+
+struct walk {
+	/* called for each entry; rel is the path from the walk's start */
+	void (*fn)(struct walk *w, int dirfd, const char *name, const char *rel,
+		   const struct stat *st);
+	int recursive;
+	size_t seen;
+	int cut;              /* WALK_MAX or DEPTH_MAX reached */
+	int stop;             /* the callback has enough */
+	void *ctx;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* dirfd is consumed. */
+static void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
+{
+	DIR *d = fdopendir(fd0);
+	if (!d) {
+		close(fd0);
+		return;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (w->seen + n >= WALK_MAX) {
+			w->cut = 1;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = realloc(names, cap * sizeof *names);
+			if (!names)
+				sr_fatal(SR_EXIT_SYS, "out of memory");
+		}
+		names[n++] = xstrdup(e->d_name);
+	}
+	qsort(names, n, sizeof *names, by_name);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char rel[4200];
+		snprintf(rel, sizeof rel, "%s%s%s", prefix, *prefix ? "/" : "", names[i]);
+		if (w->stop || fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		w->seen++;
+		w->fn(w, dirfd(d), names[i], rel, &st);
+		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop) {
+			if (depth >= DEPTH_MAX) {
+				w->cut = 1;
+				continue;
+			}
+			int sub = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC);
+			if (sub >= 0)
+				walk_dir(w, sub, rel, depth + 1);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+}
+
+/* Remove name in parent, a directory's tree included, following no link.
+ * 0, or -1 with errno. */
+static int remove_tree(int parent, const char *name, int depth)
+{
+	if (unlinkat(parent, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	if (depth >= DEPTH_MAX) {
+		errno = ELOOP;
+		return -1;
+	}
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* a directory the sandboxed code made unreadable: its owner is
+		 * the user; give it back its rights through an O_PATH descriptor
+		 * (no link followed) and try again */
+		int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char proc[64];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
+		if (p >= 0 && chmod(proc, 0700) == 0)
+			fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (p >= 0)
+			close(p);
+	}
+	if (fd < 0)
+		return -1;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	struct dirent *e;
+	int r = 0, e2 = 0;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (remove_tree(dirfd(d), e->d_name, depth + 1) < 0 && errno != ENOENT) {
+			r = -1;
+			e2 = errno;
+		}
+	}
+	closedir(d);
+	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -1;
+	errno = e2;
+	return r;
+}
+
+/* ---- list_workspaces, delete_workspace ------------------------------------ */
+
+struct usage {
+	uint64_t bytes, files;
+	time_t newest;
+};
+
+static void count(struct walk *w, int dirfd, const char *name, const char *rel,
+		  const struct stat *st)
+{
+	(void)dirfd, (void)name, (void)rel;
+	struct usage *u = w->ctx;
+	if (S_ISREG(st->st_mode)) {
+		u->bytes += (uint64_t)st->st_size;
+		u->files++;
+	}
+	if (st->st_mtime > u->newest)
+		u->newest = st->st_mtime;
+}
+
+void files_list_workspaces(struct req *r, const cJSON *args)
+{
+	(void)args;
+	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root < 0) {
+		fail(r, "unable to open %s: %s", cfg.workspaces, strerror(errno));
+		return;
+	}
+	DIR *d = fdopendir(root);
+	if (!d) {
+		close(root);
+		fail(r, "unable to read %s: %s", cfg.workspaces, strerror(errno));
+		return;
+	}
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < 10000)
+		if (workspace_id_ok(e->d_name)) {
+			names = realloc(names, (n + 1) * sizeof *names);
+			if (!names)
+				sr_fatal(SR_EXIT_SYS, "out of memory");
+			names[n++] = xstrdup(e->d_name);
+		}
+	qsort(names, n, sizeof *names, by_name);
+	cJSON *res = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(res, "workspaces");
+	size_t tlen = 0, tcap = 256;
+	char *text = xmalloc(tcap);
+	text[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		int fd = openat2_safe(dirfd(d), names[i], O_RDONLY | O_DIRECTORY, 0);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
+			free(names[i]);
+			continue;   /* not a directory, or a link: not a workspace */
+		}
+		struct usage u = { 0, 0, st.st_mtime };
+		struct walk w = { .fn = count, .recursive = 1, .ctx = &u };
+		walk_dir(&w, fd, "", 0);
+		char when[32];
+		iso_time(u.newest, when, sizeof when);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "workspace_id", names[i]);
+		cJSON_AddNumberToObject(o, "bytes", (double)u.bytes);
+		cJSON_AddNumberToObject(o, "files", (double)u.files);
+		cJSON_AddStringToObject(o, "modified", when);
+		if (w.cut)
+			cJSON_AddBoolToObject(o, "partial", 1);
+		cJSON_AddItemToArray(arr, o);
+		char line[200];
+		int m = snprintf(line, sizeof line, "%s  %llu files, %llu bytes, modified %s%s\n",
+				 names[i], (unsigned long long)u.files, (unsigned long long)u.bytes,
+				 when, w.cut ? " (counted in part)" : "");
+		if (tlen + (size_t)m + 1 > tcap) {
+			tcap = (tlen + (size_t)m + 1) * 2;
+			text = realloc(text, tcap);
+			if (!text)
+				sr_fatal(SR_EXIT_SYS, "out of memory");
+		}
+		memcpy(text + tlen, line, (size_t)m + 1);
+		tlen += (size_t)m;
+		free(names[i]);
+	}
+	free(names);
+	closedir(d);
+	answer(r, res, tlen ? text : "no workspaces yet (run_code or write_file makes one)", 0);
+	free(text);
+}
+
+/* A queued or running job of workspace ws: its id in job, 1; 0 none. */
+static int ws_busy(const char *ws, char job[33])
+{
+	char err[300], want[4200];
+	cJSON *all = job_list(err, sizeof err), *j;
+	int found = 0;
+	snprintf(want, sizeof want, "%s/%s", cfg.workspaces, ws);
+	cJSON_ArrayForEach(j, all) {
+		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
+		if (found || !cJSON_IsString(id) || !cJSON_IsString(state) ||
+		    (strcmp(state->valuestring, "queued") && strcmp(state->valuestring, "running")))
+			continue;
+		cJSON *info = job_info(id->valuestring);
+		const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
+		if (cJSON_IsString(cwd) && !strcmp(cwd->valuestring, want)) {
+			snprintf(job, 33, "%s", id->valuestring);
+			found = 1;
+		}
+		cJSON_Delete(info);
+	}
+	cJSON_Delete(all);
+	return found;
+}
+
+void files_delete_workspace(struct req *r, const cJSON *args)
+{
+	const char *T = "delete_workspace", *ws;
+	char err[600], job[33];
+	if (get_ws(r, T, args, &ws) < 0)
+		return;
+	int fd = ws_open(ws, 0, err, sizeof err);
+	if (fd < 0) {
+		fail(r, "%s", err);
+		return;
+	}
+	close(fd);
+	if (ws_busy(ws, job)) {
+		fail(r, "workspace %s is in use by job %s (queued or running): cancel_job it or "
+		     "wait for it to end, then delete the workspace", ws, job);
+		return;
+	}
+	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root < 0 || remove_tree(root, ws, 0) < 0) {
+		int e = errno;
+		if (root >= 0)
+			close(root);
+		fail(r, "workspace %s could not be removed entirely: %s", ws, strerror(e));
+		return;
+	}
+	close(root);
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddBoolToObject(res, "deleted", 1);
+	snprintf(err, sizeof err, "workspace %s deleted", ws);
+	answer(r, res, err, 0);
+}
+
+/* ---- list_files ---------------------------------------------------------- */
+
+struct listing {
+	cJSON *entries;
+	const char *base;     /* the listed path, "" for the root */
+	const char *glob;
+	int n, truncated;
+	char *text;
+	size_t tlen, tcap;
+};
+
+static const char *type_of(mode_t m)
+{
+	return S_ISREG(m) ? "file" : S_ISDIR(m) ? "dir" : S_ISLNK(m) ? "symlink" : "other";
+}
+
+static void list_one(struct walk *w, int dirfd, const char *name, const char *rel,
+		     const struct stat *st)
+{
+	struct listing *l = w->ctx;
+	if (l->glob && fnmatch(l->glob, strchr(l->glob, '/') ? rel : name, 0) != 0)
+		return;
+	if (l->n >= LIST_MAX) {
+		l->truncated = 1;
+		w->stop = 1;
+		return;
+	}
+	char path[4300], when[32], target[4096] = "";
+	snprintf(path, sizeof path, "%s%s%s", l->base, *l->base ? "/" : "", rel);
+	iso_time(st->st_mtime, when, sizeof when);
+	int rep = 0;
+	char *p = clean_text(path, strlen(path), &rep);   /* a name need not be UTF-8 */
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", p);
+	if (rep)
+		cJSON_AddBoolToObject(o, "invalid_utf8", 1);
+	cJSON_AddStringToObject(o, "type", type_of(st->st_mode));
+	cJSON_AddNumberToObject(o, "bytes", S_ISDIR(st->st_mode) ? 0 : (double)st->st_size);
+	cJSON_AddStringToObject(o, "mtime", when);
+	if (S_ISLNK(st->st_mode)) {
+		ssize_t k = readlinkat(dirfd, name, target, sizeof target - 1);
+		target[k > 0 ? k : 0] = '\0';
+		char *t = clean_text(target, strlen(target), &rep);
+		cJSON_AddStringToObject(o, "target", t);
+		snprintf(target, sizeof target, " -> %s (not followed)", t);
+		free(t);
+	} else if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
+		snprintf(target, sizeof target, " (%s)", S_ISFIFO(st->st_mode) ? "fifo" :
+			 S_ISSOCK(st->st_mode) ? "socket" : "device");
+	}
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode))
+		cJSON_AddStringToObject(o, "kind", S_ISFIFO(st->st_mode) ? "fifo" :
+					S_ISSOCK(st->st_mode) ? "socket" : "device");
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1)
+		cJSON_AddNumberToObject(o, "links", (double)st->st_nlink);
+	cJSON_AddItemToArray(l->entries, o);
+	l->n++;
+	char line[8800];
+	int m = snprintf(line, sizeof line, "%-7s %10lld  %s  %s%s%s\n", type_of(st->st_mode),
+			 S_ISDIR(st->st_mode) ? 0LL : (long long)st->st_size, when, p,
+			 S_ISDIR(st->st_mode) ? "/" : "", target);
+	free(p);
+	if (m < 0)
+		return;
+	if ((size_t)m >= sizeof line)
+		m = (int)sizeof line - 1;
+	if (l->tlen + (size_t)m + 1 > l->tcap) {
+		l->tcap = (l->tlen + (size_t)m + 1) * 2;
+		l->text = realloc(l->text, l->tcap);
+		if (!l->text)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+	}
+	memcpy(l->text + l->tlen, line, (size_t)m);
+	l->tlen += (size_t)m;
+	l->text[l->tlen] = '\0';
+}
+
+void files_list(struct req *r, const cJSON *args)
+{
+	const char *T = "list_files", *ws, *path = ".", *glob = NULL;
+	int recursive = 0;
+	char err[1200];
+	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0 ||
+	    get_str(r, T, args, "glob", &glob) < 0 ||
+	    get_bool(r, T, args, "recursive", &recursive) < 0)
+		return;
+	if (glob && !*glob)
+		glob = NULL;
+	const char *rel = rel_path(path, err, sizeof err);
+	if (!rel) {
+		fail(r, "%s", err);
+		return;
+	}
+	int wfd = ws_open(ws, 0, err, sizeof err);
+	if (wfd < 0) {
+		fail(r, "%s", err);
+		return;
+	}
+	int dfd = openat2_safe(wfd, rel, O_RDONLY | O_DIRECTORY, 0);
+	if (dfd < 0) {
+		why(err, sizeof err, rel, errno);
+		close(wfd);
+		fail(r, "%s", err);
+		return;
+	}
+	close(wfd);
+	char base[4096];
+	snprintf(base, sizeof base, "%s", strcmp(rel, ".") ? rel : "");
+	for (size_t n = strlen(base); n > 0 && base[n - 1] == '/'; n--)
+		base[n - 1] = '\0';
+	struct listing l = { .base = base, .glob = glob, .text = xstrdup(""), .tcap = 1 };
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "path", *base ? base : ".");
+	l.entries = cJSON_AddArrayToObject(res, "entries");
+	struct walk w = { .fn = list_one, .recursive = recursive || (glob && strchr(glob, '/')),
+			  .ctx = &l };
+	walk_dir(&w, dfd, "", 0);
+	cJSON_AddBoolToObject(res, "truncated", l.truncated || w.cut);
+	char *text = xmalloc(l.tlen + 600);
+	snprintf(text, l.tlen + 600, "%s%s%s", l.tlen ? l.text : "(no entries)\n",
+		 l.truncated ? "[... more entries not shown: at most 1000; narrow with path or "
+		 "glob ...]\n" : "",
+		 w.cut ? "[... the walk stopped early: too many entries or too deep ...]\n" : "");
+	free(l.text);
+	answer(r, res, text, 0);
+	free(text);
+}
+
+/* ---- read_file ----------------------------------------------------------- */
+
+static char *base64(const unsigned char *p, size_t n)
+{
+	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *o = xmalloc((n + 2) / 3 * 4 + 1), *q = o;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+		*q++ = A[v >> 18 & 63];
+		*q++ = A[v >> 12 & 63];
+		*q++ = i + 1 < n ? A[v >> 6 & 63] : '=';
+		*q++ = i + 2 < n ? A[v & 63] : '=';
+	}
+	*q = '\0';
+	return o;
+}
+
+/* Decoded into a new buffer (length in *len), or NULL if not base64. */
+static unsigned char *unbase64(const char *s, size_t *len)
+{
+	size_t n = strlen(s);
+	unsigned char *o = xmalloc(n / 4 * 3 + 3);
+	unsigned v = 0;
+	int bits = 0, pad = 0;
+	size_t k = 0;
+	for (const char *c = s; *c; c++) {
+		int d;
+		if (*c >= 'A' && *c <= 'Z') d = *c - 'A';
+		else if (*c >= 'a' && *c <= 'z') d = *c - 'a' + 26;
+		else if (*c >= '0' && *c <= '9') d = *c - '0' + 52;
+		else if (*c == '+' || *c == '-') d = 62;
+		else if (*c == '/' || *c == '_') d = 63;
+		else if (*c == '=') { pad++; continue; }
+		else if (*c == '\n' || *c == '\r' || *c == ' ' || *c == '\t') continue;
+		else { free(o); return NULL; }
+		if (pad) {       /* data after padding */
+			free(o);
+			return NULL;
+		}
+		v = v << 6 | (unsigned)d;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			o[k++] = (unsigned char)(v >> bits);
+		}
+	}
+	*len = k;
+	return o;
+}
+
+static const char *image_type(const unsigned char *p, size_t n)
+{
+	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
+		return "image/png";
+	if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
+		return "image/jpeg";
+	if (n >= 6 && (!memcmp(p, "GIF87a", 6) || !memcmp(p, "GIF89a", 6)))
+		return "image/gif";
+	if (n >= 12 && !memcmp(p, "RIFF", 4) && !memcmp(p + 8, "WEBP", 4))
+		return "image/webp";
+	return NULL;
+}
+
+static const char *binary_type(const unsigned char *p, size_t n)
+{
+	static const struct { const char *magic; size_t len; const char *what; } m[] = {
+		{ "%PDF", 4, "a PDF document" }, { "PK\3\4", 4, "a ZIP archive (or docx/xlsx/jar)" },
+		{ "\x1f\x8b", 2, "gzip data" }, { "\x7f" "ELF", 4, "an ELF executable" },
+		{ "BZh", 3, "bzip2 data" }, { "\xfd" "7zXZ", 5, "xz data" },
+		{ "SQLite format 3", 15, "an SQLite database" }, { "\x93NUMPY", 6, "a NumPy array" },
+		{ "\x80", 1, "a Python pickle (perhaps)" }, { "BM", 2, "a BMP image (not shown)" },
+		{ "II*\0", 4, "a TIFF image (not shown)" }, { "MM\0*", 4, "a TIFF image (not shown)" },
+	};
+	for (size_t i = 0; i < sizeof m / sizeof *m; i++)
+		if (n >= m[i].len && !memcmp(p, m[i].magic, m[i].len))
+			return m[i].what;
+	return "binary data of an unknown type";
+}
+
+static void append(char **b, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*b = realloc(*b, *cap);
+		if (!*b)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+	}
+	memcpy(*b + *len, s, n);
+	*len += n;
+	(*b)[*len] = '\0';
+}
+
+/* A result with content blocks only: no structuredContent, so that a
+ * client passes an image block on to the model as it is. */
+static cJSON *blocks_result(const char *text)
+{
+	cJSON *out = cJSON_CreateObject(), *content = cJSON_AddArrayToObject(out, "content");
+	cJSON *t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "type", "text");
+	cJSON_AddStringToObject(t, "text", text);
+	cJSON_AddItemToArray(content, t);
+	cJSON_AddBoolToObject(out, "isError", 0);
+	return out;
+}
+
+void files_read(struct req *r, const cJSON *args)
+{
+	const char *T = "read_file", *ws, *path = NULL;
+	double from = 1, limit = 2000;
+	char err[1200];
+	struct stat st;
+	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0 ||
+	    get_count(r, T, args, "offset_line", 1, &from) < 0 ||
+	    get_count(r, T, args, "limit_lines", 1, &limit) < 0)
+		return;
+	if (!path) {
+		bad(r, T, "path is required (relative to /workspace)");
+		return;
+	}
+	const char *rel = rel_path(path, err, sizeof err);
+	int wfd = rel ? ws_open(ws, 0, err, sizeof err) : -1;
+	int fd = wfd >= 0 ? file_open(wfd, rel, rel, O_RDONLY, &st, err, sizeof err) : -1;
+	if (wfd >= 0)
+		close(wfd);
+	if (fd < 0) {
+		fail(r, "%s", err);
+		return;
+	}
+	if ((uint64_t)st.st_size > FILE_MAX) {
+		close(fd);
+		fail(r, "%s: %lld bytes, over read_file's cap of 10 MiB (%u bytes): read a part "
+		     "with run_code (head, sed -n, or Python)", rel, (long long)st.st_size, FILE_MAX);
+		return;
+	}
+	size_t n;
+	unsigned char *p = (unsigned char *)read_fd(fd, (size_t)st.st_size, &n);
+	close(fd);
+	const char *mime = image_type(p, n);
+	char note[1400];
+	if (mime) {
+		if (n > IMAGE_MAX) {
+			fail(r, "%s: %s of %zu bytes, over read_file's image cap of %u KB (a result "
+			     "must stay under 1 MiB as base64): make it smaller with run_code "
+			     "(a lower resolution or JPEG), then read it", rel, mime, n,
+			     IMAGE_MAX >> 10);
+			free(p);
+			return;
+		}
+		snprintf(note, sizeof note, "%s: %s, %zu bytes", rel, mime, n);
+		cJSON *out = blocks_result(note), *img = cJSON_CreateObject();
+		char *b64 = base64(p, n);
+		cJSON_AddStringToObject(img, "type", "image");
+		cJSON_AddStringToObject(img, "data", b64);
+		cJSON_AddStringToObject(img, "mimeType", mime);
+		cJSON_AddItemToArray(cJSON_GetObjectItem(out, "content"), img);
+		free(b64);
+		free(p);
+		send_result(r, out);
+		return;
+	}
+	if (memchr(p, '\0', n < 8192 ? n : 8192)) {
+		snprintf(note, sizeof note, "%s: %s, %zu bytes; not shown as text. Use run_code "
+			 "to look into it (e.g. python, xxd or file).", rel, binary_type(p, n), n);
+		free(p);
+		send_result(r, blocks_result(note));
+		return;
+	}
+	/* Text: numbered lines from offset_line, as many as fit. */
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '\n')
+			total++;
+	if (n && p[n - 1] != '\n')
+		total++;
+	if (total == 0) {
+		snprintf(note, sizeof note, "%s: empty file (0 lines)", rel);
+		free(p);
+		send_result(r, blocks_result(note));
+		return;
+	}
+	if (from > (double)total) {
+		free(p);
+		fail(r, "%s has %zu lines: offset_line %.0f is past its end", rel, total, from);
+		return;
+	}
+	size_t budget = cfg.max_chars > 400 ? cfg.max_chars - 300 : 100;
+	size_t first = (size_t)from, last = first - 1, line = 1, len = 0, cap = 0;
+	int replaced = 0, cut = 0, budget_hit = 0;
+	char *out = NULL;
+	append(&out, &len, &cap, "", 0);
+	for (size_t i = 0; i < n && line < first + (size_t)limit; line++) {
+		unsigned char *nl = memchr(p + i, '\n', n - i);
+		size_t ll = nl ? (size_t)(nl - (p + i)) : n - i;
+		if (line >= first) {
+			size_t show = ll > LINE_MAX_CHARS ? LINE_MAX_CHARS : ll;
+			while (show < ll && show > 0 && (p[i + show] & 0xc0) == 0x80)
+				show--;    /* cut on a character boundary */
+			char *t = clean_text((char *)p + i, show, &replaced);
+			char num[32];
+			int m = snprintf(num, sizeof num, "%6zu\t", line);
+			size_t need = (size_t)m + strlen(t) + 40;
+			if (len + need > budget) {
+				free(t);
+				budget_hit = 1;
+				break;
+			}
+			append(&out, &len, &cap, num, (size_t)m);
+			append(&out, &len, &cap, t, strlen(t));
+			if (show < ll) {
+				char more[64];
+				int k = snprintf(more, sizeof more, " [... %zu more bytes on this line]",
+						 ll - show);
+				append(&out, &len, &cap, more, (size_t)k);
+				cut = 1;
+			}
+			append(&out, &len, &cap, "\n", 1);
+			free(t);
+			last = line;
+		}
+		i += ll + 1;
+	}
+	free(p);
+	if (last < first) {
+		free(out);
+		fail(r, "%s: line %zu alone is longer than this server's result cap (%zu "
+		     "characters): read it with run_code", rel, first, cfg.max_chars);
+		return;
+	}
+	char foot[600], more[64] = "";
+	if (last < total)
+		snprintf(more, sizeof more, "; more with offset_line %zu", last + 1);
+	snprintf(foot, sizeof foot, "(%s: lines %zu-%zu of %zu%s%s%s%s)", rel, first, last, total,
+		 more, budget_hit ? " (the rest did not fit this result)" : "",
+		 cut ? "; long lines were cut" : "",
+		 replaced ? "; bytes that are not UTF-8 are shown as U+FFFD" : "");
+	append(&out, &len, &cap, foot, strlen(foot));
+	send_result(r, blocks_result(out));
+	free(out);
+}
+
+/* ---- write_file, edit_file, delete_path -------------------------------- */
+
+static int write_at(int fd, const void *buf, size_t n, off_t off)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t k = pwrite(fd, p, n, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+		off += k;
+	}
+	return 0;
+}
+
+void files_write(struct req *r, const cJSON *args)
+{
+	const char *T = "write_file", *ws, *path = NULL, *content = NULL, *enc = "utf8";
+	int app = 0;
+	char err[1200], dir[4096];
+	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0 ||
+	    get_str(r, T, args, "content", &content) < 0 ||
+	    get_str(r, T, args, "encoding", &enc) < 0 || get_bool(r, T, args, "append", &app) < 0)
+		return;
+	if (!path || !content) {
+		bad(r, T, "path and content are required");
+		return;
+	}
+	if (strcmp(enc, "utf8") && strcmp(enc, "base64")) {
+		bad(r, T, "encoding must be utf8 or base64");
+		return;
+	}
+	size_t n = strlen(content);
+	unsigned char *data = NULL;
+	if (!strcmp(enc, "base64") && !(data = unbase64(content, &n))) {
+		bad(r, T, "content is not valid base64");
+		return;
+	}
+	const char *rel = rel_path(path, err, sizeof err), *name = NULL;
+	if (rel && !(name = split(rel, dir, sizeof dir)))
+		snprintf(err, sizeof err, "%s: not a file name (give the file's path, e.g. "
+			 "data/out.csv)", rel);
+	int wfd = name ? ws_open(ws, 1, err, sizeof err) : -1;
+	int dfd = wfd >= 0 ? dir_open(wfd, dir, 1) : -1;
+	if (wfd >= 0 && dfd < 0)
+		why(err, sizeof err, dir, errno);
+	struct stat st;
+	int fd = dfd >= 0 ? file_open(dfd, name, rel, O_WRONLY | O_CREAT | (app ? O_APPEND : 0), &st,
+				      err, sizeof err) : -1;
+	if (fd < 0) {
+		fail(r, "%s", err);
+		goto out;
+	}
+	/* one link, regular: only now is it cut */
+	off_t at = app ? st.st_size : 0;
+	if ((!app && ftruncate(fd, 0) < 0) || write_at(fd, data ? (void *)data : content, n, at) < 0) {
+		fail(r, "%s: unable to write: %s", rel, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	fstat(fd, &st);
+	close(fd);
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "path", rel);
+	cJSON_AddNumberToObject(res, "bytes", (double)n);
+	cJSON_AddNumberToObject(res, "size", (double)st.st_size);
+	snprintf(err, sizeof err, "%s %zu bytes to %s in workspace %s (now %lld bytes; "
+		 "/workspace/%s in run_code)", app ? "appended" : "wrote", n, rel, ws,
+		 (long long)st.st_size, rel);
+	answer(r, res, err, 0);
+out:
+	if (dfd >= 0)
+		close(dfd);
+	if (wfd >= 0)
+		close(wfd);
+	free(data);
+}
+
+void files_edit(struct req *r, const cJSON *args)
+{
+	const char *T = "edit_file", *ws, *path = NULL, *old = NULL, *new = NULL;
+	int all = 0;
+	char err[1200];
+	struct stat st;
+	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0 ||
+	    get_str(r, T, args, "old_string", &old) < 0 ||
+	    get_str(r, T, args, "new_string", &new) < 0 ||
+	    get_bool(r, T, args, "replace_all", &all) < 0)
+		return;
+	if (!path || !old || !new) {
+		bad(r, T, "path, old_string and new_string are required");
+		return;
+	}
+	if (!*old) {
+		bad(r, T, "old_string must not be empty (write_file makes a new file)");
+		return;
+	}
+	const char *rel = rel_path(path, err, sizeof err);
+	int wfd = rel ? ws_open(ws, 0, err, sizeof err) : -1;
+	int fd = wfd >= 0 ? file_open(wfd, rel, rel, O_RDWR, &st, err, sizeof err) : -1;
+	if (wfd >= 0)
+		close(wfd);
+	if (fd < 0) {
+		fail(r, "%s", err);
+		return;
+	}
+	if ((uint64_t)st.st_size > FILE_MAX) {
+		close(fd);
+		fail(r, "%s: %lld bytes, over edit_file's cap of 10 MiB: edit it with run_code",
+		     rel, (long long)st.st_size);
+		return;
+	}
+	size_t n, ol = strlen(old), nl = strlen(new), hits = 0;
+	char *p = read_fd(fd, (size_t)st.st_size, &n);
+	for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), old, ol)); q += ol)
+		hits++;
+	if (hits == 0 || (hits > 1 && !all)) {
+		close(fd);
+		free(p);
+		if (hits == 0)
+			fail(r, "%s: old_string was not found (it must match exactly, whitespace "
+			     "and indentation included; read_file shows the text)", rel);
+		else
+			fail(r, "%s: old_string occurs %zu times: give more of the surrounding text "
+			     "so that it occurs once, or set replace_all to replace every one", rel,
+			     hits);
+		return;
+	}
+	size_t outlen = n - hits * ol + hits * nl;
+	if (outlen > FILE_MAX) {
+		close(fd);
+		free(p);
+		fail(r, "%s: the edited file would be over the cap of 10 MiB", rel);
+		return;
+	}
+	char *o = xmalloc(outlen + 1), *w = o;
+	const char *q = p, *hit;
+	while ((hit = memmem(q, n - (size_t)(q - p), old, ol))) {
+		memcpy(w, q, (size_t)(hit - q));
+		w += hit - q;
+		memcpy(w, new, nl);
+		w += nl;
+		q = hit + ol;
+	}
+	memcpy(w, q, n - (size_t)(q - p));
+	free(p);
+	int bad_io = write_at(fd, o, outlen, 0) < 0 || ftruncate(fd, (off_t)outlen) < 0;
+	int e = errno;
+	close(fd);
+	free(o);
+	if (bad_io) {
+		fail(r, "%s: unable to write: %s", rel, strerror(e));
+		return;
+	}
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "path", rel);
+	cJSON_AddNumberToObject(res, "replacements", (double)hits);
+	cJSON_AddNumberToObject(res, "bytes", (double)outlen);
+	snprintf(err, sizeof err, "%s: %zu replacement%s (now %zu bytes)", rel, hits,
+		 hits == 1 ? "" : "s", outlen);
+	answer(r, res, err, 0);
+}
+
+void files_delete_path(struct req *r, const cJSON *args)
+{
+	const char *T = "delete_path", *ws, *path = NULL, *name = NULL;
+	char err[1200], dir[4096];
+	struct stat st;
+	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0)
+		return;
+	if (!path) {
+		bad(r, T, "path is required (relative to /workspace)");
+		return;
+	}
+	const char *rel = rel_path(path, err, sizeof err);
+	if (rel && !(name = split(rel, dir, sizeof dir)))
+		snprintf(err, sizeof err, "%s: not a file or directory name (delete_workspace "
+			 "removes a whole workspace)", rel);
+	int wfd = name ? ws_open(ws, 0, err, sizeof err) : -1;
+	int dfd = wfd >= 0 ? dir_open(wfd, dir, 0) : -1;
+	if (wfd >= 0 && dfd < 0)
+		why(err, sizeof err, rel, errno);
+	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		why(err, sizeof err, rel, errno);
+		close(dfd);
+		dfd = -1;
+	}
+	if (wfd >= 0)
+		close(wfd);
+	if (dfd < 0) {
+		fail(r, "%s", err);
+		return;
+	}
+	int rc = remove_tree(dfd, name, 0);
+	int e = errno;
+	close(dfd);
+	if (rc < 0) {
+		fail(r, "%s: could not be removed entirely: %s", rel, strerror(e));
+		return;
+	}
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "path", rel);
+	cJSON_AddStringToObject(res, "type", type_of(st.st_mode));
+	snprintf(err, sizeof err, "deleted %s %s%s", type_of(st.st_mode), rel,
+		 S_ISLNK(st.st_mode) ? " (the link only, not what it points to)" :
+		 S_ISDIR(st.st_mode) ? " and everything in it" : "");
+	answer(r, res, err, 0);
+}
