@@ -48,45 +48,10 @@
 
 /* ---- answers ---------------------------------------------------------- */
 
-static void answer(struct req *r, cJSON *res, const char *text, int is_error)
-{
-	send_result(r, tool_result(res, text, is_error));
-}
 
-static void fail(struct req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct req *r, const char *fmt, ...)
-{
-	char msg[1500];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	answer(r, NULL, msg, 1);
-}
 
-static void bad(struct req *r, const char *tool, const char *what)
-{
-	char msg[600];
-	snprintf(msg, sizeof msg, "Invalid arguments for tool %s: %s", tool, what);
-	send_error(r, -32602, msg, NULL);
-}
 
 /* Arguments: 1 found and good, 0 absent, -1 wrong (answered). */
-static int get_str(struct req *r, const char *tool, const cJSON *args, const char *k,
-		   const char **out)
-{
-	const cJSON *v = cJSON_GetObjectItem(args, k);
-	char msg[200];
-	if (!v || cJSON_IsNull(v))
-		return 0;
-	if (!cJSON_IsString(v)) {
-		snprintf(msg, sizeof msg, "%s must be a string", k);
-		bad(r, tool, msg);
-		return -1;
-	}
-	*out = v->valuestring;
-	return 1;
-}
 
 static int get_bool(struct req *r, const char *tool, const cJSON *args, const char *k, int *out)
 {
@@ -96,38 +61,23 @@ static int get_bool(struct req *r, const char *tool, const cJSON *args, const ch
 		return 0;
 	if (!cJSON_IsBool(v)) {
 		snprintf(msg, sizeof msg, "%s must be true or false", k);
-		bad(r, tool, msg);
+		tool_bad_args(r, tool, msg);
 		return -1;
 	}
 	*out = cJSON_IsTrue(v);
 	return 1;
 }
 
-static int get_count(struct req *r, const char *tool, const cJSON *args, const char *k,
-		     double min, double *out)
-{
-	const cJSON *v = cJSON_GetObjectItem(args, k);
-	char msg[200];
-	if (!v || cJSON_IsNull(v))
-		return 0;
-	if (!cJSON_IsNumber(v) || !(v->valuedouble >= min) || v->valuedouble > 1e9) {
-		snprintf(msg, sizeof msg, "%s must be an integer, at least %g", k, min);
-		bad(r, tool, msg);
-		return -1;
-	}
-	*out = v->valuedouble;
-	return 1;
-}
 
 /* workspace_id, required and well formed: 0, or -1 (answered). */
 static int get_ws(struct req *r, const char *tool, const cJSON *args, const char **ws)
 {
-	int g = get_str(r, tool, args, "workspace_id", ws);
+	int g = tool_arg_str(r, tool, args, "workspace_id", ws);
 	if (g == 0)
-		bad(r, tool, "workspace_id is required (a run_code result or list_workspaces "
+		tool_bad_args(r, tool, "workspace_id is required (a run_code result or list_workspaces "
 		    "gives one)");
 	else if (g > 0 && !workspace_id_ok(*ws))
-		bad(r, tool, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
+		tool_bad_args(r, tool, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 		    "starting with -)");
 	return g > 0 && workspace_id_ok(*ws) ? 0 : -1;
 }
@@ -510,13 +460,13 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 	(void)args;
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root < 0) {
-		fail(r, "unable to open %s: %s", cfg.workspaces, strerror(errno));
+		tool_error(r, "unable to open %s: %s", cfg.workspaces, strerror(errno));
 		return;
 	}
 	DIR *d = fdopendir(root);
 	if (!d) {
 		close(root);
-		fail(r, "unable to read %s: %s", cfg.workspaces, strerror(errno));
+		tool_error(r, "unable to read %s: %s", cfg.workspaces, strerror(errno));
 		return;
 	}
 	char **names = NULL;
@@ -572,7 +522,7 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 	}
 	free(names);
 	closedir(d);
-	answer(r, res, tlen ? text : "no workspaces yet (run_code or write_file makes one)", 0);
+	tool_reply(r, res, tlen ? text : "no workspaces yet (run_code or write_file makes one)", 0);
 	free(text);
 }
 
@@ -608,12 +558,12 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 		return;
 	int fd = ws_open(ws, 0, err, sizeof err);
 	if (fd < 0) {
-		fail(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	close(fd);
 	if (ws_busy(ws, job)) {
-		fail(r, "workspace %s is in use by job %s (queued or running): cancel_job it or "
+		tool_error(r, "workspace %s is in use by job %s (queued or running): cancel_job it or "
 		     "wait for it to end, then delete the workspace", ws, job);
 		return;
 	}
@@ -622,7 +572,7 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 		int e = errno;
 		if (root >= 0)
 			close(root);
-		fail(r, "workspace %s could not be removed entirely: %s", ws, strerror(e));
+		tool_error(r, "workspace %s could not be removed entirely: %s", ws, strerror(e));
 		return;
 	}
 	close(root);
@@ -630,7 +580,7 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddBoolToObject(res, "deleted", 1);
 	snprintf(err, sizeof err, "workspace %s deleted", ws);
-	answer(r, res, err, 0);
+	tool_reply(r, res, err, 0);
 }
 
 /* ---- list_files ---------------------------------------------------------- */
@@ -715,27 +665,27 @@ void files_list(struct req *r, const cJSON *args)
 	const char *T = "list_files", *ws, *path = ".", *glob = NULL;
 	int recursive = 0;
 	char err[1200];
-	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0 ||
-	    get_str(r, T, args, "glob", &glob) < 0 ||
+	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
+	    tool_arg_str(r, T, args, "glob", &glob) < 0 ||
 	    get_bool(r, T, args, "recursive", &recursive) < 0)
 		return;
 	if (glob && !*glob)
 		glob = NULL;
 	const char *rel = rel_path(path, err, sizeof err);
 	if (!rel) {
-		fail(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	int wfd = ws_open(ws, 0, err, sizeof err);
 	if (wfd < 0) {
-		fail(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	int dfd = openat2_safe(wfd, rel, O_RDONLY | O_DIRECTORY, 0);
 	if (dfd < 0) {
 		why(err, sizeof err, rel, errno);
 		close(wfd);
-		fail(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	close(wfd);
@@ -758,7 +708,7 @@ void files_list(struct req *r, const cJSON *args)
 		 "glob ...]\n" : "",
 		 w.cut ? "[... the walk stopped early: too many entries or too deep ...]\n" : "");
 	free(l.text);
-	answer(r, res, text, 0);
+	tool_reply(r, res, text, 0);
 	free(text);
 }
 
@@ -874,12 +824,12 @@ void files_read(struct req *r, const cJSON *args)
 	double from = 1, limit = 2000;
 	char err[1200];
 	struct stat st;
-	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0 ||
-	    get_count(r, T, args, "offset_line", 1, &from) < 0 ||
-	    get_count(r, T, args, "limit_lines", 1, &limit) < 0)
+	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
+	    tool_arg_num(r, T, args, "offset_line", 1, &from) < 0 ||
+	    tool_arg_num(r, T, args, "limit_lines", 1, &limit) < 0)
 		return;
 	if (!path) {
-		bad(r, T, "path is required (relative to /workspace)");
+		tool_bad_args(r, T, "path is required (relative to /workspace)");
 		return;
 	}
 	const char *rel = rel_path(path, err, sizeof err);
@@ -888,12 +838,12 @@ void files_read(struct req *r, const cJSON *args)
 	if (wfd >= 0)
 		close(wfd);
 	if (fd < 0) {
-		fail(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	if ((uint64_t)st.st_size > FILE_MAX) {
 		close(fd);
-		fail(r, "%s: %lld bytes, over read_file's cap of 10 MiB (%u bytes): read a part "
+		tool_error(r, "%s: %lld bytes, over read_file's cap of 10 MiB (%u bytes): read a part "
 		     "with run_code (head, sed -n, or Python)", rel, (long long)st.st_size, FILE_MAX);
 		return;
 	}
@@ -904,7 +854,7 @@ void files_read(struct req *r, const cJSON *args)
 	char note[1400];
 	if (mime) {
 		if (n > IMAGE_MAX) {
-			fail(r, "%s: %s of %zu bytes, over read_file's image cap of %u KB (a result "
+			tool_error(r, "%s: %s of %zu bytes, over read_file's image cap of %u KB (a result "
 			     "must stay under 1 MiB as base64): make it smaller with run_code "
 			     "(a lower resolution or JPEG), then read it", rel, mime, n,
 			     IMAGE_MAX >> 10);
@@ -945,7 +895,7 @@ void files_read(struct req *r, const cJSON *args)
 	}
 	if (from > (double)total) {
 		free(p);
-		fail(r, "%s has %zu lines: offset_line %.0f is past its end", rel, total, from);
+		tool_error(r, "%s has %zu lines: offset_line %.0f is past its end", rel, total, from);
 		return;
 	}
 	size_t budget = cfg.max_chars > 400 ? cfg.max_chars - 300 : 100;
@@ -987,7 +937,7 @@ void files_read(struct req *r, const cJSON *args)
 	free(p);
 	if (last < first) {
 		free(out);
-		fail(r, "%s: line %zu alone is longer than this server's result cap (%zu "
+		tool_error(r, "%s: line %zu alone is longer than this server's result cap (%zu "
 		     "characters): read it with run_code", rel, first, cfg.max_chars);
 		return;
 	}
@@ -1026,22 +976,22 @@ void files_write(struct req *r, const cJSON *args)
 	const char *T = "write_file", *ws, *path = NULL, *content = NULL, *enc = "utf8";
 	int app = 0;
 	char err[1200], dir[4096];
-	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0 ||
-	    get_str(r, T, args, "content", &content) < 0 ||
-	    get_str(r, T, args, "encoding", &enc) < 0 || get_bool(r, T, args, "append", &app) < 0)
+	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
+	    tool_arg_str(r, T, args, "content", &content) < 0 ||
+	    tool_arg_str(r, T, args, "encoding", &enc) < 0 || get_bool(r, T, args, "append", &app) < 0)
 		return;
 	if (!path || !content) {
-		bad(r, T, "path and content are required");
+		tool_bad_args(r, T, "path and content are required");
 		return;
 	}
 	if (strcmp(enc, "utf8") && strcmp(enc, "base64")) {
-		bad(r, T, "encoding must be utf8 or base64");
+		tool_bad_args(r, T, "encoding must be utf8 or base64");
 		return;
 	}
 	size_t n = strlen(content);
 	unsigned char *data = NULL;
 	if (!strcmp(enc, "base64") && !(data = unbase64(content, &n))) {
-		bad(r, T, "content is not valid base64");
+		tool_bad_args(r, T, "content is not valid base64");
 		return;
 	}
 	const char *rel = rel_path(path, err, sizeof err), *name = NULL;
@@ -1056,13 +1006,13 @@ void files_write(struct req *r, const cJSON *args)
 	int fd = dfd >= 0 ? file_open(dfd, name, rel, O_WRONLY | O_CREAT | (app ? O_APPEND : 0), &st,
 				      err, sizeof err) : -1;
 	if (fd < 0) {
-		fail(r, "%s", err);
+		tool_error(r, "%s", err);
 		goto out;
 	}
 	/* one link, regular: only now is it cut */
 	off_t at = app ? st.st_size : 0;
 	if ((!app && ftruncate(fd, 0) < 0) || write_at(fd, data ? (void *)data : content, n, at) < 0) {
-		fail(r, "%s: unable to write: %s", rel, strerror(errno));
+		tool_error(r, "%s: unable to write: %s", rel, strerror(errno));
 		close(fd);
 		goto out;
 	}
@@ -1076,7 +1026,7 @@ void files_write(struct req *r, const cJSON *args)
 	snprintf(err, sizeof err, "%s %zu bytes to %s in workspace %s (now %lld bytes; "
 		 "/workspace/%s in run_code)", app ? "appended" : "wrote", n, rel, ws,
 		 (long long)st.st_size, rel);
-	answer(r, res, err, 0);
+	tool_reply(r, res, err, 0);
 out:
 	if (dfd >= 0)
 		close(dfd);
@@ -1091,17 +1041,17 @@ void files_edit(struct req *r, const cJSON *args)
 	int all = 0;
 	char err[1200];
 	struct stat st;
-	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0 ||
-	    get_str(r, T, args, "old_string", &old) < 0 ||
-	    get_str(r, T, args, "new_string", &new) < 0 ||
+	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
+	    tool_arg_str(r, T, args, "old_string", &old) < 0 ||
+	    tool_arg_str(r, T, args, "new_string", &new) < 0 ||
 	    get_bool(r, T, args, "replace_all", &all) < 0)
 		return;
 	if (!path || !old || !new) {
-		bad(r, T, "path, old_string and new_string are required");
+		tool_bad_args(r, T, "path, old_string and new_string are required");
 		return;
 	}
 	if (!*old) {
-		bad(r, T, "old_string must not be empty (write_file makes a new file)");
+		tool_bad_args(r, T, "old_string must not be empty (write_file makes a new file)");
 		return;
 	}
 	const char *rel = rel_path(path, err, sizeof err);
@@ -1110,12 +1060,12 @@ void files_edit(struct req *r, const cJSON *args)
 	if (wfd >= 0)
 		close(wfd);
 	if (fd < 0) {
-		fail(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	if ((uint64_t)st.st_size > FILE_MAX) {
 		close(fd);
-		fail(r, "%s: %lld bytes, over edit_file's cap of 10 MiB: edit it with run_code",
+		tool_error(r, "%s: %lld bytes, over edit_file's cap of 10 MiB: edit it with run_code",
 		     rel, (long long)st.st_size);
 		return;
 	}
@@ -1127,10 +1077,10 @@ void files_edit(struct req *r, const cJSON *args)
 		close(fd);
 		free(p);
 		if (hits == 0)
-			fail(r, "%s: old_string was not found (it must match exactly, whitespace "
+			tool_error(r, "%s: old_string was not found (it must match exactly, whitespace "
 			     "and indentation included; read_file shows the text)", rel);
 		else
-			fail(r, "%s: old_string occurs %zu times: give more of the surrounding text "
+			tool_error(r, "%s: old_string occurs %zu times: give more of the surrounding text "
 			     "so that it occurs once, or set replace_all to replace every one", rel,
 			     hits);
 		return;
@@ -1139,7 +1089,7 @@ void files_edit(struct req *r, const cJSON *args)
 	if (outlen > FILE_MAX) {
 		close(fd);
 		free(p);
-		fail(r, "%s: the edited file would be over the cap of 10 MiB", rel);
+		tool_error(r, "%s: the edited file would be over the cap of 10 MiB", rel);
 		return;
 	}
 	char *o = xmalloc(outlen + 1), *w = o;
@@ -1158,7 +1108,7 @@ void files_edit(struct req *r, const cJSON *args)
 	close(fd);
 	free(o);
 	if (bad_io) {
-		fail(r, "%s: unable to write: %s", rel, strerror(e));
+		tool_error(r, "%s: unable to write: %s", rel, strerror(e));
 		return;
 	}
 	cJSON *res = cJSON_CreateObject();
@@ -1168,7 +1118,7 @@ void files_edit(struct req *r, const cJSON *args)
 	cJSON_AddNumberToObject(res, "bytes", (double)outlen);
 	snprintf(err, sizeof err, "%s: %zu replacement%s (now %zu bytes)", rel, hits,
 		 hits == 1 ? "" : "s", outlen);
-	answer(r, res, err, 0);
+	tool_reply(r, res, err, 0);
 }
 
 void files_delete_path(struct req *r, const cJSON *args)
@@ -1176,10 +1126,10 @@ void files_delete_path(struct req *r, const cJSON *args)
 	const char *T = "delete_path", *ws, *path = NULL, *name = NULL;
 	char err[1200], dir[4096];
 	struct stat st;
-	if (get_ws(r, T, args, &ws) < 0 || get_str(r, T, args, "path", &path) < 0)
+	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0)
 		return;
 	if (!path) {
-		bad(r, T, "path is required (relative to /workspace)");
+		tool_bad_args(r, T, "path is required (relative to /workspace)");
 		return;
 	}
 	const char *rel = rel_path(path, err, sizeof err);
@@ -1198,14 +1148,14 @@ void files_delete_path(struct req *r, const cJSON *args)
 	if (wfd >= 0)
 		close(wfd);
 	if (dfd < 0) {
-		fail(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	int rc = remove_tree(dfd, name, 0);
 	int e = errno;
 	close(dfd);
 	if (rc < 0) {
-		fail(r, "%s: could not be removed entirely: %s", rel, strerror(e));
+		tool_error(r, "%s: could not be removed entirely: %s", rel, strerror(e));
 		return;
 	}
 	cJSON *res = cJSON_CreateObject();
@@ -1215,5 +1165,5 @@ void files_delete_path(struct req *r, const cJSON *args)
 	snprintf(err, sizeof err, "deleted %s %s%s", type_of(st.st_mode), rel,
 		 S_ISLNK(st.st_mode) ? " (the link only, not what it points to)" :
 		 S_ISDIR(st.st_mode) ? " and everything in it" : "");
-	answer(r, res, err, 0);
+	tool_reply(r, res, err, 0);
 }

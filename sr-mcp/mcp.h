@@ -90,6 +90,16 @@ struct cJSON *tools_list(enum era era);
 void tools_call(struct req *r);              /* on its own thread */
 const char *instructions(void);
 struct cJSON *tool_result(struct cJSON *res, const char *text, int is_error);
+/* Answers of a tool: a result (takes res), an isError result with text
+ * only, a bad argument (-32602). Argument readers: 1 found and good, 0
+ * absent, -1 wrong (answered already). */
+void tool_reply(struct req *r, struct cJSON *res, const char *text, int is_error);
+void tool_error(struct req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tool_bad_args(struct req *r, const char *tool, const char *what);
+int tool_arg_str(struct req *r, const char *tool, const struct cJSON *args, const char *k,
+		 const char **out);
+int tool_arg_num(struct req *r, const char *tool, const struct cJSON *args, const char *k,
+		 double min, double *out);
 struct cJSON *run_result(const char *id, const char *ws, const struct cJSON *st,
 			 uint64_t out_off, uint64_t err_off);
 

@@ -351,7 +351,7 @@ cJSON *tool_result(cJSON *res, const char *text, int is_error)
 	return out;
 }
 
-static void reply(struct req *r, cJSON *res, const char *text, int is_error)
+void tool_reply(struct req *r, cJSON *res, const char *text, int is_error)
 {
 	send_result(r, tool_result(res, text, is_error));
 }
@@ -371,19 +371,17 @@ cJSON *run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_
 
 /* isError with text only: for a tool with an outputSchema a client would
  * reject structuredContent that does not fit it, and an error need not. */
-static void reply_error(struct req *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void reply_error(struct req *r, const char *fmt, ...)
+void tool_error(struct req *r, const char *fmt, ...)
 {
-	char msg[1200];
+	char msg[1500];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	reply(r, NULL, msg, 1);
+	tool_reply(r, NULL, msg, 1);
 }
 
-static void bad_args(struct req *r, const char *tool, const char *what)
+void tool_bad_args(struct req *r, const char *tool, const char *what)
 {
 	char msg[600];
 	snprintf(msg, sizeof msg, "Invalid arguments for tool %s: %s", tool, what);
@@ -397,7 +395,7 @@ static const cJSON *arg(const cJSON *args, const char *k)
 	return cJSON_IsNull(v) ? NULL : v;
 }
 
-static int arg_num(struct req *r, const char *tool, const cJSON *args, const char *k,
+int tool_arg_num(struct req *r, const char *tool, const cJSON *args, const char *k,
 		   double min, double *out)
 {
 	const cJSON *v = arg(args, k);
@@ -410,14 +408,14 @@ static int arg_num(struct req *r, const char *tool, const cJSON *args, const cha
 	    v->valuedouble > 9007199254740992.0) {
 		snprintf(msg, sizeof msg, "%s must be a number, at least %g and at most 2^53", k,
 			 min);
-		bad_args(r, tool, msg);
+		tool_bad_args(r, tool, msg);
 		return -1;
 	}
 	*out = v->valuedouble;
 	return 1;
 }
 
-static int arg_str(struct req *r, const char *tool, const cJSON *args, const char *k,
+int tool_arg_str(struct req *r, const char *tool, const cJSON *args, const char *k,
 		   const char **out)
 {
 	const cJSON *v = arg(args, k);
@@ -426,7 +424,7 @@ static int arg_str(struct req *r, const char *tool, const cJSON *args, const cha
 		return 0;
 	if (!cJSON_IsString(v)) {
 		snprintf(msg, sizeof msg, "%s must be a string", k);
-		bad_args(r, tool, msg);
+		tool_bad_args(r, tool, msg);
 		return -1;
 	}
 	*out = v->valuestring;
@@ -435,11 +433,11 @@ static int arg_str(struct req *r, const char *tool, const cJSON *args, const cha
 
 static int job_arg(struct req *r, const char *tool, const cJSON *args, const char **id)
 {
-	int g = arg_str(r, tool, args, "job_id", id);
+	int g = tool_arg_str(r, tool, args, "job_id", id);
 	if (g == 0)
-		bad_args(r, tool, "job_id is required (the job_id a run_code result gave)");
+		tool_bad_args(r, tool, "job_id is required (the job_id a run_code result gave)");
 	else if (g > 0 && !id_ok(*id))
-		bad_args(r, tool, "job_id must be the 32 hexadecimal digits a run_code result gave");
+		tool_bad_args(r, tool, "job_id must be the 32 hexadecimal digits a run_code result gave");
 	return g > 0 && id_ok(*id) ? 0 : -1;
 }
 
@@ -475,7 +473,7 @@ static void finish_run(struct req *r, const char *id, const char *ws, uint64_t w
 		return;
 	}
 	if (!st) {
-		reply_error(r, "job %s: %s", id, err);
+		tool_error(r, "job %s: %s", id, err);
 		return;
 	}
 	/* Still going, and the client takes tasks (2026-07-28): a task
@@ -502,14 +500,14 @@ static void run_code(struct req *r, const cJSON *args)
 	double wait = (double)cfg.wait_ms / 1000;
 	const cJSON *a = arg(args, "args"), *env = arg(args, "env"), *x;
 	char why[300];
-	if (arg_str(r, T, args, "language", &lang) < 0 || arg_str(r, T, args, "code", &code) < 0 ||
-	    arg_str(r, T, args, "workspace_id", &ws) < 0 || arg_str(r, T, args, "stdin", &in) < 0 ||
-	    arg_num(r, T, args, "timeout_s", 0.001, &timeout) < 0 ||
-	    arg_num(r, T, args, "memory_mb", 1, &mem) < 0 ||
-	    arg_num(r, T, args, "wait_s", 0, &wait) < 0)
+	if (tool_arg_str(r, T, args, "language", &lang) < 0 || tool_arg_str(r, T, args, "code", &code) < 0 ||
+	    tool_arg_str(r, T, args, "workspace_id", &ws) < 0 || tool_arg_str(r, T, args, "stdin", &in) < 0 ||
+	    tool_arg_num(r, T, args, "timeout_s", 0.001, &timeout) < 0 ||
+	    tool_arg_num(r, T, args, "memory_mb", 1, &mem) < 0 ||
+	    tool_arg_num(r, T, args, "wait_s", 0, &wait) < 0)
 		return;
 	if (!lang || !code) {
-		bad_args(r, T, "language and code are required");
+		tool_bad_args(r, T, "language and code are required");
 		return;
 	}
 	const struct runner *run = runner_find(lang);
@@ -520,11 +518,11 @@ static void run_code(struct req *r, const cJSON *args)
 				 i ? ", " : "", runners[i].name);
 		snprintf(why, sizeof why, "language must be one of: %s", nrunners ? list :
 			 "(none: no runner is installed)");
-		bad_args(r, T, why);
+		tool_bad_args(r, T, why);
 		return;
 	}
 	if (ws && !workspace_id_ok(ws)) {
-		bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
+		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			 "starting with -)");
 		return;
 	}
@@ -533,23 +531,23 @@ static void run_code(struct req *r, const cJSON *args)
 		cJSON_ArrayForEach(x, a)
 			good = good && cJSON_IsString(x);
 		if (!good) {
-			bad_args(r, T, "args must be an array of strings");
+			tool_bad_args(r, T, "args must be an array of strings");
 			return;
 		}
 	}
 	if (env && (!cJSON_IsObject(env) || env_names_ok(env, why, sizeof why) < 0)) {
-		bad_args(r, T, cJSON_IsObject(env) ? why : "env must be an object of strings");
+		tool_bad_args(r, T, cJSON_IsObject(env) ? why : "env must be an object of strings");
 		return;
 	}
 	if (ms_of(timeout) > cfg.timeout_max_ms) {
-		reply_error(r, "timeout_s %g is over this server's cap of %g s: ask for at most "
+		tool_error(r, "timeout_s %g is over this server's cap of %g s: ask for at most "
 			    "that (the administrator sets it with --timeout-max or "
 			    "SR_MCP_TIMEOUT_MAX)", timeout, (double)cfg.timeout_max_ms / 1000);
 		return;
 	}
 	/* mem << 20 must not wrap: 2^44 MiB would have become 0, no limit */
 	if (mem > (double)(UINT64_MAX >> 20) || (uint64_t)mem << 20 > cfg.memory_max) {
-		reply_error(r, "memory_mb %g is over this server's cap of %llu MiB: ask for at "
+		tool_error(r, "memory_mb %g is over this server's cap of %llu MiB: ask for at "
 			    "most that (the administrator sets it with --memory-max or "
 			    "SR_MCP_MEMORY_MAX)", mem, (unsigned long long)(cfg.memory_max >> 20));
 		return;
@@ -567,7 +565,7 @@ static void run_code(struct req *r, const cJSON *args)
 	char err[512], id[33];
 	if (workspace_make(s.workspace, sizeof s.workspace, 0, err, sizeof err) < 0 ||
 	    job_submit(&s, id, err, sizeof err) < 0) {
-		reply_error(r, "The run could not be started: %s. Nothing ran. Tell the user; "
+		tool_error(r, "The run could not be started: %s. Nothing ran. Tell the user; "
 			    "sr-mcp's log (its stderr) has details.", err);
 		return;
 	}
@@ -587,9 +585,9 @@ static void job_status(struct req *r, const cJSON *args)
 {
 	const char *T = "job_status", *id;
 	double wait = 0, so = 0, se = 0;
-	if (job_arg(r, T, args, &id) < 0 || arg_num(r, T, args, "wait_s", 0, &wait) < 0 ||
-	    arg_num(r, T, args, "stdout_offset", 0, &so) < 0 ||
-	    arg_num(r, T, args, "stderr_offset", 0, &se) < 0)
+	if (job_arg(r, T, args, &id) < 0 || tool_arg_num(r, T, args, "wait_s", 0, &wait) < 0 ||
+	    tool_arg_num(r, T, args, "stdout_offset", 0, &so) < 0 ||
+	    tool_arg_num(r, T, args, "stderr_offset", 0, &se) < 0)
 		return;
 	if (ms_of(wait) > cfg.wait_max_ms)
 		wait = (double)cfg.wait_max_ms / 1000;
@@ -602,21 +600,21 @@ static void job_logs(struct req *r, const cJSON *args)
 	const char *T = "job_logs", *id, *stream = "stdout";
 	double off = 0, lim = 20000;
 	char err[300];
-	if (job_arg(r, T, args, &id) < 0 || arg_str(r, T, args, "stream", &stream) < 0 ||
-	    arg_num(r, T, args, "offset", 0, &off) < 0 ||
-	    arg_num(r, T, args, "limit_bytes", 1, &lim) < 0)
+	if (job_arg(r, T, args, &id) < 0 || tool_arg_str(r, T, args, "stream", &stream) < 0 ||
+	    tool_arg_num(r, T, args, "offset", 0, &off) < 0 ||
+	    tool_arg_num(r, T, args, "limit_bytes", 1, &lim) < 0)
 		return;
 	if (strcmp(stream, "stdout") && strcmp(stream, "stderr")) {
-		bad_args(r, T, "stream must be stdout or stderr");
+		tool_bad_args(r, T, "stream must be stdout or stderr");
 		return;
 	}
 	cJSON *res = result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
 	if (!res) {
-		reply_error(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	const char *t = cJSON_GetObjectItem(res, "text")->valuestring;
-	reply(r, res, t, 0);
+	tool_reply(r, res, t, 0);
 }
 
 static void cancel_job(struct req *r, const cJSON *args)
@@ -626,7 +624,7 @@ static void cancel_job(struct req *r, const cJSON *args)
 	if (job_arg(r, "cancel_job", args, &id) < 0)
 		return;
 	if (job_cancel(id, err, sizeof err) < 0) {
-		reply_error(r, "job %s: %s (list_jobs shows the jobs there are)", id, err);
+		tool_error(r, "job %s: %s (list_jobs shows the jobs there are)", id, err);
 		return;
 	}
 	cJSON *st = job_wait(NULL, id, 0, err, sizeof err);
@@ -638,7 +636,7 @@ static void cancel_job(struct req *r, const cJSON *args)
 	snprintf(text, sizeof text, "job %s: %s", id, cJSON_IsString(state) ? state->valuestring :
 		 "unknown");
 	cJSON_Delete(st);
-	reply(r, res, text, 0);
+	tool_reply(r, res, text, 0);
 }
 
 static int newest_first(const void *a, const void *b)
@@ -652,11 +650,11 @@ static void list_jobs(struct req *r, const cJSON *args)
 {
 	double limit = 50;
 	char err[300];
-	if (arg_num(r, "list_jobs", args, "limit", 1, &limit) < 0)
+	if (tool_arg_num(r, "list_jobs", args, "limit", 1, &limit) < 0)
 		return;
 	cJSON *all = job_list(err, sizeof err);
 	if (!all) {
-		reply_error(r, "%s", err);
+		tool_error(r, "%s", err);
 		return;
 	}
 	int n = cJSON_GetArraySize(all), k = 0;
@@ -704,7 +702,7 @@ static void list_jobs(struct req *r, const cJSON *args)
 	cJSON_AddNumberToObject(res, "total", k);
 	free(v);
 	cJSON_Delete(all);
-	reply(r, res, tlen ? text : "no jobs yet", 0);
+	tool_reply(r, res, tlen ? text : "no jobs yet", 0);
 	free(text);
 }
 
@@ -745,7 +743,7 @@ static void sandbox_info(struct req *r, const cJSON *args)
 		"(no_new_privs, seccomp)");
 	cJSON_AddStringToObject(res, "state_dir", cfg.state_dir);
 	char *text = cJSON_Print(res);
-	reply(r, res, text, 0);
+	tool_reply(r, res, text, 0);
 	free(text);
 }
 
@@ -814,7 +812,7 @@ void tools_call(struct req *r)
 		if (strcmp(name->valuestring, table[i].name) || (table[i].sandrun && !cfg.compat_sandrun))
 			continue;
 		if (state_ready(err, sizeof err) < 0)
-			reply_error(r, "%s", err);
+			tool_error(r, "%s", err);
 		else
 			table[i].fn(r, args);
 		return;
