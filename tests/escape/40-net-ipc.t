@@ -232,6 +232,9 @@ wait_for "the host listeners" 5 test -s "$T/ports"
 read -r tport uport t6port < "$T/ports" || { echo "Bail out! the host listeners did not start"; exit 1; }
 # seen KIND: how many times the listeners saw KIND (after a moment to settle).
 seen() { sleep 0.2; grep -cx "$1" "$T/log"; }
+# For a control, which must be logged: wait until it is (the listener may
+# be slow to write under load), then count.
+seen_wait() { wait_for "the $1 listener logs the probe" 10 grep -qx "$1" "$T/log"; grep -cx "$1" "$T/log"; }
 
 # TCP to the host's loopback.
 chain tcp 127.0.0.1 "$tport"
@@ -243,7 +246,7 @@ is "$out" "socket=EPERM" "with sr-jail --share-net, the filter alone still refus
 is "$(seen tcp)" 0 "the TCP listener saw nothing"
 bare tcp 127.0.0.1 "$tport"
 is "$out" connected "control: the probe connects on the host"
-is "$(seen tcp)" 1 "control: and the listener saw it"
+is "$(seen_wait tcp)" 1 "control: and the listener saw it"
 
 # UDP.
 chain udp 127.0.0.1 "$uport"
@@ -252,7 +255,7 @@ run "${LIMIT[@]}" sr-jail --ro-bind "$T/p" /p sr-exec --net /p/np udp 127.0.0.1 
 is "$out" "sent" "with --net the datagram goes out, into the jail's own loopback..."
 is "$(seen udp)" 0 "...and the UDP listener on the host received nothing"
 bare udp 127.0.0.1 "$uport"
-is "$out:$(seen udp)" "sent:1" "control: on the host the listener receives the probe's datagram"
+is "$out:$(seen_wait udp)" "sent:1" "control: on the host the listener receives the probe's datagram"
 
 # IPv6 ::1.
 if [ "$t6port" != 0 ]; then
@@ -262,7 +265,7 @@ if [ "$t6port" != 0 ]; then
 	like "$out" "^connect=(ECONNREFUSED|EADDRNOTAVAIL|ENETUNREACH)$" "with --net, ::1 in the jail is not the host's ($out)"
 	is "$(seen tcp6)" 0 "the IPv6 listener saw nothing"
 	bare tcp ::1 "$t6port"
-	is "$out:$(seen tcp6)" "connected:1" "control: on the host the probe reaches it"
+	is "$out:$(seen_wait tcp6)" "connected:1" "control: on the host the probe reaches it"
 else
 	for d in "TCP to ::1 refused" "::1 with --net" "IPv6 listener saw nothing" "IPv6 control"; do
 		skip "$d" "the host has no IPv6 loopback"
@@ -285,7 +288,7 @@ case $err in
 esac
 is "$(seen abstract)" 0 "the abstract socket's listener saw nothing"
 bare abstract "$abs"
-is "$out:$(seen abstract)" "connected:1" "control: on the host the probe connects to it"
+is "$out:$(seen_wait abstract)" "connected:1" "control: on the host the probe connects to it"
 
 # ICMP, raw and packet sockets.
 chain icmp 127.0.0.1

@@ -165,6 +165,7 @@ is "$(conns)" 0 "the agent saw no connection"
 SSH_AUTH_SOCK=$T/agent.sock bare agent "$T/agent.sock"
 is "$out" "SSH_AUTH_SOCK=$T/agent.sock
 connected" "control: on the host the probe finds the agent and connects"
+wait_for "the agent logs the control's connection" 10 grep -q conn "$T/agent.log"
 is "$(conns)" 1 "control: the agent saw it"
 
 # Credential files under a temporary HOME.
