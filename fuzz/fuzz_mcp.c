@@ -58,16 +58,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	cfg.state_dir = xstrdup(state);
 	cfg.runners_dir = "/nonexistent";
 	cfg.tools_dir = "/nonexistent";
-	cfg.jobs = 1;
-	cfg.cpu_budget = "10s/1m";
-	cfg.timeout_ms = 5 * 60 * 1000;
-	cfg.timeout_max_ms = 30 * 60 * 1000;
-	cfg.memory = 512ULL << 20;
-	cfg.memory_max = 4ULL << 30;
-	cfg.pids = 128;
-	cfg.wait_ms = 45 * 1000;
-	cfg.wait_max_ms = 55 * 1000;
-	cfg.max_chars = 50000;
+	cfg_defaults();
 	cfg.compat_sandrun = 1;
 	static struct runner r[2] = { { .name = "bash" }, { .name = "python" } };
 	r[0].path = "/nonexistent/bash";

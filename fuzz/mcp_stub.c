@@ -1,6 +1,5 @@
 /* mcp_stub.c - what fuzz_mcp links instead of sr-mcp's main.c and
- * spawn.c: the settings (cfg) and helpers of main.c, and a spawn that
- * never starts a process.
+ * spawn.c: the settings (cfg), and a spawn that never starts a process.
  *
  * The rest of sr-mcp is the real code: proto.c, tools.c, tasks.c,
  * jobs.c, result.c, runners.c. So a tools/call is served as far as it
@@ -20,31 +19,6 @@
 
 struct config cfg;
 
-void mcp_log(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	sr_warn("%s", buf);
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	return p;
-}
 
 /* A run sr-mcp submits never asks for more than the administrator's caps:
  * sr-limit gets --mem or --data of at most memory_max bytes, and a

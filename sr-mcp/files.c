@@ -818,11 +818,26 @@ static cJSON *blocks_result(const char *text)
 	return out;
 }
 
+/* The file PATH of workspace WS, opened with flags and fstat'ed into st,
+ * its path in the workspace in *rel; -1 when it cannot be (answered). */
+static int open_arg_file(struct req *r, const char *ws, const char *path, int flags,
+			 struct stat *st, const char **rel)
+{
+	char err[1200];
+	*rel = rel_path(path, err, sizeof err);
+	int wfd = *rel ? ws_open(ws, 0, err, sizeof err) : -1;
+	int fd = wfd >= 0 ? file_open(wfd, *rel, *rel, flags, st, err, sizeof err) : -1;
+	if (wfd >= 0)
+		close(wfd);
+	if (fd < 0)
+		tool_error(r, "%s", err);
+	return fd;
+}
+
 void files_read(struct req *r, const cJSON *args)
 {
 	const char *T = "read_file", *ws, *path = NULL;
 	double from = 1, limit = 2000;
-	char err[1200];
 	struct stat st;
 	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
 	    tool_arg_num(r, T, args, "offset_line", 1, &from) < 0 ||
@@ -832,15 +847,10 @@ void files_read(struct req *r, const cJSON *args)
 		tool_bad_args(r, T, "path is required (relative to /workspace)");
 		return;
 	}
-	const char *rel = rel_path(path, err, sizeof err);
-	int wfd = rel ? ws_open(ws, 0, err, sizeof err) : -1;
-	int fd = wfd >= 0 ? file_open(wfd, rel, rel, O_RDONLY, &st, err, sizeof err) : -1;
-	if (wfd >= 0)
-		close(wfd);
-	if (fd < 0) {
-		tool_error(r, "%s", err);
+	const char *rel;
+	int fd = open_arg_file(r, ws, path, O_RDONLY, &st, &rel);
+	if (fd < 0)
 		return;
-	}
 	if ((uint64_t)st.st_size > FILE_MAX) {
 		close(fd);
 		tool_error(r, "%s: %lld bytes, over read_file's cap of 10 MiB (%u bytes): read a part "
@@ -1054,15 +1064,10 @@ void files_edit(struct req *r, const cJSON *args)
 		tool_bad_args(r, T, "old_string must not be empty (write_file makes a new file)");
 		return;
 	}
-	const char *rel = rel_path(path, err, sizeof err);
-	int wfd = rel ? ws_open(ws, 0, err, sizeof err) : -1;
-	int fd = wfd >= 0 ? file_open(wfd, rel, rel, O_RDWR, &st, err, sizeof err) : -1;
-	if (wfd >= 0)
-		close(wfd);
-	if (fd < 0) {
-		tool_error(r, "%s", err);
+	const char *rel;
+	int fd = open_arg_file(r, ws, path, O_RDWR, &st, &rel);
+	if (fd < 0)
 		return;
-	}
 	if ((uint64_t)st.st_size > FILE_MAX) {
 		close(fd);
 		tool_error(r, "%s: %lld bytes, over edit_file's cap of 10 MiB: edit it with run_code",

@@ -81,32 +81,6 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_COMPAT, "SR_MCP_COMPAT" },
 };
 
-void mcp_log(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	sr_warn("%s", buf);
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	return p;
-}
-
 static void set_opt(int c, const char *a, const char *name)
 {
 	switch (c) {
@@ -142,16 +116,8 @@ static void set_opt(int c, const char *a, const char *name)
 static void defaults(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cfg_defaults();
 	cfg.jobs = n > 0 ? (unsigned)n : 1;
-	cfg.cpu_budget = "10s/1m";
-	cfg.timeout_ms = 5 * 60 * 1000;
-	cfg.timeout_max_ms = 30 * 60 * 1000;
-	cfg.memory = 512ULL << 20;
-	cfg.memory_max = 4ULL << 30;
-	cfg.pids = 128;
-	cfg.wait_ms = 45 * 1000;
-	cfg.wait_max_ms = 55 * 1000;
-	cfg.max_chars = 50000;
 	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
 		const char *v = getenv(vars[i].var);
 		if (v && *v)

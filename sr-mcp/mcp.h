@@ -9,6 +9,7 @@
  *   result.c   a job's result for the model: status, output, limits
  *   runners.c  the runners directory: languages and versions
  *   spawn.c    running sr-queue and runners, capturing their output
+ *   util.c     the defaults, the log line, allocation
  *   files.c    the workspace file tools, following no link
  */
 #ifndef SR_MCP_H
@@ -176,7 +177,8 @@ int spawn_capture(char *const argv[], char **out, size_t max, int quiet);
 int spawn_detached(char *const argv[], int keep_fd, const char *log);
 void spawn_kill_all(void);
 
-/* util */
+/* util.c */
+void cfg_defaults(void);
 void mcp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrdup(const char *s);
 void *xmalloc(size_t n);

@@ -1,0 +1,50 @@
+/* util.c - sr-mcp's small helpers: its log line, and allocation that
+ * cannot fail quietly. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+void mcp_log(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	sr_warn("%s", buf);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	return p;
+}
+
+/* The built-in defaults and caps (man sr-mcp, OPTIONS). */
+void cfg_defaults(void)
+{
+	cfg.jobs = 1;
+	cfg.cpu_budget = "10s/1m";
+	cfg.timeout_ms = 5 * 60 * 1000;
+	cfg.timeout_max_ms = 30 * 60 * 1000;
+	cfg.memory = 512ULL << 20;
+	cfg.memory_max = 4ULL << 30;
+	cfg.pids = 128;
+	cfg.wait_ms = 45 * 1000;
+	cfg.wait_max_ms = 55 * 1000;
+	cfg.max_chars = 50000;
+}
