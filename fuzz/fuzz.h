@@ -26,4 +26,9 @@ extern int fz_expect_code;
  * that ASan sees a read past the end). */
 char *fz_strndup(const uint8_t *data, size_t size);
 
+/* A new private directory NAME.XXXXXX for a target's files, in $TMPDIR,
+ * else /dev/shm when writable (a file per input is ten times faster on a
+ * tmpfs), else /tmp; its path in buf. 0, or -1 with errno set. */
+int fz_tmpdir(char *buf, size_t len, const char *name);
+
 #endif

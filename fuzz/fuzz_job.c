@@ -33,12 +33,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	/* a tmpfs when there is one: a file per input is ten times faster */
-	const char *t = getenv("TMPDIR");
-	if (!t || !*t)
-		t = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : NULL;
-	snprintf(dir, sizeof dir, "%s/sr-fuzz-job.XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(dir) || (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	if (fz_tmpdir(dir, sizeof dir, "sr-fuzz-job") < 0 || (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		perror(dir);
 		abort();
 	}

@@ -47,12 +47,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	/* a tmpfs when there is one: a file per input is ten times faster */
-	const char *t = getenv("TMPDIR");
-	if (!t || !*t)
-		t = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : NULL;
-	snprintf(state, sizeof state, "%s/sr-fuzz-mcp.XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(state))
+	if (fz_tmpdir(state, sizeof state, "sr-fuzz-mcp") < 0)
 		abort();
 	atexit(cleanup);
 	cfg.state_dir = xstrdup(state);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 #include "sr.h"
@@ -112,4 +113,13 @@ char *fz_strndup(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	return s;
+}
+
+int fz_tmpdir(char *buf, size_t len, const char *name)
+{
+	const char *t = getenv("TMPDIR");
+	if (!t || !*t)
+		t = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+	snprintf(buf, len, "%s/%s.XXXXXX", t, name);
+	return mkdtemp(buf) ? 0 : -1;
 }
