@@ -65,35 +65,19 @@ fi
 
 # TIOCSTI: with the jail on a terminal (a pty that is the caller's
 # controlling terminal), the program cannot push input into it.
-cat > "$T/tiocsti.py" <<'PY'
-import os, pty, sys
-probe = ("import fcntl, termios\n"
-         "try:\n"
-         "    fcntl.ioctl(0, termios.TIOCSTI, b'#')\n"
-         "    print('INJECTED')\n"
-         "except OSError as e:\n"
-         "    print('denied', e.errno)\n")
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp(sys.argv[1], sys.argv[1:] + ["-c", probe])
-out = b""
-while True:
-    try:
-        d = os.read(fd, 1024)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-os.waitpid(pid, 0)
-print(out.decode(errors="replace").replace("\r", "").strip().splitlines()[-1])
-PY
-run python3 "$T/tiocsti.py" sr-jail python3
+probe='import fcntl, termios
+try:
+    fcntl.ioctl(0, termios.TIOCSTI, b"#")
+    print("INJECTED")
+except OSError as e:
+    print("denied", e.errno)'
+onpty="$SR_ROOT/tests/probes/onpty.py"
+run python3 "$onpty" sr-jail python3 -c "$probe"
 is "$out" "denied 1" "TIOCSTI into the terminal fails with EPERM (new session, no controlling tty)"
 if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null)" = 0 ]; then
 	skip "control: TIOCSTI works without the jail" "dev.tty.legacy_tiocsti=0 forbids it everywhere"
 else
-	run python3 "$T/tiocsti.py" python3
+	run python3 "$onpty" python3 -c "$probe"
 	like "$out" "INJECTED$" "control: without the jail, TIOCSTI on the controlling tty works"
 fi
 run sr-jail sh -c 'ps -o sid=,pgid=,tty= -p $$ | tr -s " "'

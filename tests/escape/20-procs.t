@@ -213,33 +213,16 @@ run "${CHAIN[@]}" cat /proc/sys/user/max_user_namespaces
 is "$out" 0 "the jail's user.max_user_namespaces is 0"
 
 # The terminal: TIOCSTI into the pty the chain was started on.
-cat > "$T/onpty.py" <<'PY'
-import os, pty, sys
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp(sys.argv[1], sys.argv[1:])
-out = b""
-while True:
-    try:
-        d = os.read(fd, 1024)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-os.waitpid(pid, 0)
-lines = out.decode(errors="replace").replace("\r", "").strip().splitlines()
-print(lines[-1] if lines else "")
-PY
+onpty="$SR_ROOT/tests/probes/onpty.py"   # runs its arguments on a new pty
 if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null)" = 0 ]; then
 	skip "control: TIOCSTI on the controlling terminal" "dev.tty.legacy_tiocsti=0 forbids it everywhere"
 else
-	run python3 "$T/onpty.py" "$PP" tiocsti
+	run python3 "$onpty" "$PP" tiocsti
 	is "$out" "#ok" "control: on its controlling pty the probe pushes input with TIOCSTI (the '#' echoes back)"
 fi
-run python3 "$T/onpty.py" "${CHAIN[@]}" /p/pp tiocsti
+run python3 "$onpty" "${CHAIN[@]}" /p/pp tiocsti
 is "$out" EPERM "through the chain on the same pty: EPERM, and nothing echoes back"
-run python3 "$T/onpty.py" "${CHAIN[@]}" sh -c '(exec 3</dev/tty) 2>/dev/null && echo opened || echo none'
+run python3 "$onpty" "${CHAIN[@]}" sh -c '(exec 3</dev/tty) 2>/dev/null && echo opened || echo none'
 is "$out" none "there is no /dev/tty to reopen inside"
 
 done_testing
