@@ -152,7 +152,7 @@ sr-exec/builtin.o: sr-exec/builtin.inc
 # finished jobs through sr-queue's spool core, linked in.
 sr-mcp/main.o: ALL_CFLAGS += -DSR_DATADIR='"$(DATADIR)"'
 sr-mcp/%.o: ALL_CFLAGS += -Isr-queue
-SQ_CORE := sr-queue/spool.o sr-queue/spool_job.o
+SQ_CORE := sr-queue/spool.o sr-queue/spool_job.o sr-queue/spool_submit.o
 sr-mcp/sr-mcp: $(SQ_CORE)
 
 tests/unit/%: tests/unit/%.o lib/libsr.a
@@ -221,6 +221,7 @@ FUZZ_SRC_oci   := fuzz/fuzz_oci.c sr-exec/oci.c sr-exec/oci_cond.c sr-exec/rules
 		  sr-exec/sysnames.c
 FUZZ_SRC_job   := fuzz/fuzz_job.c sr-queue/spool_job.c sr-queue/spool.c
 FUZZ_SRC_mcp   := fuzz/fuzz_mcp.c fuzz/mcp_stub.c sr-queue/spool.c sr-queue/spool_job.c \
+		  sr-queue/spool_submit.c \
 		  $(filter-out sr-mcp/main.c sr-mcp/spawn.c,$(wildcard sr-mcp/*.c))
 FUZZ_LINK_oci  := -Wl,--wrap=sr_read_file
 FUZZ_SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all \

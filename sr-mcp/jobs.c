@@ -1,7 +1,9 @@
 /* jobs.c - every run is an sr-queue job, so it has an id, survives a
- * restart of sr-mcp and shows in `sr-queue list`. sr-mcp runs sr-queue's
- * commands (submit, wait, status, cancel, list) and starts a worker on
- * the spool when none is running, unless told that someone else does.
+ * restart of sr-mcp and shows in `sr-queue list`. sr-mcp stores its jobs
+ * and reads finished ones through sr-queue's spool core (linked in), runs
+ * sr-queue's commands for the rest (status of a running job, cancel,
+ * list), and starts a worker on the spool when none is running, unless
+ * told that someone else does.
  *
  * The job's program is the runner; what it needs reaches it in SR_*
  * variables (see sr-mcp(1), RUNNERS):
@@ -123,24 +125,24 @@ const char *memory_via(void)
 	return memory_cgroup ? "cgroup" : "rlimit data";
 }
 
-/* "--env K=V" onto argv; the string is kept in bufs, freed by the caller. */
-static void add_env(char **argv, int *n, char **bufs, int *nb, const char *k, const char *v)
+static struct sq_spool spool;   /* opened once, by state_ready */
+
+/* "K=V" onto env; the string is kept in bufs, freed by the caller. */
+static void add_env(char **env, size_t *n, const char *k, const char *v)
 {
-	if (asprintf(&bufs[*nb], "%s=%s", k, v) < 0)
+	if (asprintf(&env[*n], "%s=%s", k, v) < 0)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
-	argv[(*n)++] = "--env";
-	argv[(*n)++] = bufs[(*nb)++];
+	(*n)++;
 }
 
+/* The job is stored in the spool here, through sr-queue's spool core, as
+ * `sr-queue submit` would store it (no exec on the way). */
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
 {
-	char code[4096], input[4096] = "", envf[4096] = "", ws[4096];
-	char limit[256], jail[4400], exec[64], timeout[32], path[4200];
+	char code[4096], envf[4096] = "", ws[4096];
+	char limit[256], jail[4400], exec[64], path[4200];
 	if (write_private("code", s->code, s->code_len, code, sizeof code, err, errlen) < 0)
 		return -1;
-	if (s->stdin_data && write_private("stdin", s->stdin_data, s->stdin_len, input,
-					   sizeof input, err, errlen) < 0)
-		goto fail;
 	if (s->env && cJSON_GetArraySize(s->env) > 0 &&
 	    env_file(s->env, envf, sizeof envf, err, errlen) < 0)
 		goto fail;
@@ -154,63 +156,48 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	snprintf(jail, sizeof jail, "%s%s%s", cfg.net_full ? "--share-net " : "",
 		 envf[0] ? "--env-file " : "", envf);
 	snprintf(exec, sizeof exec, "%s", cfg.net_full ? "--net" : "");
-	/* sr-queue's own clock, a backstop behind sr-limit's */
-	snprintf(timeout, sizeof timeout, "%llums", (unsigned long long)s->timeout_ms + 30000);
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
-	char *bufs[10];
-	char *argv[64];
-	int n = 0, nb = 0;
-	argv[n++] = "sr-queue";
-	argv[n++] = "submit";
-	argv[n++] = cfg.spool;
-	argv[n++] = "--json";
-	argv[n++] = "--tenant";
-	argv[n++] = (char *)s->tenant;
-	argv[n++] = "--cwd";
-	argv[n++] = ws;
-	argv[n++] = "--timeout";
-	argv[n++] = timeout;
-	if (input[0]) {
-		argv[n++] = "--stdin";
-		argv[n++] = input;
-	}
-	add_env(argv, &n, bufs, &nb, "PATH", path);
-	add_env(argv, &n, bufs, &nb, "LANG", "C.UTF-8");
-	add_env(argv, &n, bufs, &nb, "SR_CODE", code);
-	add_env(argv, &n, bufs, &nb, "SR_WORKSPACE", ws);
-	add_env(argv, &n, bufs, &nb, "SR_LIMIT_ARGS", limit);
-	add_env(argv, &n, bufs, &nb, "SR_JAIL_ARGS", jail);
-	add_env(argv, &n, bufs, &nb, "SR_EXEC_ARGS", exec);
-	argv[n++] = "--";
+	char *env[8];
+	size_t nenv = 0;
+	add_env(env, &nenv, "PATH", path);
+	add_env(env, &nenv, "LANG", "C.UTF-8");
+	add_env(env, &nenv, "SR_CODE", code);
+	add_env(env, &nenv, "SR_WORKSPACE", ws);
+	add_env(env, &nenv, "SR_LIMIT_ARGS", limit);
+	add_env(env, &nenv, "SR_JAIL_ARGS", jail);
+	add_env(env, &nenv, "SR_EXEC_ARGS", exec);
+	int nargs = s->args ? cJSON_GetArraySize(s->args) : 0, n = 0;
+	char **argv = xmalloc((size_t)(nargs + 2) * sizeof *argv);
 	argv[n++] = s->runner->path;
-	int nargs = s->args ? cJSON_GetArraySize(s->args) : 0;
-	char **all = xmalloc((size_t)(n + nargs + 1) * sizeof *all);
-	memcpy(all, argv, (size_t)n * sizeof *argv);
 	const cJSON *a;
 	if (s->args)
 		cJSON_ArrayForEach(a, s->args)
-			all[n++] = a->valuestring;
-	all[n] = NULL;
-
-	char *out;
-	int rc = spawn_capture(all, &out, 4096, 0);
-	free(all);
-	while (nb > 0)
-		free(bufs[--nb]);
-	if (input[0])
-		unlink(input);     /* sr-queue keeps its own copy */
-	cJSON *j = rc == 0 && out ? cJSON_Parse(out) : NULL;
-	const cJSON *id = cJSON_GetObjectItem(j, "id");
-	if (!cJSON_IsString(id) || !id_ok(id->valuestring)) {
-		snprintf(err, errlen, "sr-queue submit failed (exit %d); see sr-mcp's log", rc);
-		cJSON_Delete(j);
-		free(out);
+			argv[n++] = a->valuestring;
+	argv[n] = NULL;
+	struct sq_new_job nj = {
+		.tenant = s->tenant, .argv = argv, .env = env, .nenv = nenv, .cwd = ws,
+		.stdin_fd = -1, .stdin_data = s->stdin_data, .stdin_len = s->stdin_len,
+		.max_output = SQ_DEFAULT_MAX_OUTPUT, .kill_after_ms = SQ_DEFAULT_KILL_AFTER_MS,
+		/* sr-queue's own clock, a backstop behind sr-limit's */
+		.timeout_ms = s->timeout_ms + 30000, .umask = cfg.umask,
+	};
+	char id[SQ_ID_LEN + 1];
+	const char *what = "the job record";
+	sq_id_new(id);
+	cJSON *job = sq_job_record(id, &nj);
+	int r = job ? sq_job_store(&spool, id, job, &nj, &what) : -1;
+	int e = errno;
+	cJSON_Delete(job);
+	free(argv);
+	while (nenv > 0)
+		free(env[--nenv]);
+	if (r < 0) {
+		snprintf(err, errlen, "unable to store the job in %s: %s: %s", cfg.spool, what,
+			 strerror(e));
 		goto fail;
 	}
-	memcpy(job_id, id->valuestring, 33);
-	cJSON_Delete(j);
-	free(out);
+	memcpy(job_id, id, 33);
 	worker_ensure();
 	return 0;
 fail:
@@ -503,6 +490,8 @@ int state_ready(char *err, size_t errlen)
 			   !(cfg.code_dir = sub_dir("code", 0700, why, sizeof why))) {
 			;
 		} else if (!cfg.spool && !(cfg.spool = sub_dir("spool", 0700, why, sizeof why))) {
+			;
+		} else if (sq_spool_try_open(&spool, cfg.spool, 1, why, sizeof why) < 0) {
 			;
 		} else if (spawn_capture(argv, &out, 1024, 0) != 0) {
 			snprintf(why, sizeof why, "the sandbox cannot run here: sr-jail failed (its "

@@ -5,7 +5,8 @@
  *   main.c     options and environment, the read loop, shutdown
  *   proto.c    JSON-RPC framing and the protocol: both eras, errors
  *   tools.c    the tool table: schemas, argument checks, dispatch
- *   jobs.c     sr-queue: submit, wait, status, cancel, list; the worker
+ *   jobs.c     sr-queue: submit (the spool core), wait, status, cancel,
+ *              list; the worker
  *   result.c   a job's result for the model: status, output, limits
  *   runners.c  the runners directory: languages and versions
  *   spawn.c    running sr-queue and runners, capturing their output
@@ -46,6 +47,7 @@ struct config {
 	size_t max_chars;       /* text returned per result, at most */
 	int net_full;           /* --network full */
 	int compat_sandrun;
+	mode_t umask;           /* the user's, recorded with each job */
 };
 extern struct config cfg;
 

@@ -2,6 +2,7 @@
  * cannot fail quietly. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,4 +48,6 @@ void cfg_defaults(void)
 	cfg.wait_ms = 45 * 1000;
 	cfg.wait_max_ms = 55 * 1000;
 	cfg.max_chars = 50000;
+	cfg.umask = umask(077);     /* read it: the jobs get the user's own */
+	umask(cfg.umask);
 }

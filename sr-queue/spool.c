@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,76 +77,116 @@ int sq_exists_at(int dfd, const char *name)
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* mkdir -p for the spool itself: every missing component private. */
-static void make_spool(const char *path)
+/* mkdir -p for the spool itself: every missing component private.
+ * 0, or -1 (errno). */
+static int make_spool(const char *path)
 {
 	if (mkdir(path, 0700) == 0 || errno == EEXIST)
-		return;
+		return 0;
 	if (errno != ENOENT)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to create spool %s", path);
+		return -1;
 	char *parent = strdup(path);
 	if (!parent)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+		return -1;
 	char *slash = strrchr(parent, '/');
 	while (slash && slash > parent && slash[1] == '\0') {
 		*slash = '\0';
 		slash = strrchr(parent, '/');
 	}
+	int r = 0;
 	if (slash && slash > parent) {
 		*slash = '\0';
-		make_spool(parent);
+		r = make_spool(parent);
 	}
 	free(parent);
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to create spool %s", path);
+	if (r == 0 && mkdir(path, 0700) < 0 && errno != EEXIST)
+		r = -1;
+	return r;
 }
 
-/* A spool directory: opened, or refused (exit 111), or -1 (errno). */
-static int spool_dir(int at, const char *name, const char *path, const char *sub)
+static void spool_fds_reset(struct sq_spool *sp)
 {
-	char why[SQ_WHY_MAX];
-	int fd = sq_open_private_dir(at, name, why, sizeof why);
-	if (fd == SQ_REFUSED)
-		sr_fatal(SR_EXIT_SYS, "refusing spool %s%s%s: %s", path, sub ? "/" : "",
-			 sub ? sub : "", why);
-	return fd;
+	sp->root = sp->tmp = sp->queue = sp->run = sp->done = sp->cancel = -1;
 }
 
 /* The spool and its subdirectories must all be ours alone: a spool made
  * by someone else (say in /tmp, before us) is refused, and so is one that
- * is a symbolic link. */
-void sq_spool_open(struct sq_spool *sp, const char *path, int create)
+ * is a symbolic link. 0, or -1 with what failed in why (errno set when a
+ * system call failed, 0 when refused). Never exits: sr-mcp opens its spool
+ * with it. */
+int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *why,
+		      size_t len)
 {
 	int *fds[] = { &sp->tmp, &sp->queue, &sp->run, &sp->done, &sp->cancel };
 	int made = 0;
+	char r[SQ_WHY_MAX];
 	sp->path = path;
-	if (create)
-		make_spool(path);
+	spool_fds_reset(sp);
+	if (create && make_spool(path) < 0) {
+		snprintf(why, len, "unable to create spool %s: %s", path, strerror(errno));
+		return -1;
+	}
 	/* "link/" would follow the link whatever O_NOFOLLOW says. */
 	char *top = strdup(path);
-	if (!top)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	if (!top) {
+		snprintf(why, len, "unable to allocate");
+		return -1;
+	}
 	for (size_t n = strlen(top); n > 1 && top[n - 1] == '/'; n--)
 		top[n - 1] = '\0';
-	sp->root = spool_dir(AT_FDCWD, top, path, NULL);
+	sp->root = sq_open_private_dir(AT_FDCWD, top, r, sizeof r);
 	free(top);
-	if (sp->root < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to open spool %s", path);
+	if (sp->root == SQ_REFUSED) {
+		sp->root = -1;
+		snprintf(why, len, "refusing spool %s: %s", path, r);
+		errno = 0;
+		return -1;
+	}
+	if (sp->root < 0) {
+		snprintf(why, len, "unable to open spool %s: %s", path, strerror(errno));
+		return -1;
+	}
 	for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
-		*fds[i] = spool_dir(sp->root, subdirs[i], path, subdirs[i]);
-		if (*fds[i] < 0 && errno == ENOENT && create) {
-			if (mkdirat(sp->root, subdirs[i], 0700) < 0 && errno != EEXIST)
-				sr_fatal_sys(SR_EXIT_SYS, "unable to create %s/%s", path,
-					     subdirs[i]);
+		*fds[i] = sq_open_private_dir(sp->root, subdirs[i], r, sizeof r);
+		if (*fds[i] == -1 && errno == ENOENT && create) {
+			if (mkdirat(sp->root, subdirs[i], 0700) < 0 && errno != EEXIST) {
+				snprintf(why, len, "unable to create %s/%s: %s", path,
+					 subdirs[i], strerror(errno));
+				goto fail;
+			}
 			made = 1;
-			*fds[i] = spool_dir(sp->root, subdirs[i], path, subdirs[i]);
+			*fds[i] = sq_open_private_dir(sp->root, subdirs[i], r, sizeof r);
 		}
-		if (*fds[i] < 0)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to open %s/%s%s", path, subdirs[i],
-				     create ? "" : " (not a spool?)");
+		if (*fds[i] == SQ_REFUSED) {
+			*fds[i] = -1;
+			snprintf(why, len, "refusing spool %s/%s: %s", path, subdirs[i], r);
+			errno = 0;
+			goto fail;
+		}
+		if (*fds[i] < 0) {
+			snprintf(why, len, "unable to open %s/%s%s: %s", path, subdirs[i],
+				 create ? "" : " (not a spool?)", strerror(errno));
+			goto fail;
+		}
 	}
 	if (made)
 		(void)sq_fsync_dir(sp->root);
+	return 0;
+fail:;
+	int e = errno;
+	sq_spool_close(sp);
+	spool_fds_reset(sp);
+	errno = e;
+	return -1;
+}
+
+/* The same for the commands: a spool that cannot be used ends the
+ * program (111), naming why. */
+void sq_spool_open(struct sq_spool *sp, const char *path, int create)
+{
+	char why[PATH_MAX + 200];
+	if (sq_spool_try_open(sp, path, create, why, sizeof why) < 0)
+		sr_fatal(SR_EXIT_SYS, "%s", why);
 }
 
 void sq_spool_close(struct sq_spool *sp)

@@ -50,7 +50,9 @@ struct sq_spool {
 };
 
 /* spool.c: the spool's directories, ids, and durable file helpers. */
-void sq_spool_open(struct sq_spool *sp, const char *path, int create);
+int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *why,
+		      size_t len);
+void sq_spool_open(struct sq_spool *sp, const char *path, int create);   /* or exit 111 */
 void sq_spool_close(struct sq_spool *sp);
 char *sq_spool_subpath(const struct sq_spool *sp, const char *sub);
 const char *sq_not_private(const struct stat *st, char *why, size_t len);
@@ -79,6 +81,23 @@ struct cJSON *sq_result_new(const char *state, const char *reason);
 int sq_result_exit_code(const struct cJSON *res);
 const char *sq_json_str(const struct cJSON *obj, const char *key);
 long long sq_json_num(const struct cJSON *obj, const char *key, long long dflt);
+
+/* spool_submit.c: storing a new job (sr-queue submit, sr-mcp). */
+struct sq_new_job {
+	const char *tenant;
+	char *const *argv;       /* the program and its arguments, NULL-terminated */
+	char *const *env;        /* NAME=VALUE, each name once */
+	size_t nenv;
+	const char *cwd;         /* absolute, resolved without following links */
+	int stdin_fd;            /* read to its end; -1: stdin_data, if any */
+	const void *stdin_data;
+	size_t stdin_len;
+	uint64_t max_output, retry, timeout_ms, kill_after_ms;
+	mode_t umask;            /* the submitter's, applied to the job */
+};
+struct cJSON *sq_job_record(const char *id, const struct sq_new_job *n);   /* NULL: ENOMEM */
+int sq_job_store(struct sq_spool *sp, const char *id, const struct cJSON *job,
+		 const struct sq_new_job *n, const char **what);
 
 /* spool_state.c: where a job is, and waiting for it to settle. */
 enum sq_where { SQ_W_NONE, SQ_W_QUEUE, SQ_W_RUN, SQ_W_DONE };

@@ -1,8 +1,6 @@
-/* submit.c - store a job durably, then make it visible in one rename.
- *
- * tmp/ID is built under the submitter's flock: job.jsonl and the stdin copy
- * are written and fsynced, then the directory itself, then it is renamed
- * into queue/ and queue/ is fsynced. Only then is the id printed. */
+/* submit.c - the submit command: its options, the job's environment and
+ * working directory; the job is stored by the spool core
+ * (spool_submit.c), and only then is its id printed. */
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -72,26 +70,25 @@ static void submit_opt(void *ctx, int c, const char *arg)
 	}
 }
 
-static void add_str(cJSON *arr, const char *s)
-{
-	if (!cJSON_AddItemToArray(arr, cJSON_CreateString(s)))
-		sr_fatal(SR_EXIT_SYS, "unable to allocate");
-}
-
 /* The job's environment: the submitter's with --keep-env, then each
- * --env NAME=VALUE replacing a variable of the same name. */
-static cJSON *job_env(const struct submit_opts *o)
+ * --env NAME=VALUE replacing a variable of the same name. *n set to the
+ * count; the strings are the caller's. */
+static char **job_env(const struct submit_opts *o, size_t *n)
 {
-	cJSON *env = cJSON_CreateArray();
+	size_t cap = o->nenv + 1;
+	for (char **e = environ; o->keep_env && e && *e; e++)
+		cap++;
+	char **env = calloc(cap, sizeof *env);
 	if (!env)
-		sr_fatal(SR_EXIT_SYS, "unable to allocate");
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	*n = 0;
 	for (char **e = environ; o->keep_env && e && *e; e++) {
 		size_t k = strcspn(*e, "=");
 		int replaced = 0;
 		for (size_t i = 0; i < o->nenv && !replaced; i++)
 			replaced = strncmp(o->env[i], *e, k + 1) == 0;
 		if (!replaced)
-			add_str(env, *e);
+			env[(*n)++] = *e;
 	}
 	for (size_t i = 0; i < o->nenv; i++) {
 		size_t k = strcspn(o->env[i], "=");
@@ -99,34 +96,9 @@ static cJSON *job_env(const struct submit_opts *o)
 		for (size_t j = i + 1; j < o->nenv && !dup; j++)
 			dup = strncmp(o->env[j], o->env[i], k + 1) == 0;
 		if (!dup)
-			add_str(env, o->env[i]);
+			env[(*n)++] = o->env[i];
 	}
 	return env;
-}
-
-static cJSON *job_json(const char *id, const struct submit_opts *o, char **prog,
-		       const char *cwd)
-{
-	cJSON *j = cJSON_CreateObject();
-	cJSON *argv = cJSON_CreateArray();
-	if (!j || !argv)
-		sr_fatal(SR_EXIT_SYS, "unable to allocate");
-	for (char **a = prog; *a; a++)
-		add_str(argv, *a);
-	cJSON_AddNumberToObject(j, "v", 1);
-	cJSON_AddStringToObject(j, "id", id);
-	cJSON_AddItemToObject(j, "argv", argv);
-	cJSON_AddItemToObject(j, "env", job_env(o));
-	cJSON_AddStringToObject(j, "cwd", cwd);
-	cJSON_AddStringToObject(j, "tenant", o->tenant);
-	cJSON_AddNumberToObject(j, "max_output", (double)o->max_output);
-	cJSON_AddNumberToObject(j, "retry", (double)o->retry);
-	cJSON_AddNumberToObject(j, "timeout_ms", (double)(o->timeout_ns / 1000000ULL));
-	cJSON_AddNumberToObject(j, "kill_after_ms", (double)(o->kill_after_ns / 1000000ULL));
-	cJSON_AddBoolToObject(j, "stdin", o->stdin_path != NULL);
-	cJSON_AddNumberToObject(j, "umask", (double)sq_user_umask);
-	cJSON_AddNumberToObject(j, "submitted_ms", (double)sq_now_ms());
-	return j;
 }
 
 /* The job's working directory, absolute. --cwd follows no symbolic link
@@ -154,73 +126,6 @@ static void resolve_cwd(const char *dir, char *cwd, size_t len)
 	close(fd);
 }
 
-static int copy_stdin(int jobfd, const char *path)
-{
-	/* no link followed: a job could have planted one where the next
-	 * submit reads its input (job/in -> ~/.ssh/id_rsa) */
-	int in = strcmp(path, "-") == 0 ? 0 : sr_open_nofollow(path, O_RDONLY);
-	if (in < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to open --stdin %s", path);
-	int out = openat(jobfd, "stdin", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-			 0600);
-	int r = out < 0 ? -1 : 0;
-	char buf[65536];
-	while (r == 0) {
-		ssize_t n = read(in, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to read --stdin %s", path);
-		if (n == 0)
-			break;
-		r = sr_write_all(out, buf, (size_t)n);
-	}
-	if (r == 0)
-		r = fsync(out);
-	int e = errno;
-	if (out >= 0)
-		close(out);
-	if (in > 0)
-		close(in);
-	errno = e;
-	return r;
-}
-
-static void store_failed(struct sq_spool *sp, const char *id, const char *what)
-{
-	int e = errno;
-	(void)sq_remove_tree_at(sp->tmp, id);
-	errno = e;
-	sr_fatal_sys(SR_EXIT_SYS, "unable to store job in %s: %s", sp->path, what);
-}
-
-/* Build tmp/ID, then rename it into queue/. */
-static void store_job(struct sq_spool *sp, const char *id, const cJSON *job,
-		      const struct submit_opts *o)
-{
-	if (mkdirat(sp->tmp, id, 0700) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to store job in %s: mkdir", sp->path);
-	int fd = openat(sp->tmp, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || flock(fd, LOCK_EX) < 0)
-		store_failed(sp, id, "open");
-	sq_crash_point("submit:after-mkdir");
-	if (sq_job_write_at(fd, job) < 0)
-		store_failed(sp, id, SQ_JOB_FILE);
-	if (o->stdin_path && copy_stdin(fd, o->stdin_path) < 0)
-		store_failed(sp, id, "stdin");
-	sq_crash_point("submit:after-write");
-	if (sq_fsync_dir(fd) < 0)
-		store_failed(sp, id, "fsync");
-	if (renameat(sp->tmp, id, sp->queue, id) < 0)
-		store_failed(sp, id, "rename into queue/");
-	(void)flock(fd, LOCK_UN);
-	close(fd);
-	sq_crash_point("submit:after-rename");
-	if (sq_fsync_dir(sp->queue) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to fsync %s/queue (job %s is queued)",
-			     sp->path, id);
-}
-
 int sq_cmd_submit(int argc, char **argv)
 {
 	struct submit_opts o = { .tenant = "default", .max_output = SQ_DEFAULT_MAX_OUTPUT,
@@ -237,14 +142,34 @@ int sq_cmd_submit(int argc, char **argv)
 	char cwd[PATH_MAX];
 	resolve_cwd(o.cwd, cwd, sizeof cwd);
 
+	struct sq_new_job n = {
+		.tenant = o.tenant, .argv = argv + rest, .cwd = cwd, .stdin_fd = -1,
+		.max_output = o.max_output, .retry = o.retry,
+		.timeout_ms = o.timeout_ns / 1000000ULL,
+		.kill_after_ms = o.kill_after_ns / 1000000ULL, .umask = sq_user_umask,
+	};
+	/* no link followed: a job could have planted one where the next
+	 * submit reads its input (job/in -> ~/.ssh/id_rsa) */
+	if (o.stdin_path && (n.stdin_fd = strcmp(o.stdin_path, "-") == 0 ? 0 :
+			     sr_open_nofollow(o.stdin_path, O_RDONLY)) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to open --stdin %s", o.stdin_path);
+	char **env = job_env(&o, &n.nenv);
+	n.env = env;
 	struct sq_spool sp;
 	sq_spool_open(&sp, ops[0], 1);
 	char id[SQ_ID_LEN + 1];
 	sq_id_new(id);
-	cJSON *job = job_json(id, &o, argv + rest, cwd);
-	store_job(&sp, id, job, &o);
+	cJSON *job = sq_job_record(id, &n);
+	const char *what;
+	if (!job)
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
+	if (sq_job_store(&sp, id, job, &n, &what) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to store job in %s: %s", sp.path, what);
 	cJSON_Delete(job);
+	free(env);
 	free(o.env);
+	if (n.stdin_fd > 0)
+		close(n.stdin_fd);
 	sq_spool_close(&sp);
 
 	if (o.json) {
