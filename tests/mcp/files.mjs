@@ -228,5 +228,18 @@ ok(!r.isError && !existsSync(join(state, 'workspaces', ws, 'data')), 'delete_pat
 refused(await call('delete_path', { workspace_id: ws, path: '.' }), /delete_workspace/, 'delete_path of the root: refused, pointing to delete_workspace');
 ok(lstatSync(key).isFile(), 'the key is still a plain file');
 
+// A workspace survives a restart of sr-mcp: a new server on the same state
+// directory lists it, reads its files, and runs in it.
+await call('write_file', { workspace_id: ws, path: 'kept.txt', content: 'still here\n' });
 await client.close();
+const again = new Client({ name: 'sr-test-files-again', version: '1' });
+await again.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
+  env: serverEnv(state, { HOME: home }) }));
+r = await again.callTool({ name: 'list_workspaces', arguments: {} }, undefined, T);
+ok((sc(r).workspaces || []).some((w) => w.workspace_id === ws), 'after a restart: list_workspaces still has the workspace', sc(r));
+r = await again.callTool({ name: 'read_file', arguments: { workspace_id: ws, path: 'kept.txt' } }, undefined, T);
+like(text(r), /still here/, 'after a restart: read_file reads what was written before');
+r = await again.callTool({ name: 'run_code', arguments: { language: 'bash', workspace_id: ws, code: 'cat kept.txt' } }, undefined, T);
+is(sc(r).stdout, 'still here\n', 'after a restart: run_code in the workspace sees the file');
+await again.close();
 done();
