@@ -21,36 +21,8 @@ bare() { run "$NP" "$@"; }
 # The host's listeners: TCP and UDP on 127.0.0.1, TCP on ::1 (when the
 # host has IPv6), an abstract unix socket. Each logs what reaches it.
 abs="sr-escape-$$-$RANDOM"
-cat > "$T/listen.py" <<'PY'
-import os, select, socket, sys, time
-log, ports, abstract = sys.argv[1], sys.argv[2], sys.argv[3]
-socks = {}
-t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(16); socks[t] = "tcp"
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0)); socks[u] = "udp"
-names = {"tcp": t.getsockname()[1], "udp": u.getsockname()[1], "tcp6": 0}
-try:
-    t6 = socket.socket(socket.AF_INET6); t6.bind(("::1", 0)); t6.listen(16)
-    socks[t6] = "tcp6"; names["tcp6"] = t6.getsockname()[1]
-except OSError:
-    pass
-a = socket.socket(socket.AF_UNIX); a.bind("\0" + abstract); a.listen(16); socks[a] = "abstract"
-with open(ports + ".tmp", "w") as f:
-    f.write("%d %d %d\n" % (names["tcp"], names["udp"], names["tcp6"]))
-os.rename(ports + ".tmp", ports)
-end = time.time() + 50
-while time.time() < end:
-    r, _, _ = select.select(list(socks), [], [], 0.5)
-    for s in r:
-        kind = socks[s]
-        if kind == "udp":
-            s.recvfrom(64)
-        else:
-            c, _ = s.accept(); c.close()
-        with open(log, "a") as f:
-            f.write(kind + "\n")
-PY
 : > "$T/log"
-python3 "$T/listen.py" "$T/log" "$T/ports" "$abs" &
+python3 "$SR_ROOT/tests/probes/listen.py" "$T/log" "$T/ports" "$abs" &
 lpid=$!
 at_exit "kill $lpid 2>/dev/null"
 wait_for "the host listeners" 5 test -s "$T/ports"
