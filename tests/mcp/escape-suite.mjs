@@ -105,8 +105,6 @@ const hnd = sh(`${P}/fp gethandle ${T}/hsecret`).stdout.trim();
 if (/^\d+:[0-9a-f]+$/.test(hnd)) F.HND = hnd; else why.HND = `name_to_handle_at does not work here: ${hnd}`;
 // Signals to the jail's init: refused where sr-exec scopes signals (Landlock ABI 6).
 F.INITSIG = /scoped abstract unix sockets and signals/.test(sh('sr-exec -v true').stderr) ? 'EPERM' : 'ok';
-F.LANDLOCK6 = F.INITSIG === 'EPERM' ? 'yes' : 'no';
-if (F.INITSIG !== 'EPERM') why.LANDLOCK6 = 'no Landlock ABI 6 here';
 F.ARCH = execFileSync('uname', ['-m']).toString().trim();
 if (F.ARCH === 'x86_64') F.AMD64 = F.ARCH; else why.AMD64 = `not x86_64 (${F.ARCH})`;
 
@@ -167,7 +165,7 @@ const resultLine = (r) => `@result ${r.status} ${r.reason} ${r.exit_code} ${r.si
 // A batch: every case of a runner in one program, each between markers.
 const wrap = {
   bash: (rs) => rs.map((r) => `printf '\\n@@case ${r.n}\\n'\n( ${subst(r.code, '/workspace/p')}\n) </dev/null 2>&1\n`).join(''),
-  python: (rs) => 'import sys, traceback\n' + rs.map((r) => `print("\\n@@case ${r.n}", flush=True)\ntry:\n    exec(${JSON.stringify(subst(r.code, '/workspace/p'))}, {})\nexcept BaseException as e:\n    print("exception", type(e).__name__, e)\nsys.stdout.flush()\n`).join(''),
+  python: (rs) => 'import sys\n' + rs.map((r) => `print("\\n@@case ${r.n}", flush=True)\ntry:\n    exec(${JSON.stringify(subst(r.code, '/workspace/p'))}, {})\nexcept BaseException as e:\n    print("exception", type(e).__name__, e)\nsys.stdout.flush()\n`).join(''),
   javascript: (rs) => rs.map((r) => `console.log("\\n@@case ${r.n}");\ntry { eval(${JSON.stringify(subst(r.code, "/workspace/p"))}); } catch (e) { console.log("exception", e.code || e.name, e.message); }\n`).join(''),
 };
 const got = {};
@@ -190,17 +188,17 @@ for (const r of active.filter((x) => x.o.alone || x.o.ws)) {
   if (during) got[r.n] += `@during ${(await during).stdout}`;
 }
 // Host checks: after the runs, before the controls (which the listeners log).
-const host = (r, code) => { const h = sh(subst(code, P)); return h.stdout + h.stderr; };
-for (const r of rows.filter((x) => x.lang === 'host' && !x.o.late && !missing(x))) got[r.n] = host(r, r.code);
+const host = (code) => { const h = sh(subst(code, P)); return h.stdout + h.stderr; };
+for (const r of rows.filter((x) => x.lang === 'host' && !x.o.late && !missing(x))) got[r.n] = host(r.code);
 
 // --- the verdicts ---------------------------------------------------------------
 const match = (s, want, desc) => ok(want.test(s), desc, `got:  ${JSON.stringify(s.slice(0, 3000))}`, `want match: ${want}`);
 const trim = (s) => (s ?? '<no output: the case did not run>').replace(/\s+$/, '');
 for (const r of rows) {
   const m = missing(r);
-  const desc = `${r.mirrors} [${r.lang}]`;
+  const desc = `${r.mirrors} [${r.lang}, run_code.tsv:${r.line}]`;
   if (m) { skip(desc, why[m] || `no @${m} here`); continue; }
-  if (r.o.late) { await sleep(100); got[r.n] = host(r, r.code); }
+  if (r.o.late) { await sleep(100); got[r.n] = host(r.code); }
   match(trim(got[r.n]), re(r.want), desc);
   if (r.control === '-') continue;
   // The control: the same probe on the host, where the sandbox is absent.
