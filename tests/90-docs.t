@@ -23,4 +23,12 @@ for dir in "$SR_ROOT"/sr-*/; do
 	is "$missing" "" "every option of $tool --help is in its man page"
 done
 like "$(cat "$SR_ROOT/README.md")" "make check" "README gives the test command"
+# The escape suite through run_code: every case of tests/escape/*.t has a
+# twin in tests/escape/run_code.tsv or a reason in run_code-exempt.tsv, and
+# both name only cases that exist.
+run python3 "$SR_ROOT/tests/escape/cases.py" check
+is "$rc:$out$err" "0:" "every escape case has a run_code twin or a stated reason (tests/escape/cases.py check)"
+run python3 "$SR_ROOT/tests/escape/cases.py" list
+n=$(printf '%s\n' "$out" | grep -c .)
+ok "... and cases.py finds the cases of tests/escape/*.t ($n)" test "$n" -ge 300
 done_testing

@@ -8,62 +8,12 @@
 
 need_userns
 
-cc_probe tty '#define _GNU_SOURCE
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <termios.h>
-#include <unistd.h>
-#include <linux/keyctl.h>
-static void say(const char *what, long r) { printf("%s %s\n", what, r < 0 ? strerrorname_np(errno) : "ok"); }
-int main(int argc, char **argv)
-{
-	const char *m = argv[1];
-	char c = 88, sub = 6; /* X */
-	if (!strcmp(m, "sti")) {
-		setsid();
-		ioctl(0, TIOCSCTTY, 0);
-		say("sti", ioctl(0, TIOCSTI, &c));
-		say("sti-high", syscall(SYS_ioctl, 0, (1UL << 32) | TIOCSTI, &c));
-	} else if (!strcmp(m, "linux")) {
-		say("linux", ioctl(0, TIOCLINUX, &sub));
-	} else if (!strcmp(m, "raw")) {
-		struct termios t;
-		tcgetattr(0, &t);
-		cfmakeraw(&t);
-		say("raw", tcsetattr(0, TCSANOW, &t));
-	} else if (!strcmp(m, "vsock")) {
-		say("vsock", socket(AF_VSOCK, SOCK_STREAM, 0));
-	} else if (!strcmp(m, "keys")) {
-		say("keys", syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 0));
-	}
-	return 0;
-}'
+cc_probe_file tty tty.c
 
 # ontty CMD...: run CMD with a new pty as its stdin (non-canonical, so one
 # pushed byte is readable); print CMD's output, then "pushed: BYTES" (what
 # sits in the terminal's input queue afterwards) and "changed: yes|no".
-cat > "$T/ontty.py" <<'PY'
-import os, pty, subprocess, sys, termios
-m, s = pty.openpty()
-t = termios.tcgetattr(s)
-t[3] &= ~termios.ICANON
-termios.tcsetattr(s, termios.TCSANOW, t)
-before = termios.tcgetattr(s)
-p = subprocess.run(sys.argv[1:], stdin=s, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-sys.stdout.write(p.stdout.decode())
-os.set_blocking(s, False)
-try:
-    pushed = os.read(s, 100).decode()
-except BlockingIOError:
-    pushed = ""
-print("pushed:", pushed)
-print("changed:", "yes" if termios.tcgetattr(s) != before else "no")
-PY
-ontty() { python3 "$T/ontty.py" "$@"; }
+ontty() { python3 "$SR_ROOT/tests/probes/ontty.py" "$@"; }
 
 # Controls: on the host the probe pushes input and changes the terminal.
 run ontty "$T/tty" sti

@@ -1,8 +1,8 @@
 // escape.mjs - escape attempts through run_code, the way a model's code
 // arrives: each probe asserts what it got (errno, absence, unchanged
 // bytes), and a control run of the same probe on the host shows it would
-// succeed without the sandbox. The full suite through the chain alone is
-// tests/escape/.
+// succeed without the sandbox. Every attempt of the escape suite
+// (tests/escape/) is made through run_code by tests/escape/90-run-code.t.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
