@@ -151,9 +151,9 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 			 "mem" : "data", (unsigned long long)s->memory);
 	snprintf(limit, sizeof limit, "%s--pids %u --timeout %llums --kill-after 2s", mem,
 		 cfg.pids, (unsigned long long)s->timeout_ms);
-	snprintf(jail, sizeof jail, "%s%s%s", cfg.net_full ? "--share-net " : "",
+	snprintf(jail, sizeof jail, "%s%s%s", s->net ? "--share-net " : "",
 		 envf[0] ? "--env-file " : "", envf);
-	snprintf(exec, sizeof exec, "%s", cfg.net_full ? "--net" : "");
+	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
 	/* sr-queue's own clock, a backstop behind sr-limit's */
 	snprintf(timeout, sizeof timeout, "%llums", (unsigned long long)s->timeout_ms + 30000);
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
@@ -182,6 +182,10 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	add_env(argv, &n, bufs, &nb, "SR_LIMIT_ARGS", limit);
 	add_env(argv, &n, bufs, &nb, "SR_JAIL_ARGS", jail);
 	add_env(argv, &n, bufs, &nb, "SR_EXEC_ARGS", exec);
+	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++) {
+		argv[n++] = "--env";
+		argv[n++] = (char *)s->env_extra[i];
+	}
 	argv[n++] = "--";
 	argv[n++] = s->runner->path;
 	int nargs = s->args ? cJSON_GetArraySize(s->args) : 0;
