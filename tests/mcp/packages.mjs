@@ -54,6 +54,15 @@ const netNs = (call, ws) => run(call, ws, 'bash', 'readlink /proc/self/ns/net');
 const CONNECT = 'import socket\ntry:\n    socket.create_connection(("registry.npmjs.org", 443), timeout=10)\n' +
   '    print("connected")\nexcept Exception as e:\n    print("refused:", type(e).__name__, e)\n';
 
+// The options: a bad policy or wheel directory is a usage error (100).
+for (const [args, env, re, desc] of [
+  [['--network', 'sometimes'], {}, /expected none, install or full/, '--network sometimes'],
+  [[], { SR_MCP_NETWORK: 'open' }, /SR_MCP_NETWORK: expected none, install or full/, 'SR_MCP_NETWORK=open'],
+  [['--pip-find-links', `${wheels}/none`], {}, /--pip-find-links: not a directory/, '--pip-find-links to nowhere']]) {
+  const p = spawnSync(server, args, { input: '', encoding: 'utf8', env: { ...process.env, ...env } });
+  ok(p.status === 100 && re.test(p.stderr), `${desc}: exit 100 naming the option`, p.status, p.stderr);
+}
+
 // --- none: install_packages says how the administrator allows it ---
 let s = await start({});
 is(s.info.network, 'none', 'none: sandbox_info says network none');
