@@ -167,6 +167,7 @@ void files_edit(struct req *r, const struct cJSON *args);
 void files_delete_path(struct req *r, const struct cJSON *args);
 
 /* packages.c */
+extern const char install_packages_def[];   /* its schema, for tools/list */
 void install_packages(struct req *r, const struct cJSON *args);
 const char *network_policy(void);            /* none, install or full */
 /* Is SPEC a package spec MANAGER ("pip", "npm") takes? 1, or 0 with why. */

@@ -256,8 +256,6 @@ static const char *const sandrun_defs[] = {
 	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}",
 };
 
-extern const char install_packages_def[];   /* packages.c */
-
 static cJSON *tools;   /* the list, built once */
 
 const char *instructions(void)
