@@ -32,6 +32,15 @@ def wheel(d, name, ver, module, requires=()):
             z.writestr(p, c)
 wheel(sys.argv[1], "srdemo", "1.2.3", "VALUE = 42\\n")
 wheel(sys.argv[1], "srtop", "0.1", "import srdemo\\nDOUBLE = 2 * srdemo.VALUE\\n", ["srdemo>=1"])
+# a source distribution whose setup.py would leave a mark in the workspace
+import io, tarfile
+setup = "open('/workspace/SETUP-RAN', 'w').write('x')\\nfrom setuptools import setup\\nsetup(name='srsdist', version='1.0')\\n"
+with tarfile.open(f"{sys.argv[1]}/srsdist-1.0.tar.gz", "w:gz") as t:
+    for name, body in (("srsdist-1.0/setup.py", setup), ("srsdist-1.0/PKG-INFO", "Metadata-Version: 2.1\\nName: srsdist\\nVersion: 1.0\\n")):
+        data = body.encode()
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
 `, wheels], { encoding: 'utf8' });
 ok(mk.status === 0, 'two wheels built with the standard library', mk.stderr);
 
@@ -119,6 +128,13 @@ ok(out.status === 'failed' && /ModuleNotFoundError/.test(out.stderr), 'another w
 r = await s.call('install_packages', { workspace_id: 'p-pip', manager: 'pip', packages: ['nosuchpkg'] });
 ok(r.isError && sc(r).status === 'failed' && /No matching distribution|Could not find/.test(sc(r).log || ''),
   'a package that is not there: isError, status failed, pip\'s log says why', text(r));
+r = await s.call('install_packages', { workspace_id: 'p-pip', manager: 'pip', packages: ['srsdist'] });
+ok(r.isError && /No matching distribution|Could not find/.test(sc(r).log || ''), 'a source distribution is not taken (wheels only)', text(r));
+out = await run(s.call, 'p-pip', 'bash', 'ls /workspace');
+ok(out.status === 'succeeded' && !/SETUP-RAN/.test(out.stdout), "... and its setup.py never ran", out.stdout);
+out = sc(await s.call('run_code', { workspace_id: 'p-pip', language: 'python', env: { PYTHONPATH: '/tmp' },
+  code: 'import os\nprint(os.environ["PYTHONPATH"])' }));
+is(out.stdout, '/tmp\n', "a PYTHONPATH in the call's env wins over the runner's");
 r = await s.call('install_packages', { workspace_id: 'p-pip', manager: 'npm', packages: ['is-number'] });
 ok(r.isError && /--network install/.test(text(r)), 'find-links does not open the network to npm', text(r));
 await s.client.close();
