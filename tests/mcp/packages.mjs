@@ -128,6 +128,13 @@ ok(out.status === 'failed' && /ModuleNotFoundError/.test(out.stderr), 'another w
 r = await s.call('install_packages', { workspace_id: 'p-pip', manager: 'pip', packages: ['nosuchpkg'] });
 ok(r.isError && sc(r).status === 'failed' && /No matching distribution|Could not find/.test(sc(r).log || ''),
   'a package that is not there: isError, status failed, pip\'s log says why', text(r));
+// wait_s 0: the answer comes at once with the job, which cancel_job stops
+r = await s.call('install_packages', { workspace_id: 'p-cancel', manager: 'pip', packages: ['srdemo'], wait_s: 0 });
+ok(!r.isError && /^(queued|running)$/.test(sc(r).status) && /job_status/.test(sc(r).hint || ''),
+  'wait_s 0: the install is still going, and the hint names job_status', text(r));
+const c = sc(await s.call('cancel_job', { job_id: sc(r).job_id }));
+const st = sc(await s.call('job_status', { job_id: sc(r).job_id, wait_s: 30 }));
+ok(c.status === 'cancelled' || st.status === 'cancelled', 'cancel_job stops the install', [c, st]);
 r = await s.call('install_packages', { workspace_id: 'p-pip', manager: 'pip', packages: ['srsdist'] });
 ok(r.isError && /No matching distribution|Could not find/.test(sc(r).log || ''), 'a source distribution is not taken (wheels only)', text(r));
 out = await run(s.call, 'p-pip', 'bash', 'ls /workspace');
