@@ -266,7 +266,8 @@ static void reply(struct req *r, const char *manager, const char *ws, const cJSO
 		snprintf(hint, sizeof hint, "Still installing: job_status with job_id %s and wait_s "
 			 "45 waits for it (its stdout then lists the packages).", id);
 	else
-		snprintf(hint, sizeof hint, "The install %s: the log says why. Check the names and "
+		snprintf(hint, sizeof hint, "The install did not succeed (%s): the log says why. "
+			 "Check the names and "
 			 "versions (only prebuilt packages can be installed: pip wheels, npm without "
 			 "install scripts)%s.", status, net ? "" : "; this install had no network, so "
 			 "only the administrator's local wheels were available");
@@ -281,10 +282,12 @@ static void reply(struct req *r, const char *manager, const char *ws, const cJSO
 			append(&text, &len, "  %s %s%s\n", text_of(p, "name"), text_of(p, "version"),
 			       cJSON_IsTrue(cJSON_GetObjectItem(p, "requested")) ? " (requested)" : "");
 	const char *log = text_of(run, "stderr");
-	size_t ll = strlen(log);
+	size_t from = strlen(log) > 1500 ? strlen(log) - 1500 : 0;
+	while (((unsigned char)log[from] & 0xc0) == 0x80)    /* not inside a character */
+		from++;
 	append(&text, &len, "%s\n", hint);
-	if (!ok && ll)
-		append(&text, &len, "The end of the log:\n%s", log + (ll > 1500 ? ll - 1500 : 0));
+	if (!ok && log[from])
+		append(&text, &len, "The end of the log:\n%s", log + from);
 	cJSON_Delete(run);
 	tool_reply(r, res, text, !ok && !going);
 	free(text);
