@@ -182,8 +182,10 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
-	install -d $(DESTDIR)$(DATADIR)/sr-mcp/runners
-	install -m 0755 sr-mcp/runners/* $(DESTDIR)$(DATADIR)/sr-mcp/runners/
+	install -d $(DESTDIR)$(DATADIR)/sr-mcp/runners/install
+	install -m 0755 $(filter-out %/install,$(wildcard sr-mcp/runners/*)) \
+	  $(DESTDIR)$(DATADIR)/sr-mcp/runners/
+	install -m 0755 sr-mcp/runners/install/* $(DESTDIR)$(DATADIR)/sr-mcp/runners/install/
 	@for f in $(DATA); do \
 	  d=$(DESTDIR)$(DATADIR)/$$(basename $$(dirname $$(dirname $$f))); \
 	  install -d $$d && install -m 0644 $$f $$d/ || exit 1; \

@@ -10,8 +10,9 @@ BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
 # What the test suite needs besides the build: prove (perl), mandoc for
 # the man page lint, the interpreters the sandbox is tested with, and the
 # tools the tests drive (runuser/setpriv from util-linux, iproute2 for ip,
-# keyctl from keyutils for the keyring escapes).
-CHECK="perl mandoc bsdextrautils libcap2-bin python3 nodejs util-linux iproute2 procps keyutils golang-github-containers-common"
+# keyctl from keyutils for the keyring escapes). python3-pip: sr-mcp's
+# install_packages runs pip in the jail.
+CHECK="perl mandoc bsdextrautils libcap2-bin python3 python3-pip nodejs util-linux iproute2 procps keyutils golang-github-containers-common"
 
 case "${1:-build}" in
 build) want=$BUILD ;;

@@ -9,11 +9,15 @@
 #include "sr.h"
 
 /* Each costs a bind mount (10 us or so): the list is kept to what the
- * dynamic loader, name and address lookup, TLS and time zones read. */
+ * dynamic loader, name and address lookup, TLS and time zones read. A
+ * link among them is made again as a link (/etc/localtime's target names
+ * the zone), except /etc/resolv.conf, bound as the file it leads to: its
+ * target is most often under /run (systemd-resolved, NetworkManager),
+ * which the jail does not have, and --share-net needs it to resolve. */
 static const char *const etc_entries[] = {
 	"/etc/ld.so.cache", "/etc/alternatives",
 	"/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/pki/tls/certs",
-	"/etc/localtime", "/etc/nsswitch.conf", "/etc/hosts", "/etc/resolv.conf",
+	"/etc/localtime", "/etc/nsswitch.conf", "/etc/hosts",
 	"/etc/protocols", "/etc/services", "/etc/os-release",
 };
 
@@ -57,6 +61,7 @@ void jail_plan_etc(struct plan *p, const struct jail *j)
 {
 	for (size_t i = 0; i < sizeof etc_entries / sizeof *etc_entries; i++)
 		plan_host(p, etc_entries[i], etc_entries[i], JAIL_RO, 1);
+	plan_host_target(p, "/etc/resolv.conf", "/etc/resolv.conf", JAIL_RO);
 	plan_add(p, S_FILE, "/etc/passwd")->text = passwd(j);
 	plan_add(p, S_FILE, "/etc/group")->text = group(j);
 }

@@ -109,6 +109,7 @@ struct step *plan_add(struct plan *p, enum skind kind, const char *dst);
  * is skipped when optional, fatal otherwise. */
 void plan_host(struct plan *p, const char *src, const char *dst,
 	       uint64_t attr, int optional);
+void plan_host_target(struct plan *p, const char *src, const char *dst, uint64_t attr);
 
 /* etc.c */
 void jail_plan_etc(struct plan *p, const struct jail *j);

@@ -110,6 +110,18 @@ void plan_host(struct plan *p, const char *src, const char *dst, uint64_t attr,
 	plan_add(p, S_LINK, dst)->text = target;
 }
 
+/* What src points to, bound at dst: for a host file kept elsewhere behind
+ * a link whose target the jail does not have (/etc/resolv.conf ->
+ * ../run/systemd/resolve/stub-resolv.conf). Nothing if it leads nowhere. */
+void plan_host_target(struct plan *p, const char *src, const char *dst, uint64_t attr)
+{
+	struct stat st;
+	if (stat(src, &st) == 0)
+		plan_tree(p, src, dst, attr, S_ISDIR(st.st_mode));
+	else if (errno != ENOENT && errno != ENOTDIR && errno != EACCES && errno != ELOOP)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to find %s", src);
+}
+
 static void plan_tmpfs(struct plan *p, const char *dst, uint64_t size,
 		       unsigned mode, unsigned long flags)
 {

@@ -153,12 +153,12 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 			 "mem" : "data", (unsigned long long)s->memory);
 	snprintf(limit, sizeof limit, "%s--pids %u --timeout %llums --kill-after 2s", mem,
 		 cfg.pids, (unsigned long long)s->timeout_ms);
-	snprintf(jail, sizeof jail, "%s%s%s", cfg.net_full ? "--share-net " : "",
+	snprintf(jail, sizeof jail, "%s%s%s", s->net ? "--share-net " : "",
 		 envf[0] ? "--env-file " : "", envf);
-	snprintf(exec, sizeof exec, "%s", cfg.net_full ? "--net" : "");
+	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
-	char *env[8];
+	char *env[16];
 	size_t nenv = 0;
 	add_env(env, &nenv, "PATH", path);
 	add_env(env, &nenv, "LANG", "C.UTF-8");
@@ -167,6 +167,8 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	add_env(env, &nenv, "SR_LIMIT_ARGS", limit);
 	add_env(env, &nenv, "SR_JAIL_ARGS", jail);
 	add_env(env, &nenv, "SR_EXEC_ARGS", exec);
+	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
+		env[nenv++] = xstrdup(s->env_extra[i]);
 	int nargs = s->args ? cJSON_GetArraySize(s->args) : 0, n = 0;
 	char **argv = xmalloc((size_t)(nargs + 2) * sizeof *argv);
 	argv[n++] = s->runner->path;

@@ -39,13 +39,15 @@ static const char usage_text[] =
 "      --wait DURATION      how long a call waits for its run (default 45s)\n"
 "      --wait-max DURATION  the most a call may wait (default 55s)\n"
 "      --max-result-chars N text in a result, at most (default 50000)\n"
-"      --network none|full  network for runs (default none)\n"
+"      --network none|install|full  network for installs and runs (default none)\n"
+"      --pip-find-links DIR a directory of wheels install_packages uses offline\n"
 "      --compat sandrun     also offer Sandrun's tool names\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n";
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
-       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT };
+       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
+       O_FIND_LINKS };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -63,6 +65,7 @@ static const struct option longopts[] = {
 	{ "wait-max", required_argument, 0, O_WAIT_MAX },
 	{ "max-result-chars", required_argument, 0, O_CHARS },
 	{ "network", required_argument, 0, O_NETWORK },
+	{ "pip-find-links", required_argument, 0, O_FIND_LINKS },
 	{ "compat", required_argument, 0, O_COMPAT },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
@@ -78,8 +81,18 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_MEMORY_MAX, "SR_MCP_MEMORY_MAX" }, { O_PIDS, "SR_MCP_PIDS" },
 	{ O_WAIT, "SR_MCP_WAIT" }, { O_WAIT_MAX, "SR_MCP_WAIT_MAX" },
 	{ O_CHARS, "SR_MCP_MAX_RESULT_CHARS" }, { O_NETWORK, "SR_MCP_NETWORK" },
-	{ O_COMPAT, "SR_MCP_COMPAT" },
+	{ O_COMPAT, "SR_MCP_COMPAT" }, { O_FIND_LINKS, "SR_MCP_PIP_FIND_LINKS" },
 };
+
+/* A directory of wheels, resolved (sr-jail binds no symbolic link). */
+static char *find_links(const char *name, const char *a)
+{
+	struct stat st;
+	char *real = realpath(a, NULL);
+	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		sr_usage("%s: not a directory: '%s'", name, a);
+	return real;
+}
 
 static void set_opt(int c, const char *a, const char *name)
 {
@@ -101,10 +114,12 @@ static void set_opt(int c, const char *a, const char *name)
 	case O_WAIT_MAX: cfg.wait_max_ms = sr_opt_duration_ns(name, a) / 1000000; break;
 	case O_CHARS: cfg.max_chars = (size_t)sr_opt_count(name, a, MCP_RESULT_MAX / 2); break;
 	case O_NETWORK:
-		if (strcmp(a, "none") && strcmp(a, "full"))
-			sr_usage("%s: expected none or full: '%s'", name, a);
+		if (strcmp(a, "none") && strcmp(a, "install") && strcmp(a, "full"))
+			sr_usage("%s: expected none, install or full: '%s'", name, a);
 		cfg.net_full = strcmp(a, "full") == 0;
+		cfg.net_install = strcmp(a, "none") != 0;
 		break;
+	case O_FIND_LINKS: cfg.pip_find_links = find_links(name, a); break;
 	case O_COMPAT:
 		if (strcmp(a, "sandrun") && strcmp(a, "none"))
 			sr_usage("%s: expected sandrun or none: '%s'", name, a);
@@ -132,14 +147,22 @@ static void defaults(void)
 
 static void parse_args(int argc, char **argv)
 {
-	int c;
+	int c, idx = -1;
+	char name[64];
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:j:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:j:hV", longopts, &idx)) != -1) {
+		/* the option's name for messages (argv[optind - 1] is its value
+		 * when given apart: --memory 5X) */
+		if (idx >= 0)
+			snprintf(name, sizeof name, "--%s", longopts[idx].name);
+		else
+			snprintf(name, sizeof name, "-%c", c);
+		idx = -1;
 		switch (c) {
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': sr_version();
 		case '?': case ':': sr_usage_option(argc, argv, c);
-		default: set_opt(c, optarg, argv[optind - 1]);
+		default: set_opt(c, optarg, name);
 		}
 	}
 	if (optind < argc)

@@ -12,6 +12,7 @@
  *   spawn.c    running sr-queue and runners, capturing their output
  *   util.c     the defaults, the log line, allocation
  *   files.c    the workspace file tools, following no link
+ *   packages.c install_packages: pip and npm into a workspace, in a jail
  */
 #ifndef SR_MCP_H
 #define SR_MCP_H
@@ -45,7 +46,9 @@ struct config {
 	unsigned pids;
 	uint64_t wait_ms, wait_max_ms;
 	size_t max_chars;       /* text returned per result, at most */
-	int net_full;           /* --network full */
+	int net_full;           /* --network full: runs reach the network */
+	int net_install;        /* --network install or full: install_packages does */
+	char *pip_find_links;   /* --pip-find-links: a directory of wheels, or NULL */
 	int compat_sandrun;
 	mode_t umask;           /* the user's, recorded with each job */
 };
@@ -122,6 +125,8 @@ struct run_spec {
 	char workspace[65];
 	uint64_t timeout_ms, memory;
 	const char *tenant;
+	int net;                 /* the run reaches the network */
+	const char *const *env_extra;  /* KEY=VALUE for the runner, NULL-ended, or NULL */
 };
 /* Submit; the id in job_id. 0, or -1 with a message in err. */
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen);
@@ -162,6 +167,13 @@ void files_read(struct req *r, const struct cJSON *args);
 void files_write(struct req *r, const struct cJSON *args);
 void files_edit(struct req *r, const struct cJSON *args);
 void files_delete_path(struct req *r, const struct cJSON *args);
+
+/* packages.c */
+extern const char install_packages_def[];   /* its schema, for tools/list */
+void install_packages(struct req *r, const struct cJSON *args);
+const char *network_policy(void);            /* none, install or full */
+/* Is SPEC a package spec MANAGER ("pip", "npm") takes? 1, or 0 with why. */
+int package_spec_ok(const char *manager, const char *spec, char *why, size_t len);
 
 /* runners.c */
 void runners_load(void);

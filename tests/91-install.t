@@ -14,6 +14,9 @@ for dir in "$SR_ROOT"/sr-*/; do
 	ok "$tool installed" test -x "$d/opt/sr/bin/$tool"
 	ok "$tool man page installed" test -f "$d/opt/sr/share/man/man1/$tool.1"
 done
+for f in runners/python runners/install/pip runners/install/npm; do
+	ok "sr-mcp's $f installed, executable" test -x "$d/opt/sr/share/sr/sr-mcp/$f"
+done
 is "$(find "$d" -perm /6000 | wc -l | tr -d ' ')" 0 "nothing installed is setuid or setgid"
 getcap=$(PATH=$PATH:/usr/sbin:/sbin command -v getcap)
 if [ -n "$getcap" ]; then

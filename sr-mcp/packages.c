@@ -1,0 +1,404 @@
+/* packages.c - install_packages: pip or npm installs packages into a
+ * workspace, inside the sandbox, as an sr-queue job like any run (so it
+ * has an id, shows in list_jobs, can be cancelled and is time-limited).
+ * The job's program is an installer, RUNNERS/install/MANAGER, a script
+ * composing sr-limit, sr-jail and sr-exec as the runners do; it gets the
+ * checked package specs as arguments, logs to stderr, and prints on
+ * stdout one JSON array of [name, version] for what the workspace holds
+ * after the install. pip installs into /workspace/.sr/python (the python
+ * runner puts it on PYTHONPATH), npm into /workspace/node_modules (the
+ * javascript runner sets NODE_PATH).
+ *
+ * The network policy (--network): none gives no install the network (pip
+ * from --pip-find-links still works), install gives it to this job alone,
+ * full to every run. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+#define PKG_MAX 50              /* specs in one call */
+#define SPEC_MAX 200            /* bytes in one spec */
+#define REPORT_MAX 2000         /* packages listed in a result */
+
+const char install_packages_def[] =
+"{\"name\":\"install_packages\",\"title\":\"Install packages into a workspace\","
+"\"description\":\"Install Python (pip) or Node.js (npm) packages into a workspace, inside the "
+"sandbox; later run_code calls with the same workspace_id import them (pip: /workspace/.sr/python, "
+"on PYTHONPATH; npm: /workspace/node_modules, on NODE_PATH). Specs are registry names with an "
+"optional version: pip NAME, NAME[extra1,extra2], NAME==1.2, NAME>=1,<2 (also !=, ~=, <=, <, >, ===); "
+"npm NAME, @SCOPE/NAME, NAME@1.2.3, NAME@^1.2 (also ~, >=, *, latest). Options, URLs, paths and "
+"files are refused. Only prebuilt packages are taken (pip wheels only, npm with --ignore-scripts): "
+"no package code runs while installing. Whether this works depends on the administrator's network "
+"policy (sandbox_info shows it). Returns every package the workspace then holds, with versions.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"workspace_id\":{\"type\":\"string\",\"description\":\"A workspace from an earlier result, or a new name (letters, digits, _ and -).\"},"
+"\"manager\":{\"type\":\"string\",\"enum\":[\"pip\",\"npm\"],\"description\":\"pip for Python, npm for JavaScript.\"},"
+"\"packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"maxItems\":50,"
+"\"description\":\"Package specs, e.g. [\\\"requests==2.31.0\\\"] or [\\\"is-number@7.0.0\\\"].\"},"
+"\"timeout_s\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit of the install.\"},"
+"\"wait_s\":{\"type\":\"number\",\"minimum\":0,\"description\":\"How long this call waits for the install (default: as long as a call may).\"}"
+"},\"required\":[\"workspace_id\",\"manager\",\"packages\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"job_id\":{\"type\":\"string\",\"description\":\"The install's job: job_status and job_logs show it.\"},"
+"\"workspace_id\":{\"type\":\"string\"},\"manager\":{\"type\":\"string\"},"
+"\"status\":{\"type\":\"string\",\"description\":\"succeeded, failed, running, or how the job ended.\"},"
+"\"exit_code\":{\"type\":[\"integer\",\"null\"]},"
+"\"network\":{\"type\":\"boolean\",\"description\":\"Whether the install step had the network.\"},"
+"\"requested\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+"\"packages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+"\"name\":{\"type\":\"string\"},\"version\":{\"type\":\"string\"},"
+"\"requested\":{\"type\":\"boolean\",\"description\":\"Named in this call (else a dependency or an earlier install).\"}},"
+"\"required\":[\"name\",\"version\",\"requested\"]},\"description\":\"What the workspace holds for this manager after the install.\"},"
+"\"log\":{\"type\":\"string\",\"description\":\"The package manager's output (cut in the middle when long).\"},"
+"\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}},"
+"\"required\":[\"job_id\",\"workspace_id\",\"manager\",\"status\",\"packages\"]},"
+"\"annotations\":{\"title\":\"Install packages\",\"readOnlyHint\":false,\"destructiveHint\":false,"
+"\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+const char *network_policy(void)
+{
+	return cfg.net_full ? "full" : cfg.net_install ? "install" : "none";
+}
+
+static int alnum(char c)
+{
+	return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+/* How many characters of s from the set (alphanumerics and extra). */
+static size_t span(const char *s, const char *extra)
+{
+	size_t n = 0;
+	while (s[n] && (alnum(s[n]) || strchr(extra, s[n])))
+		n++;
+	return n;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+	return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+/* pip: NAME, NAME[e1,e2], then clauses OP VERSION joined by commas. */
+static int pip_spec_ok(const char *s)
+{
+	static const char *const ops[] = { "===", "==", "!=", "~=", "<=", ">=", "<", ">" };
+	size_t n = span(s, "._-");
+	if (n == 0 || !alnum(s[0]) || !alnum(s[n - 1]))
+		return 0;
+	s += n;
+	if (*s == '[') {
+		do {
+			n = span(++s, "._-");
+			if (n == 0)
+				return 0;
+			s += n;
+		} while (*s == ',');
+		if (*s++ != ']')
+			return 0;
+	}
+	if (!*s)
+		return 1;
+	for (;;) {
+		size_t i = 0;
+		while (i < sizeof ops / sizeof *ops && strncmp(s, ops[i], strlen(ops[i])))
+			i++;
+		if (i == sizeof ops / sizeof *ops)
+			return 0;
+		s += strlen(ops[i]);
+		if ((n = span(s, ".*+!_-")) == 0)
+			return 0;
+		s += n;
+		if (!*s)
+			return 1;
+		if (*s++ != ',')
+			return 0;
+	}
+}
+
+/* npm: [@SCOPE/]NAME[@RANGE]; names lower case; ranges of versions,
+ * tags and the operators ^ ~ < > = * | (no URL, path, alias or tarball). */
+static int npm_spec_ok(const char *s)
+{
+	const char *p = s;
+	size_t n;
+	if (*p == '@') {
+		if ((n = span(++p, "._-")) == 0 || !alnum(*p) || p[n] != '/')
+			return 0;
+		p += n + 1;
+	}
+	if ((n = span(p, "._-")) == 0 || !alnum(*p))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] >= 'A' && p[i] <= 'Z')
+			return 0;
+	p += n;
+	if (*p == '@')
+		return span(p + 1, ".^~<>=*|+_-") > 0 && !p[1 + span(p + 1, ".^~<>=*|+_-")];
+	return !*p;
+}
+
+int package_spec_ok(const char *manager, const char *spec, char *why, size_t len)
+{
+	int pip = strcmp(manager, "pip") == 0;
+	int good = strlen(spec) <= SPEC_MAX && spec[0] != '-' &&
+		   (pip ? pip_spec_ok(spec) : npm_spec_ok(spec));
+	/* a name that ends like an archive is taken for a file by both */
+	static const char *const files[] = { ".whl", ".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz" };
+	for (size_t i = 0; good && i < sizeof files / sizeof *files; i++)
+		good = !ends_with(spec, files[i]);
+	if (!good)
+		snprintf(why, len, "'%.80s' is not a package spec %s takes here: give a registry name "
+			 "with an optional version, %s (no options, URLs, paths or files)", spec,
+			 manager, pip ? "NAME, NAME[extra], NAME==1.2 or NAME>=1,<2" :
+			 "NAME, @SCOPE/NAME, NAME@1.2.3 or NAME@^1.2");
+	return good;
+}
+
+/* pip's names compare lower case with runs of - _ . as one -; npm's as
+ * they are. The name of a spec ends at [ = < > ! ~ or a second @. */
+static int same_name(const char *manager, const char *spec, const char *name)
+{
+	size_t n = strcspn(spec + (spec[0] == '@'), "[=<>!~@") + (spec[0] == '@');
+	if (strcmp(manager, "npm") == 0)
+		return strlen(name) == n && strncmp(spec, name, n) == 0;
+	const char *a = spec, *ae = spec + n, *b = name;
+	while (a < ae && *b) {
+		if (strchr("-_.", *a) && strchr("-_.", *b)) {
+			while (a < ae && strchr("-_.", *a))
+				a++;
+			while (*b && strchr("-_.", *b))
+				b++;
+			continue;
+		}
+		if ((*a | 32) != (*b | 32))
+			return 0;
+		a++, b++;
+	}
+	return a == ae && !*b;
+}
+
+/* The installer's report on stdout: [[name, version], ...]. */
+static cJSON *report(const char *manager, const char *out, const cJSON *specs)
+{
+	cJSON *list = cJSON_CreateArray(), *rep = cJSON_Parse(out ? out : "");
+	const cJSON *e, *s;
+	int n = 0;
+	cJSON_ArrayForEach(e, rep) {
+		const cJSON *name = cJSON_GetArrayItem(e, 0), *ver = cJSON_GetArrayItem(e, 1);
+		if (!cJSON_IsString(name) || !cJSON_IsString(ver) || n++ >= REPORT_MAX)
+			continue;
+		int asked = 0, bad;
+		cJSON_ArrayForEach(s, specs)
+			asked = asked || same_name(manager, s->valuestring, name->valuestring);
+		char *nm = clean_text(name->valuestring, strlen(name->valuestring), &bad);
+		char *vs = clean_text(ver->valuestring, strlen(ver->valuestring), &bad);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", nm);
+		cJSON_AddStringToObject(o, "version", vs);
+		cJSON_AddBoolToObject(o, "requested", asked);
+		cJSON_AddItemToArray(list, o);
+		free(nm);
+		free(vs);
+	}
+	cJSON_Delete(rep);
+	return list;
+}
+
+static void append(char **text, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void append(char **text, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	*text = realloc(*text, *len + (size_t)m + 1);
+	if (!*text)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	va_start(ap, fmt);
+	vsnprintf(*text + *len, (size_t)m + 1, fmt, ap);
+	va_end(ap);
+	*len += (size_t)m;
+}
+
+static const char *text_of(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* The result: from the job's run result (status, output), the report. */
+static void reply(struct req *r, const char *manager, const char *ws, const cJSON *specs,
+		  int net, const char *id, const cJSON *st)
+{
+	cJSON *run = result_object(id, ws, st, 0, 0);
+	const char *status = text_of(run, "status");
+	int ok = !strcmp(status, "succeeded"), going = !strcmp(status, "running") ||
+		 !strcmp(status, "queued");
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "job_id", id);
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "manager", manager);
+	cJSON_AddStringToObject(res, "status", status);
+	cJSON_AddItemToObject(res, "exit_code",
+			      cJSON_Duplicate(cJSON_GetObjectItem(run, "exit_code"), 1));
+	cJSON_AddBoolToObject(res, "network", net);
+	cJSON_AddItemToObject(res, "requested", cJSON_Duplicate(specs, 1));
+	cJSON *pk = report(manager, ok ? text_of(run, "stdout") : NULL, specs);
+	cJSON_AddItemToObject(res, "packages", pk);
+	cJSON_AddStringToObject(res, "log", text_of(run, "stderr"));
+
+	char hint[600];
+	if (ok)
+		snprintf(hint, sizeof hint, "run_code with workspace_id %s and language %s finds "
+			 "them.", ws, strcmp(manager, "pip") ? "javascript (require)" :
+			 "python (import)");
+	else if (going)
+		snprintf(hint, sizeof hint, "Still installing: job_status with job_id %s and wait_s "
+			 "45 waits for it (its stdout then lists the packages).", id);
+	else
+		snprintf(hint, sizeof hint, "The install did not succeed (%s): the log says why. "
+			 "Check the names and "
+			 "versions (only prebuilt packages can be installed: pip wheels, npm without "
+			 "install scripts)%s.", status, net ? "" : "; this install had no network, so "
+			 "only the administrator's local wheels were available");
+	cJSON_AddStringToObject(res, "hint", hint);
+
+	char *text = NULL;
+	size_t len = 0;
+	const cJSON *p;
+	append(&text, &len, "%s install into workspace %s: %s\n", manager, ws, status);
+	cJSON_ArrayForEach(p, pk)
+		if (len < 20000)
+			append(&text, &len, "  %s %s%s\n", text_of(p, "name"), text_of(p, "version"),
+			       cJSON_IsTrue(cJSON_GetObjectItem(p, "requested")) ? " (requested)" : "");
+	const char *log = text_of(run, "stderr");
+	size_t from = strlen(log) > 1500 ? strlen(log) - 1500 : 0;
+	while (((unsigned char)log[from] & 0xc0) == 0x80)    /* not inside a character */
+		from++;
+	append(&text, &len, "%s\n", hint);
+	if (!ok && log[from])
+		append(&text, &len, "The end of the log:\n%s", log + from);
+	cJSON_Delete(run);
+	tool_reply(r, res, text, !ok && !going);
+	free(text);
+}
+
+static int specs_ok(struct req *r, const char *manager, const cJSON *pk)
+{
+	char why[400];
+	const cJSON *s;
+	int n = 0;
+	if (!cJSON_IsArray(pk) || cJSON_GetArraySize(pk) < 1 || cJSON_GetArraySize(pk) > PKG_MAX) {
+		tool_bad_args(r, "install_packages", "packages must be an array of 1 to 50 "
+			      "package specs (strings)");
+		return -1;
+	}
+	cJSON_ArrayForEach(s, pk) {
+		n++;
+		if (!cJSON_IsString(s)) {
+			tool_bad_args(r, "install_packages", "packages must hold strings only");
+			return -1;
+		}
+		if (!package_spec_ok(manager, s->valuestring, why, sizeof why)) {
+			tool_bad_args(r, "install_packages", why);
+			return -1;
+		}
+	}
+	return n > 0 ? 0 : -1;
+}
+
+void install_packages(struct req *r, const cJSON *args)
+{
+	const char *T = "install_packages", *ws = NULL, *manager = NULL;
+	double timeout = (double)cfg.timeout_ms / 1000, wait = (double)cfg.wait_max_ms / 1000;
+	const cJSON *pk = cJSON_GetObjectItem(args, "packages");
+	if (tool_arg_str(r, T, args, "workspace_id", &ws) < 0 ||
+	    tool_arg_str(r, T, args, "manager", &manager) < 0 ||
+	    tool_arg_num(r, T, args, "timeout_s", 0.001, &timeout) < 0 ||
+	    tool_arg_num(r, T, args, "wait_s", 0, &wait) < 0)
+		return;
+	if (!ws || !manager || !pk) {
+		tool_bad_args(r, T, "workspace_id, manager and packages are required");
+		return;
+	}
+	if (!workspace_id_ok(ws)) {
+		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
+			      "starting with -)");
+		return;
+	}
+	if (strcmp(manager, "pip") && strcmp(manager, "npm")) {
+		tool_bad_args(r, T, "manager must be pip or npm");
+		return;
+	}
+	if (specs_ok(r, manager, pk) < 0)
+		return;
+	/* pip from the administrator's wheels needs no network, and gets none */
+	int local = !strcmp(manager, "pip") && cfg.pip_find_links;
+	if (!cfg.net_install && !local) {
+		tool_error(r, "Nothing was installed: installing %s packages needs the network, and "
+			   "this server's network policy is none. Tell the user: the administrator "
+			   "allows the network for installs only (user code stays offline) by starting "
+			   "sr-mcp with --network install, or in claude_desktop_config.json with "
+			   "\"env\": {\"SR_MCP_NETWORK\": \"install\"} in this server's entry; pip "
+			   "packages can also come from a local directory of wheels, with "
+			   "--pip-find-links DIR (SR_MCP_PIP_FIND_LINKS).%s", manager,
+			   strcmp(manager, "pip") ? "" : " Meanwhile, only the standard library "
+			   "and the modules the system has can be imported.");
+		return;
+	}
+	if ((uint64_t)(timeout * 1000 + 0.5) > cfg.timeout_max_ms) {
+		tool_error(r, "timeout_s %g is over this server's cap of %g s: ask for at most that",
+			   timeout, (double)cfg.timeout_max_ms / 1000);
+		return;
+	}
+	if (wait * 1000 > (double)cfg.wait_max_ms)
+		wait = (double)cfg.wait_max_ms / 1000;
+
+	char installer[4200], err[600], id[33], links[4200];
+	snprintf(installer, sizeof installer, "%s/install/%s", cfg.runners_dir, manager);
+	if (access(installer, X_OK) < 0) {
+		tool_error(r, "No %s installer here (%s is missing): tell the user, the "
+			   "administrator installs it with sr-mcp's runners.", manager, installer);
+		return;
+	}
+	struct runner inst = { .path = installer };
+	snprintf(inst.name, sizeof inst.name, "install-%s", manager);
+	const char *extra[2] = { NULL, NULL };
+	if (local) {
+		snprintf(links, sizeof links, "SR_PIP_FIND_LINKS=%s", cfg.pip_find_links);
+		extra[0] = links;
+	}
+	struct run_spec s = {
+		.runner = &inst, .code = "", .code_len = 0, .args = (cJSON *)pk,
+		.timeout_ms = (uint64_t)(timeout * 1000 + 0.5), .memory = cfg.memory,
+		.tenant = r->tenant, .net = !local, .env_extra = extra,
+	};
+	snprintf(s.workspace, sizeof s.workspace, "%s", ws);
+	if (workspace_make(s.workspace, sizeof s.workspace, 0, err, sizeof err) < 0 ||
+	    job_submit(&s, id, err, sizeof err) < 0) {
+		tool_error(r, "The install could not be started: %s. Nothing was installed. Tell "
+			   "the user; sr-mcp's log (its stderr) has details.", err);
+		return;
+	}
+	req_set_job(r, id);
+	cJSON *st = job_wait(r, id, (uint64_t)(wait * 1000 + 0.5), err, sizeof err);
+	if (r->cancelled) {
+		cJSON_Delete(st);
+		return;
+	}
+	if (!st)
+		tool_error(r, "install job %s: %s", id, err);
+	else
+		reply(r, manager, ws, pk, s.net, id, st);
+	cJSON_Delete(st);
+}
