@@ -386,55 +386,6 @@ static void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
 	closedir(d);
 }
 
-/* Remove name in parent, a directory's tree included, following no link.
- * 0, or -1 with errno. */
-static int remove_tree(int parent, const char *name, int depth)
-{
-	if (unlinkat(parent, name, 0) == 0)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -1;
-	if (depth >= DEPTH_MAX) {
-		errno = ELOOP;
-		return -1;
-	}
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES) {
-		/* a directory the sandboxed code made unreadable: its owner is
-		 * the user; give it back its rights through an O_PATH descriptor
-		 * (no link followed) and try again */
-		int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		char proc[64];
-		snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
-		if (p >= 0 && chmod(proc, 0700) == 0)
-			fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (p >= 0)
-			close(p);
-	}
-	if (fd < 0)
-		return -1;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
-	struct dirent *e;
-	int r = 0, e2 = 0;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (remove_tree(dirfd(d), e->d_name, depth + 1) < 0 && errno != ENOENT) {
-			r = -1;
-			e2 = errno;
-		}
-	}
-	closedir(d);
-	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		return -1;
-	errno = e2;
-	return r;
-}
-
 /* ---- list_workspaces, delete_workspace ------------------------------------ */
 
 struct usage {
@@ -568,7 +519,7 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 		return;
 	}
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (root < 0 || remove_tree(root, ws, 0) < 0) {
+	if (root < 0 || sr_remove_tree(root, ws) < 0) {
 		int e = errno;
 		if (root >= 0)
 			close(root);
@@ -1156,7 +1107,7 @@ void files_delete_path(struct req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		return;
 	}
-	int rc = remove_tree(dfd, name, 0);
+	int rc = sr_remove_tree(dfd, name);
 	int e = errno;
 	close(dfd);
 	if (rc < 0) {
