@@ -456,11 +456,28 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		cJSON_AddStringToObject(o, "modified", when);
 		if (w.cut)
 			cJSON_AddBoolToObject(o, "partial", 1);
+		char quota[48] = "", used[32], expires[32] = "never";
+		if (cfg.ws_quota) {
+			cJSON_AddNumberToObject(o, "quota", (double)cfg.ws_quota);
+			snprintf(quota, sizeof quota, " of %llu", (unsigned long long)cfg.ws_quota);
+		} else {
+			cJSON_AddNullToObject(o, "quota");
+		}
+		time_t last = ws_last_used(names[i]);
+		iso_time(last, used, sizeof used);
+		cJSON_AddStringToObject(o, "last_used", used);
+		if (cfg.ws_ttl_ms) {
+			iso_time(last + (time_t)(cfg.ws_ttl_ms / 1000), expires, sizeof expires);
+			cJSON_AddStringToObject(o, "expires_at", expires);
+		} else {
+			cJSON_AddNullToObject(o, "expires_at");
+		}
 		cJSON_AddItemToArray(arr, o);
-		char line[200];
-		int m = snprintf(line, sizeof line, "%s  %llu files, %llu bytes, modified %s%s\n",
-				 names[i], (unsigned long long)u.files, (unsigned long long)u.bytes,
-				 when, w.cut ? " (counted in part)" : "");
+		char line[300];
+		int m = snprintf(line, sizeof line, "%s  %llu files, %llu%s bytes, modified %s%s, "
+				 "last used %s, expires %s\n", names[i],
+				 (unsigned long long)u.files, (unsigned long long)u.bytes, quota,
+				 when, w.cut ? " (counted in part)" : "", used, expires);
 		if (tlen + (size_t)m + 1 > tcap) {
 			tcap = (tlen + (size_t)m + 1) * 2;
 			text = realloc(text, tcap);
@@ -477,8 +494,7 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 	free(text);
 }
 
-/* A queued or running job of workspace ws: its id in job, 1; 0 none. */
-static int ws_busy(const char *ws, char job[33])
+int workspace_busy(const char *ws, char job[33])
 {
 	char err[300], want[4200];
 	cJSON *all = job_list(err, sizeof err), *j;
@@ -513,7 +529,7 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 		return;
 	}
 	close(fd);
-	if (ws_busy(ws, job)) {
+	if (workspace_busy(ws, job)) {
 		tool_error(r, "workspace %s is in use by job %s (queued or running): cancel_job it or "
 		     "wait for it to end, then delete the workspace", ws, job);
 		return;
@@ -932,6 +948,31 @@ static int write_at(int fd, const void *buf, size_t n, off_t off)
 	return 0;
 }
 
+/* Would writing n bytes to name in dfd (appended, or replacing what is
+ * there) take the workspace past its quota? Then 1, answered. */
+static int over_quota(struct req *r, const char *ws, int wfd, int dfd, const char *name,
+		      const char *rel, size_t n, int app)
+{
+	struct stat st;
+	if (!cfg.ws_quota)
+		return 0;
+	struct usage u = { 0, 0, 0 };
+	struct walk w = { .fn = count, .recursive = 1, .ctx = &u };
+	int fd = dup(wfd);
+	if (fd >= 0)
+		walk_dir(&w, fd, "", 0);
+	uint64_t old = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		       !app ? (uint64_t)st.st_size : 0;
+	uint64_t after = u.bytes - (old < u.bytes ? old : u.bytes) + n;
+	if (after <= cfg.ws_quota)
+		return 0;
+	tool_error(r, "%s: not written: workspace %s would hold %llu bytes, over its quota of "
+		   "%llu bytes (%llu MiB). Delete files (delete_path) or write less.", rel, ws,
+		   (unsigned long long)after, (unsigned long long)cfg.ws_quota,
+		   (unsigned long long)(cfg.ws_quota >> 20));
+	return 1;
+}
+
 void files_write(struct req *r, const cJSON *args)
 {
 	const char *T = "write_file", *ws, *path = NULL, *content = NULL, *enc = "utf8";
@@ -955,6 +996,7 @@ void files_write(struct req *r, const cJSON *args)
 		tool_bad_args(r, T, "content is not valid base64");
 		return;
 	}
+	int hold = ws_hold(0);   /* no idle sweep removes the workspace meanwhile */
 	const char *rel = rel_path(path, err, sizeof err), *name = NULL;
 	if (rel && !(name = split(rel, dir, sizeof dir)))
 		snprintf(err, sizeof err, "%s: not a file name (give the file's path, e.g. "
@@ -963,6 +1005,10 @@ void files_write(struct req *r, const cJSON *args)
 	int dfd = wfd >= 0 ? dir_open(wfd, dir, 1) : -1;
 	if (wfd >= 0 && dfd < 0)
 		why(err, sizeof err, dir, errno);
+	if (dfd >= 0 && over_quota(r, ws, wfd, dfd, name, rel, n, app))
+		goto out;
+	if (wfd >= 0)
+		ws_touch(ws);
 	struct stat st;
 	int fd = dfd >= 0 ? file_open(dfd, name, rel, O_WRONLY | O_CREAT | (app ? O_APPEND : 0), &st,
 				      err, sizeof err) : -1;
@@ -989,6 +1035,7 @@ void files_write(struct req *r, const cJSON *args)
 		 (long long)st.st_size, rel);
 	tool_reply(r, res, err, 0);
 out:
+	ws_release(hold);
 	if (dfd >= 0)
 		close(dfd);
 	if (wfd >= 0)

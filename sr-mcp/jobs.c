@@ -7,6 +7,7 @@
  * variables (see sr-mcp(1), RUNNERS):
  *   SR_CODE        the code, a file of its own (no symbolic link on its path)
  *   SR_WORKSPACE   the workspace directory, bound at /workspace
+ *   SR_WORKSPACE_QUOTA  its size cap in bytes for sr-jail --quota, or empty
  *   SR_ENV_FILE    the caller's variables for the program, if any
  *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain */
 #include <errno.h>
@@ -135,7 +136,7 @@ static void add_env(char **argv, int *n, char **bufs, int *nb, const char *k, co
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
 {
 	char code[4096], input[4096] = "", envf[4096] = "", ws[4096];
-	char limit[256], jail[4400], exec[64], timeout[32], path[4200];
+	char limit[256], jail[4400], exec[64], timeout[32], path[4200], quota[32] = "";
 	if (write_private("code", s->code, s->code_len, code, sizeof code, err, errlen) < 0)
 		return -1;
 	if (s->stdin_data && write_private("stdin", s->stdin_data, s->stdin_len, input,
@@ -158,7 +159,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	snprintf(timeout, sizeof timeout, "%llums", (unsigned long long)s->timeout_ms + 30000);
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
-	char *bufs[10];
+	char *bufs[12];
 	char *argv[64];
 	int n = 0, nb = 0;
 	argv[n++] = "sr-queue";
@@ -179,6 +180,9 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	add_env(argv, &n, bufs, &nb, "LANG", "C.UTF-8");
 	add_env(argv, &n, bufs, &nb, "SR_CODE", code);
 	add_env(argv, &n, bufs, &nb, "SR_WORKSPACE", ws);
+	if (cfg.ws_quota)
+		snprintf(quota, sizeof quota, "%llu", (unsigned long long)cfg.ws_quota);
+	add_env(argv, &n, bufs, &nb, "SR_WORKSPACE_QUOTA", quota);
 	add_env(argv, &n, bufs, &nb, "SR_LIMIT_ARGS", limit);
 	add_env(argv, &n, bufs, &nb, "SR_JAIL_ARGS", jail);
 	add_env(argv, &n, bufs, &nb, "SR_EXEC_ARGS", exec);
@@ -510,6 +514,7 @@ int state_ready(char *err, size_t errlen)
 				 "enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
 				 "kernel.apparmor_restrict_unprivileged_userns=0). Nothing was run.");
 		} else {
+			quota_probe();
 			state = 1;
 		}
 		free(out);

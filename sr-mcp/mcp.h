@@ -11,6 +11,7 @@
  *   spawn.c    running sr-queue and runners, capturing their output
  *   util.c     the defaults, the log line, allocation
  *   files.c    the workspace file tools, following no link
+ *   retention.c  idle workspaces removed (--workspace-ttl)
  */
 #ifndef SR_MCP_H
 #define SR_MCP_H
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct cJSON;
 
@@ -45,6 +47,9 @@ struct config {
 	uint64_t wait_ms, wait_max_ms;
 	size_t max_chars;       /* text returned per result, at most */
 	int net_full;           /* --network full */
+	uint64_t ws_quota;      /* --workspace-quota, bytes; 0: off */
+	int ws_quota_set;       /* given, not the default: required then */
+	uint64_t ws_ttl_ms;     /* --workspace-ttl; 0: off */
 	int compat_sandrun;
 };
 extern struct config cfg;
@@ -160,6 +165,20 @@ void files_read(struct req *r, const struct cJSON *args);
 void files_write(struct req *r, const struct cJSON *args);
 void files_edit(struct req *r, const struct cJSON *args);
 void files_delete_path(struct req *r, const struct cJSON *args);
+
+/* A queued or running job of workspace ws: its id in job, 1; 0 none. */
+int workspace_busy(const char *ws, char job[33]);
+
+/* retention.c */
+/* STATE/workspaces.lock held (shared by a use, exclusive by a sweep):
+ * an fd for ws_release, or -1 (then nothing is held). */
+int ws_hold(int exclusive);
+void ws_release(int fd);
+void ws_touch(const char *id);          /* a run or a write: used now */
+time_t ws_last_used(const char *id);
+void retention_sweep(void);
+void quota_probe(void);                 /* in state_ready: the default quota works? */
+void retention_start(void);             /* the sweeper thread, with a TTL */
 
 /* runners.c */
 void runners_load(void);

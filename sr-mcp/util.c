@@ -47,4 +47,6 @@ void cfg_defaults(void)
 	cfg.wait_ms = 45 * 1000;
 	cfg.wait_max_ms = 55 * 1000;
 	cfg.max_chars = 50000;
+	cfg.ws_quota = 1ULL << 30;
+	cfg.ws_ttl_ms = 7ULL * 86400000;
 }

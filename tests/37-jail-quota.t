@@ -95,6 +95,15 @@ is "$(cat "$w/out")" data "with the run's contents"
 ok "the planted directory link was replaced by a directory" test -d "$w/sub" -a ! -L "$w/sub"
 is "$(ls -A "$T/victimdir")" "" "nothing was written into the link's target directory"
 
+# A link an earlier run left, to a directory outside: the program replaces
+# it by a directory; the copy back follows no link.
+rm -rf "$w" && mkdir "$w" "$T/outside"
+ln -s "$T/outside" "$w/ld"
+run sr-jail --bind "$w" /w --quota 8M sh -c 'rm /w/ld && mkdir /w/ld && echo x > /w/ld/f'
+is "$rc" 0 "a run that replaces a link by a directory"
+ok "the link became a directory" test -d "$w/ld" -a ! -L "$w/ld"
+is "$(ls -A "$T/outside")" "" "nothing was written where the link pointed"
+
 # A run that times out keeps its files: sr-limit's SIGTERM makes PID 1
 # kill the rest and apply before the SIGKILL.
 rm -rf "$w" && mkdir "$w"
