@@ -948,12 +948,11 @@ static int write_at(int fd, const void *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* Would writing n bytes to name in dfd (appended, or replacing what is
- * there) take the workspace past its quota? Then 1, answered. */
-static int over_quota(struct req *r, const char *ws, int wfd, int dfd, const char *name,
-		      const char *rel, size_t n, int app)
+/* Would a file of old bytes becoming n bytes take the workspace (wfd)
+ * past its quota? Then 1, answered. */
+static int over_quota(struct req *r, const char *ws, int wfd, const char *rel, uint64_t old,
+		      uint64_t n)
 {
-	struct stat st;
 	if (!cfg.ws_quota)
 		return 0;
 	struct usage u = { 0, 0, 0 };
@@ -961,10 +960,8 @@ static int over_quota(struct req *r, const char *ws, int wfd, int dfd, const cha
 	int fd = dup(wfd);
 	if (fd >= 0)
 		walk_dir(&w, fd, "", 0);
-	uint64_t old = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-		       !app ? (uint64_t)st.st_size : 0;
 	uint64_t after = u.bytes - (old < u.bytes ? old : u.bytes) + n;
-	if (after <= cfg.ws_quota)
+	if (after <= cfg.ws_quota || n <= old)
 		return 0;
 	tool_error(r, "%s: not written: workspace %s would hold %llu bytes, over its quota of "
 		   "%llu bytes (%llu MiB). Delete files (delete_path) or write less.", rel, ws,
@@ -1005,7 +1002,10 @@ void files_write(struct req *r, const cJSON *args)
 	int dfd = wfd >= 0 ? dir_open(wfd, dir, 1) : -1;
 	if (wfd >= 0 && dfd < 0)
 		why(err, sizeof err, dir, errno);
-	if (dfd >= 0 && over_quota(r, ws, wfd, dfd, name, rel, n, app))
+	struct stat was;
+	uint64_t before = dfd >= 0 && fstatat(dfd, name, &was, AT_SYMLINK_NOFOLLOW) == 0 &&
+			  S_ISREG(was.st_mode) ? (uint64_t)was.st_size : 0;
+	if (dfd >= 0 && over_quota(r, ws, wfd, rel, before, app ? before + n : n))
 		goto out;
 	if (wfd >= 0)
 		ws_touch(ws);
@@ -1093,6 +1093,15 @@ void files_edit(struct req *r, const cJSON *args)
 		close(fd);
 		free(p);
 		tool_error(r, "%s: the edited file would be over the cap of 10 MiB", rel);
+		return;
+	}
+	int wfd = ws_open(ws, 0, err, sizeof err);
+	int over = wfd >= 0 && over_quota(r, ws, wfd, rel, n, outlen);
+	if (wfd >= 0)
+		close(wfd);
+	if (over) {
+		close(fd);
+		free(p);
 		return;
 	}
 	char *o = xmalloc(outlen + 1), *w = o;

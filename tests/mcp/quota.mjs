@@ -54,6 +54,11 @@ r = await call('list_files', { workspace_id: 'small' });
 ok(!(sc(r).entries || []).some((e) => e.path === 'b'), 'and writes nothing');
 r = await call('write_file', { workspace_id: 'small', path: 'b', content: 'x'.repeat(10000) });
 ok(!r.isError, 'control: write_file under the quota writes', text(r));
+r = await call('write_file', { workspace_id: 'small', path: 'e', content: 'x' });
+r = await call('edit_file', { workspace_id: 'small', path: 'e', old_string: 'x', new_string: 'y'.repeat(950000) });
+ok(r.isError && /quota of 1048576 bytes/.test(text(r)), 'edit_file past the quota is an error naming it', text(r));
+r = await call('edit_file', { workspace_id: 'small', path: 'e', old_string: 'x', new_string: 'yz' });
+ok(!r.isError, 'control: edit_file under the quota edits', text(r));
 
 r = await call('run_code', { language: 'bash', workspace_id: 'slow', timeout_s: 1,
   code: 'echo kept > kept.txt; sleep 60' });
