@@ -65,6 +65,20 @@ r = await call('run_code', { language: 'bash', workspace_id: 'slow', timeout_s: 
 is(sc(r).status, 'timed_out', 'a run that times out');
 r = await call('read_file', { workspace_id: 'slow', path: 'kept.txt' });
 like(text(r), /kept/, 'keeps the files it wrote');
+r = await call('run_code', { language: 'bash', workspace_id: 'cancelled', wait_s: 0,
+  code: 'echo c > c.txt; touch started; sleep 60' });
+const cj = sc(r).job_id;
+for (let i = 0; i < 50; i++) {
+  r = await call('job_status', { job_id: cj, wait_s: 0 });
+  if (sc(r).status === 'running') break;
+  await sleep(200);
+}
+await sleep(1000);
+await call('cancel_job', { job_id: cj });
+r = await call('job_status', { job_id: cj, wait_s: 20 });
+is(sc(r).status, 'cancelled', 'a run cancelled');
+r = await call('list_files', { workspace_id: 'cancelled' });
+ok(!(sc(r).entries || []).some((e) => e.path === 'c.txt'), 'what a cancelled run wrote is not kept', sc(r));
 await client.close();
 
 // ---- retention -------------------------------------------------------------
