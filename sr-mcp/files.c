@@ -499,6 +499,15 @@ int workspace_busy(const char *ws, char job[33])
 	char err[300], want[4200];
 	cJSON *all = job_list(err, sizeof err), *j;
 	int found = 0;
+	if (!all) {
+		struct stat st;
+		char tmp[4200];
+		snprintf(tmp, sizeof tmp, "%s/tmp", cfg.spool);
+		if (lstat(tmp, &st) < 0 && errno == ENOENT)
+			return 0;   /* a spool no job was ever submitted to */
+		snprintf(job, 33, "(unknown)");
+		return -1;      /* cannot tell: as if in use */
+	}
 	snprintf(want, sizeof want, "%s/%s", cfg.workspaces, ws);
 	cJSON_ArrayForEach(j, all) {
 		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
@@ -529,7 +538,13 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 		return;
 	}
 	close(fd);
-	if (workspace_busy(ws, job)) {
+	int busy = workspace_busy(ws, job);
+	if (busy < 0) {
+		tool_error(r, "workspace %s: unable to tell whether a job uses it (sr-queue list "
+			   "failed; see sr-mcp's log): not deleted, try again", ws);
+		return;
+	}
+	if (busy) {
 		tool_error(r, "workspace %s is in use by job %s (queued or running): cancel_job it or "
 		     "wait for it to end, then delete the workspace", ws, job);
 		return;

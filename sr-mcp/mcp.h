@@ -166,7 +166,8 @@ void files_write(struct req *r, const struct cJSON *args);
 void files_edit(struct req *r, const struct cJSON *args);
 void files_delete_path(struct req *r, const struct cJSON *args);
 
-/* A queued or running job of workspace ws: its id in job, 1; 0 none. */
+/* A queued or running job of workspace ws: its id in job, 1; 0 none;
+ * -1 when the jobs could not be listed (treat it as in use). */
 int workspace_busy(const char *ws, char job[33]);
 
 /* retention.c */

@@ -104,12 +104,13 @@ static void sweep_one(int root, const char *id, time_t now)
 {
 	char job[33];
 	time_t last = ws_last_used(id);
-	if ((uint64_t)(now - last) * 1000 < cfg.ws_ttl_ms)
+	if (last >= now || (uint64_t)(now - last) * 1000 < cfg.ws_ttl_ms)
 		return;
-	if (workspace_busy(id, job)) {
-		ws_touch(id);
+	int busy = workspace_busy(id, job);
+	if (busy > 0)
+		ws_touch(id);   /* in use now */
+	if (busy != 0)          /* in use, or cannot tell: not now */
 		return;
-	}
 	if (sr_remove_tree(root, id) < 0 && errno != ENOENT) {
 		mcp_log("unable to remove idle workspace %s: %s", id, strerror(errno));
 		return;

@@ -93,7 +93,7 @@ utimesSync(join(state2, 'ws-used/old'), hourAgo, hourAgo);
 mkdirSync(join(state2, 'workspaces/recent'));
 writeFileSync(join(state2, 'ws-used/recent'), '');
 ({ client, call } = await connect(state2, { SR_MCP_WORKSPACE_TTL: '1m' }));
-await sleep(1500);
+for (let i = 0; i < 100 && existsSync(join(state2, 'workspaces/old')); i++) await sleep(100);
 ok(!existsSync(join(state2, 'workspaces/old')), 'at start-up a workspace idle past the TTL is removed');
 ok(existsSync(join(state2, 'workspaces/recent')), 'control: a recently used one stays');
 await client.close();
