@@ -105,6 +105,10 @@ void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep);
  * planted at path is replaced, never written through. 0, or -1 with errno
  * set and nothing left behind. */
 int sr_write_file_atomic(const char *path, const char *buf, size_t len);
+/* Remove name in the directory parent, a directory's tree included,
+ * following no link (a directory made unreadable is given back its
+ * owner's rights first). 0, or -1 with errno set. */
+int sr_remove_tree(int parent, const char *name);
 /* "KILL" for SIGKILL, as kill -l names them; NULL for a signal without a
  * name (the realtime ones). */
 const char *sr_signal_name(int sig);

@@ -360,3 +360,55 @@ char *sr_find_program(const char *prog)
 	errno = saw_eacces ? EACCES : ENOENT;
 	return NULL;
 }
+
+static int remove_at(int parent, const char *name, int depth)
+{
+	if (unlinkat(parent, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	if (depth >= 256) {
+		errno = ELOOP;
+		return -1;
+	}
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* a directory the sandboxed code made unreadable: its owner is
+		 * the user; give it back its rights through an O_PATH descriptor
+		 * (no link followed) and try again */
+		int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char proc[64];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
+		if (p >= 0 && chmod(proc, 0700) == 0)
+			fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (p >= 0)
+			close(p);
+	}
+	if (fd < 0)
+		return -1;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	struct dirent *e;
+	int r = 0, e2 = 0;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (remove_at(dirfd(d), e->d_name, depth + 1) < 0 && errno != ENOENT) {
+			r = -1;
+			e2 = errno;
+		}
+	}
+	closedir(d);
+	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -1;
+	errno = e2;
+	return r;
+}
+
+int sr_remove_tree(int parent, const char *name)
+{
+	return remove_at(parent, name, 0);
+}

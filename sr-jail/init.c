@@ -33,7 +33,7 @@ void jail_block_signals(struct jail *j)
  * SIGQUIT on to it. In PID 1 (outside_only), a signal some process in
  * the jail sent is dropped: a sender outside the PID namespace shows as
  * pid 0. Returns child's wait status. */
-int jail_wait(pid_t child, int outside_only)
+int jail_wait(pid_t child, int outside_only, int term_ends)
 {
 	sigset_t set;
 	siginfo_t si;
@@ -46,7 +46,10 @@ int jail_wait(pid_t child, int outside_only)
 			sr_fatal_sys(SR_EXIT_SYS, "unable to wait for signals");
 		}
 		if (sig != SIGCHLD) {
-			if (!outside_only || si.si_code > 0 || si.si_pid == 0)
+			int outside = !outside_only || si.si_code > 0 || si.si_pid == 0;
+			if (outside && term_ends && sig == SIGTERM)
+				return SIGTERM;    /* as if the program died of it */
+			if (outside)
 				(void)kill(child, sig);
 			continue;
 		}
@@ -145,8 +148,12 @@ void jail_init(struct jail *j)
 	const char *dir = j->chdir ? j->chdir : JAIL_HOME;
 	if (chdir(dir) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to change directory to %s", dir);
-	int status = jail_wait(jail_spawn(j), 1);
+	/* With --quota, SIGTERM (sr-limit's timeout) ends the run here: the
+	 * jail is killed and the changes applied in the grace period. */
+	int status = jail_wait(jail_spawn(j), 1, j->nquotas > 0);
 	(void)sr_write_all(j->sync_fd, &status, sizeof status);
 	reap_all();
+	if (j->nquotas)
+		jail_quota_finish(j);
 	_exit(sr_status_to_exit(status));
 }

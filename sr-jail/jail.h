@@ -22,7 +22,15 @@ struct mreq {
 	enum mkind kind;
 	const char *src; /* host path (binds) */
 	const char *dst; /* absolute path inside the jail */
-	uint64_t size;   /* tmpfs */
+	uint64_t size;   /* tmpfs; a --bind's --quota (0: none) */
+};
+
+/* A --bind with --quota, kept by PID 1 for after the run (quota.c). */
+struct quota {
+	const char *dst;
+	uint64_t cap;           /* the whole directory's size, at most */
+	int host_fd;            /* the host directory, opened before pivot_root */
+	int upper_fd;           /* the root of the tmpfs holding the upper layer */
 };
 
 /* An environment change asked for on the command line, in order. */
@@ -47,6 +55,8 @@ struct jail {
 	int uid_set, gid_set;
 	int share_net, allow_userns, verbose;
 	char **argv;            /* prog [args...] */
+	struct quota *quotas;   /* one per --bind with --quota */
+	size_t nquotas;
 
 	/* worked out on the host side */
 	uid_t host_uid;
@@ -88,7 +98,7 @@ void jail_mkparents(const char *dst);
 /* The root is built in two halves: steps are planned while the host is in
  * view (host paths opened as detached mount trees), then carried out
  * after pivot_root, every destination resolved inside the new root. */
-enum skind { S_TREE, S_LINK, S_TMPFS, S_FILE };
+enum skind { S_TREE, S_LINK, S_TMPFS, S_FILE, S_OVERLAY };
 struct step {
 	enum skind kind;
 	const char *dst;     /* path inside the new root */
@@ -98,6 +108,7 @@ struct step {
 	uint64_t size;       /* S_TMPFS */
 	unsigned mode;       /* S_TMPFS */
 	unsigned long flags; /* S_TMPFS mount flags */
+	struct quota *quota; /* S_OVERLAY: fd is the lower layer, size the upper's */
 };
 struct plan {
 	struct step *v;
@@ -110,6 +121,17 @@ struct step *plan_add(struct plan *p, enum skind kind, const char *dst);
 void plan_host(struct plan *p, const char *src, const char *dst,
 	       uint64_t attr, int optional);
 void plan_host_target(struct plan *p, const char *src, const char *dst, uint64_t attr);
+
+/* Open a --bind source following no link: an O_PATH fd; fatal with why. */
+int jail_open_user(const char *src);
+
+/* quota.c: a --bind with --quota is an overlay: the host directory below,
+ * read-only, and a size-capped tmpfs above; PID 1 copies the upper layer
+ * back onto the host directory when every process of the jail is gone. */
+void plan_quota(struct plan *p, struct jail *j, const struct mreq *m);
+void jail_mount_overlay(const struct step *s);
+/* In PID 1 after the run: say when a quota was reached, apply the changes. */
+void jail_quota_finish(const struct jail *j);
 
 /* etc.c */
 void jail_plan_etc(struct plan *p, const struct jail *j);
@@ -147,7 +169,9 @@ void jail_restore_tty(const struct jail *j);
 /* In the outer sr-jail: the program died of a signal, die of it too. */
 void jail_die_like(int status) __attribute__((noreturn));
 void jail_block_signals(struct jail *j);
-int jail_wait(pid_t child, int outside_only);
+/* term_ends: a SIGTERM from outside is not passed on but returned, as
+ * the wait status of a death by SIGTERM (PID 1 with --quota). */
+int jail_wait(pid_t child, int outside_only, int term_ends);
 void jail_init(struct jail *j) __attribute__((noreturn));
 
 /* What --verbose says: no function up in main.c for the layers below

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 	if (write(pfd[1], "", 1) < 0 && errno != EPIPE)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to start the jail");
 	jail_drop_effective_caps(); /* it holds no capability it could use */
-	int status = jail_wait(pid, 0), prog;
+	int status = jail_wait(pid, 0, 0), prog;
 	jail_restore_tty(&j);
 	if (read(pfd[1], &prog, sizeof prog) == (ssize_t)sizeof prog && WIFSIGNALED(prog))
 		jail_die_like(prog);

@@ -75,8 +75,7 @@ static void plan_tree(struct plan *p, const char *src, const char *dst,
  * workspace may have been changed by an earlier job: a link planted there
  * (job/out -> ~/.ssh) must not make the next run bind the user's keys. So
  * no symbolic link is followed anywhere in the path. */
-static void plan_user_tree(struct plan *p, const char *src, const char *dst,
-			   uint64_t attr)
+int jail_open_user(const char *src)
 {
 	int at = sr_open_nofollow(src, O_PATH);
 	if (at < 0 && errno == ELOOP)
@@ -84,6 +83,13 @@ static void plan_user_tree(struct plan *p, const char *src, const char *dst,
 			 "link, which sr-jail does not follow (give the resolved path)", src);
 	if (at < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to bind %s", src);
+	return at;
+}
+
+static void plan_user_tree(struct plan *p, const char *src, const char *dst,
+			   uint64_t attr)
+{
+	int at = jail_open_user(src);
 	int fd = jail_clone_tree(at, "", AT_EMPTY_PATH, attr, src);
 	close(at);
 	plan_clone(p, fd, src, dst, -1);
@@ -160,12 +166,14 @@ static void plan_dev(struct plan *p, const struct jail *j)
 	plan_tmpfs(p, "/dev/shm", j->shm_size, 01777, MS_NOEXEC);
 }
 
-static void plan_user(struct plan *p, const struct jail *j)
+static void plan_user(struct plan *p, struct jail *j)
 {
 	for (size_t i = 0; i < j->nmounts; i++) {
 		const struct mreq *m = &j->mounts[i];
 		if (m->kind == MK_TMPFS)
 			plan_tmpfs(p, m->dst, m->size, 0755, 0);
+		else if (m->kind == MK_BIND && m->size)
+			plan_quota(p, j, m);
 		else
 			plan_user_tree(p, m->src, m->dst, m->kind == MK_BIND ? JAIL_RW : JAIL_RO);
 	}
@@ -238,8 +246,9 @@ static void write_file(const struct step *s)
 
 static void run_step(const struct jail *j, const struct step *s)
 {
-	static const char *const what[] = {"bind", "symlink", "tmpfs", "file"};
-	const char *from = s->kind == S_TREE || s->kind == S_LINK ? s->text : NULL;
+	static const char *const what[] = {"bind", "symlink", "tmpfs", "file", "overlay"};
+	const char *from = s->kind == S_TREE || s->kind == S_LINK ||
+			   s->kind == S_OVERLAY ? s->text : NULL;
 	jail_note(j, "%s %s%s%s", what[s->kind], s->dst, from ? " from " : "",
 		  from ? from : "");
 	jail_mkparents(s->dst);
@@ -258,6 +267,10 @@ static void run_step(const struct jail *j, const struct step *s)
 		break;
 	case S_FILE:
 		write_file(s);
+		break;
+	case S_OVERLAY:
+		jail_mount_overlay(s);
+		mounted_on(s->dst);
 		break;
 	}
 }

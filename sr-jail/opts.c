@@ -15,6 +15,7 @@ static const char usage_text[] =
 	"Run prog in new user, mount, pid, net, ipc, uts and cgroup namespaces\n"
 	"with a minimal read-only view of the host. Options:\n"
 	"  --bind SRC DST       bind host path SRC at DST, writable\n"
+	"  --quota SIZE         cap the directory of the --bind before at SIZE\n"
 	"  --ro-bind SRC DST    bind host path SRC at DST, read-only\n"
 	"  --tmpfs DST[:SIZE]   a fresh tmpfs at DST (default size 64M)\n"
 	"  --chdir DIR          working directory inside (default " JAIL_HOME ")\n"
@@ -34,12 +35,13 @@ static const char usage_text[] =
 enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
-	O_UID, O_GID,
+	O_UID, O_GID, O_QUOTA,
 };
 
 static const struct option longopts[] = {
 	{"bind", required_argument, 0, O_BIND},
 	{"ro-bind", required_argument, 0, O_RO_BIND},
+	{"quota", required_argument, 0, O_QUOTA},
 	{"tmpfs", required_argument, 0, O_TMPFS},
 	{"chdir", required_argument, 0, O_CHDIR},
 	{"hostname", required_argument, 0, O_HOSTNAME},
@@ -109,6 +111,17 @@ static void opt_tmpfs(struct jail *j, char *arg)
 		j->shm_size = size;
 	else
 		add_mount(j, MK_TMPFS, NULL, arg, size);
+}
+
+/* --quota SIZE: the --bind just before it becomes a size-capped overlay. */
+static void opt_quota(struct jail *j, const char *arg)
+{
+	struct mreq *m = j->nmounts ? &j->mounts[j->nmounts - 1] : NULL;
+	if (!m || m->kind != MK_BIND || m->size)
+		sr_usage("--quota: must follow a --bind SRC DST (and only once)");
+	m->size = sr_opt_size("--quota", arg);
+	if (m->size == 0)
+		sr_usage("--quota: size must not be 0: '%s'", arg);
 }
 
 static void add_env(struct jail *j, enum ekind kind, const char *opt,
@@ -182,6 +195,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 		break;
 	}
 	case O_TMPFS: opt_tmpfs(j, optarg); break;
+	case O_QUOTA: opt_quota(j, a); break;
 	case O_CHDIR: opt_chdir(j, a); break;
 	case O_HOSTNAME: opt_hostname(j, a); break;
 	case O_SETENV:
@@ -217,7 +231,8 @@ void jail_parse(struct jail *j, int argc, char **argv)
 	j->mounts = calloc(max, sizeof *j->mounts);
 	j->envops = calloc(max, sizeof *j->envops);
 	j->keep = calloc(max, sizeof *j->keep);
-	if (!j->mounts || !j->envops || !j->keep)
+	j->quotas = calloc(max, sizeof *j->quotas);
+	if (!j->mounts || !j->envops || !j->keep || !j->quotas)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	j->tmp_size = j->home_size = j->shm_size = JAIL_TMPFS_SIZE;
 	j->prog_fd = j->sync_fd = -1;

@@ -386,55 +386,6 @@ static void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
 	closedir(d);
 }
 
-/* Remove name in parent, a directory's tree included, following no link.
- * 0, or -1 with errno. */
-static int remove_tree(int parent, const char *name, int depth)
-{
-	if (unlinkat(parent, name, 0) == 0)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -1;
-	if (depth >= DEPTH_MAX) {
-		errno = ELOOP;
-		return -1;
-	}
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES) {
-		/* a directory the sandboxed code made unreadable: its owner is
-		 * the user; give it back its rights through an O_PATH descriptor
-		 * (no link followed) and try again */
-		int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		char proc[64];
-		snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
-		if (p >= 0 && chmod(proc, 0700) == 0)
-			fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (p >= 0)
-			close(p);
-	}
-	if (fd < 0)
-		return -1;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -1;
-	}
-	struct dirent *e;
-	int r = 0, e2 = 0;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (remove_tree(dirfd(d), e->d_name, depth + 1) < 0 && errno != ENOENT) {
-			r = -1;
-			e2 = errno;
-		}
-	}
-	closedir(d);
-	if (r == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		return -1;
-	errno = e2;
-	return r;
-}
-
 /* ---- list_workspaces, delete_workspace ------------------------------------ */
 
 struct usage {
@@ -505,11 +456,28 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		cJSON_AddStringToObject(o, "modified", when);
 		if (w.cut)
 			cJSON_AddBoolToObject(o, "partial", 1);
+		char quota[48] = "", used[32], expires[32] = "never";
+		if (cfg.ws_quota) {
+			cJSON_AddNumberToObject(o, "quota", (double)cfg.ws_quota);
+			snprintf(quota, sizeof quota, " of %llu", (unsigned long long)cfg.ws_quota);
+		} else {
+			cJSON_AddNullToObject(o, "quota");
+		}
+		time_t last = ws_last_used(names[i]);
+		iso_time(last, used, sizeof used);
+		cJSON_AddStringToObject(o, "last_used", used);
+		if (cfg.ws_ttl_ms) {
+			iso_time(last + (time_t)(cfg.ws_ttl_ms / 1000), expires, sizeof expires);
+			cJSON_AddStringToObject(o, "expires_at", expires);
+		} else {
+			cJSON_AddNullToObject(o, "expires_at");
+		}
 		cJSON_AddItemToArray(arr, o);
-		char line[200];
-		int m = snprintf(line, sizeof line, "%s  %llu files, %llu bytes, modified %s%s\n",
-				 names[i], (unsigned long long)u.files, (unsigned long long)u.bytes,
-				 when, w.cut ? " (counted in part)" : "");
+		char line[300];
+		int m = snprintf(line, sizeof line, "%s  %llu files, %llu%s bytes, modified %s%s, "
+				 "last used %s, expires %s\n", names[i],
+				 (unsigned long long)u.files, (unsigned long long)u.bytes, quota,
+				 when, w.cut ? " (counted in part)" : "", used, expires);
 		if (tlen + (size_t)m + 1 > tcap) {
 			tcap = (tlen + (size_t)m + 1) * 2;
 			text = realloc(text, tcap);
@@ -526,12 +494,20 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 	free(text);
 }
 
-/* A queued or running job of workspace ws: its id in job, 1; 0 none. */
-static int ws_busy(const char *ws, char job[33])
+int workspace_busy(const char *ws, char job[33])
 {
 	char err[300], want[4200];
 	cJSON *all = job_list(err, sizeof err), *j;
 	int found = 0;
+	if (!all) {
+		struct stat st;
+		char tmp[4200];
+		snprintf(tmp, sizeof tmp, "%s/tmp", cfg.spool);
+		if (lstat(tmp, &st) < 0 && errno == ENOENT)
+			return 0;   /* a spool no job was ever submitted to */
+		snprintf(job, 33, "(unknown)");
+		return -1;      /* cannot tell: as if in use */
+	}
 	snprintf(want, sizeof want, "%s/%s", cfg.workspaces, ws);
 	cJSON_ArrayForEach(j, all) {
 		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
@@ -562,13 +538,19 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 		return;
 	}
 	close(fd);
-	if (ws_busy(ws, job)) {
+	int busy = workspace_busy(ws, job);
+	if (busy < 0) {
+		tool_error(r, "workspace %s: unable to tell whether a job uses it (sr-queue list "
+			   "failed; see sr-mcp's log): not deleted, try again", ws);
+		return;
+	}
+	if (busy) {
 		tool_error(r, "workspace %s is in use by job %s (queued or running): cancel_job it or "
 		     "wait for it to end, then delete the workspace", ws, job);
 		return;
 	}
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (root < 0 || remove_tree(root, ws, 0) < 0) {
+	if (root < 0 || sr_remove_tree(root, ws) < 0) {
 		int e = errno;
 		if (root >= 0)
 			close(root);
@@ -981,6 +963,28 @@ static int write_at(int fd, const void *buf, size_t n, off_t off)
 	return 0;
 }
 
+/* Would a file of old bytes becoming n bytes take the workspace (wfd)
+ * past its quota? Then 1, answered. */
+static int over_quota(struct req *r, const char *ws, int wfd, const char *rel, uint64_t old,
+		      uint64_t n)
+{
+	if (!cfg.ws_quota)
+		return 0;
+	struct usage u = { 0, 0, 0 };
+	struct walk w = { .fn = count, .recursive = 1, .ctx = &u };
+	int fd = dup(wfd);
+	if (fd >= 0)
+		walk_dir(&w, fd, "", 0);
+	uint64_t after = u.bytes - (old < u.bytes ? old : u.bytes) + n;
+	if (after <= cfg.ws_quota || n <= old)
+		return 0;
+	tool_error(r, "%s: not written: workspace %s would hold %llu bytes, over its quota of "
+		   "%llu bytes (%llu MiB). Delete files (delete_path) or write less.", rel, ws,
+		   (unsigned long long)after, (unsigned long long)cfg.ws_quota,
+		   (unsigned long long)(cfg.ws_quota >> 20));
+	return 1;
+}
+
 void files_write(struct req *r, const cJSON *args)
 {
 	const char *T = "write_file", *ws, *path = NULL, *content = NULL, *enc = "utf8";
@@ -1004,6 +1008,7 @@ void files_write(struct req *r, const cJSON *args)
 		tool_bad_args(r, T, "content is not valid base64");
 		return;
 	}
+	int hold = ws_hold(0);   /* no idle sweep removes the workspace meanwhile */
 	const char *rel = rel_path(path, err, sizeof err), *name = NULL;
 	if (rel && !(name = split(rel, dir, sizeof dir)))
 		snprintf(err, sizeof err, "%s: not a file name (give the file's path, e.g. "
@@ -1012,6 +1017,13 @@ void files_write(struct req *r, const cJSON *args)
 	int dfd = wfd >= 0 ? dir_open(wfd, dir, 1) : -1;
 	if (wfd >= 0 && dfd < 0)
 		why(err, sizeof err, dir, errno);
+	struct stat was;
+	uint64_t before = dfd >= 0 && fstatat(dfd, name, &was, AT_SYMLINK_NOFOLLOW) == 0 &&
+			  S_ISREG(was.st_mode) ? (uint64_t)was.st_size : 0;
+	if (dfd >= 0 && over_quota(r, ws, wfd, rel, before, app ? before + n : n))
+		goto out;
+	if (wfd >= 0)
+		ws_touch(ws);
 	struct stat st;
 	int fd = dfd >= 0 ? file_open(dfd, name, rel, O_WRONLY | O_CREAT | (app ? O_APPEND : 0), &st,
 				      err, sizeof err) : -1;
@@ -1038,6 +1050,7 @@ void files_write(struct req *r, const cJSON *args)
 		 (long long)st.st_size, rel);
 	tool_reply(r, res, err, 0);
 out:
+	ws_release(hold);
 	if (dfd >= 0)
 		close(dfd);
 	if (wfd >= 0)
@@ -1095,6 +1108,15 @@ void files_edit(struct req *r, const cJSON *args)
 		close(fd);
 		free(p);
 		tool_error(r, "%s: the edited file would be over the cap of 10 MiB", rel);
+		return;
+	}
+	int wfd = ws_open(ws, 0, err, sizeof err);
+	int over = wfd >= 0 && over_quota(r, ws, wfd, rel, n, outlen);
+	if (wfd >= 0)
+		close(wfd);
+	if (over) {
+		close(fd);
+		free(p);
 		return;
 	}
 	char *o = xmalloc(outlen + 1), *w = o;
@@ -1156,7 +1178,7 @@ void files_delete_path(struct req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		return;
 	}
-	int rc = remove_tree(dfd, name, 0);
+	int rc = sr_remove_tree(dfd, name);
 	int e = errno;
 	close(dfd);
 	if (rc < 0) {

@@ -9,6 +9,7 @@
  * variables (see sr-mcp(1), RUNNERS):
  *   SR_CODE        the code, a file of its own (no symbolic link on its path)
  *   SR_WORKSPACE   the workspace directory, bound at /workspace
+ *   SR_WORKSPACE_QUOTA  its size cap in bytes for sr-jail --quota, or empty
  *   SR_ENV_FILE    the caller's variables for the program, if any
  *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain */
 #include <errno.h>
@@ -140,7 +141,7 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
 {
 	char code[4096], envf[4096] = "", ws[4096];
-	char limit[256], jail[4400], exec[64], path[4200];
+	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "";
 	if (write_private("code", s->code, s->code_len, code, sizeof code, err, errlen) < 0)
 		return -1;
 	if (s->env && cJSON_GetArraySize(s->env) > 0 &&
@@ -164,6 +165,9 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	add_env(env, &nenv, "LANG", "C.UTF-8");
 	add_env(env, &nenv, "SR_CODE", code);
 	add_env(env, &nenv, "SR_WORKSPACE", ws);
+	if (cfg.ws_quota)
+		snprintf(quota, sizeof quota, "%llu", (unsigned long long)cfg.ws_quota);
+	add_env(env, &nenv, "SR_WORKSPACE_QUOTA", quota);
 	add_env(env, &nenv, "SR_LIMIT_ARGS", limit);
 	add_env(env, &nenv, "SR_JAIL_ARGS", jail);
 	add_env(env, &nenv, "SR_EXEC_ARGS", exec);
@@ -501,6 +505,7 @@ int state_ready(char *err, size_t errlen)
 				 "enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
 				 "kernel.apparmor_restrict_unprivileged_userns=0). Nothing was run.");
 		} else {
+			quota_probe();
 			state = 1;
 		}
 		free(out);

@@ -41,13 +41,15 @@ static const char usage_text[] =
 "      --max-result-chars N text in a result, at most (default 50000)\n"
 "      --network none|install|full  network for installs and runs (default none)\n"
 "      --pip-find-links DIR a directory of wheels install_packages uses offline\n"
+"      --workspace-quota SIZE|off  a workspace's size cap (default 1G)\n"
+"      --workspace-ttl DURATION|off  remove workspaces idle that long (default 7d)\n"
 "      --compat sandrun     also offer Sandrun's tool names\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n";
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
-       O_FIND_LINKS };
+       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -67,6 +69,8 @@ static const struct option longopts[] = {
 	{ "network", required_argument, 0, O_NETWORK },
 	{ "pip-find-links", required_argument, 0, O_FIND_LINKS },
 	{ "compat", required_argument, 0, O_COMPAT },
+	{ "workspace-quota", required_argument, 0, O_WS_QUOTA },
+	{ "workspace-ttl", required_argument, 0, O_WS_TTL },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -82,6 +86,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_WAIT, "SR_MCP_WAIT" }, { O_WAIT_MAX, "SR_MCP_WAIT_MAX" },
 	{ O_CHARS, "SR_MCP_MAX_RESULT_CHARS" }, { O_NETWORK, "SR_MCP_NETWORK" },
 	{ O_COMPAT, "SR_MCP_COMPAT" }, { O_FIND_LINKS, "SR_MCP_PIP_FIND_LINKS" },
+	{ O_WS_QUOTA, "SR_MCP_WORKSPACE_QUOTA" }, { O_WS_TTL, "SR_MCP_WORKSPACE_TTL" },
 };
 
 /* A directory of wheels, resolved (sr-jail binds no symbolic link). */
@@ -92,6 +97,21 @@ static char *find_links(const char *name, const char *a)
 	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
 		sr_usage("%s: not a directory: '%s'", name, a);
 	return real;
+}
+
+/* A duration, or whole days ("7d"); "off" is 0. */
+static uint64_t ttl_ms(const char *name, const char *a)
+{
+	size_t n = strlen(a);
+	char days[32];
+	if (!strcmp(a, "off"))
+		return 0;
+	if (n > 1 && n < sizeof days && a[n - 1] == 'd') {
+		memcpy(days, a, n - 1);
+		days[n - 1] = '\0';
+		return sr_opt_count(name, days, 36500) * 86400000ULL;
+	}
+	return sr_opt_duration_ns(name, a) / 1000000;
 }
 
 static void set_opt(int c, const char *a, const char *name)
@@ -120,6 +140,13 @@ static void set_opt(int c, const char *a, const char *name)
 		cfg.net_install = strcmp(a, "none") != 0;
 		break;
 	case O_FIND_LINKS: cfg.pip_find_links = find_links(name, a); break;
+	case O_WS_QUOTA:
+		cfg.ws_quota = strcmp(a, "off") ? sr_opt_size(name, a) : 0;
+		if (!cfg.ws_quota && strcmp(a, "off"))
+			sr_usage("%s: 0 is not a quota (off turns it off)", name);
+		cfg.ws_quota_set = 1;
+		break;
+	case O_WS_TTL: cfg.ws_ttl_ms = ttl_ms(name, a); break;
 	case O_COMPAT:
 		if (strcmp(a, "sandrun") && strcmp(a, "none"))
 			sr_usage("%s: expected sandrun or none: '%s'", name, a);
@@ -278,6 +305,7 @@ int main(int argc, char **argv)
 	find_tools();
 	runners_load();
 	tools_init();
+	retention_start();
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGTERM, &sa, NULL);

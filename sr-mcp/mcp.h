@@ -13,6 +13,7 @@
  *   util.c     the defaults, the log line, allocation
  *   files.c    the workspace file tools, following no link
  *   packages.c install_packages: pip and npm into a workspace, in a jail
+ *   retention.c  idle workspaces removed (--workspace-ttl)
  */
 #ifndef SR_MCP_H
 #define SR_MCP_H
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct cJSON;
 
@@ -49,6 +51,9 @@ struct config {
 	int net_full;           /* --network full: runs reach the network */
 	int net_install;        /* --network install or full: install_packages does */
 	char *pip_find_links;   /* --pip-find-links: a directory of wheels, or NULL */
+	uint64_t ws_quota;      /* --workspace-quota, bytes; 0: off */
+	int ws_quota_set;       /* given, not the default: required then */
+	uint64_t ws_ttl_ms;     /* --workspace-ttl; 0: off */
 	int compat_sandrun;
 	mode_t umask;           /* the user's, recorded with each job */
 };
@@ -174,6 +179,20 @@ void install_packages(struct req *r, const struct cJSON *args);
 const char *network_policy(void);            /* none, install or full */
 /* Is SPEC a package spec MANAGER ("pip", "npm") takes? 1, or 0 with why. */
 int package_spec_ok(const char *manager, const char *spec, char *why, size_t len);
+/* A queued or running job of workspace ws: its id in job, 1; 0 none;
+ * -1 when the jobs could not be listed (treat it as in use). */
+int workspace_busy(const char *ws, char job[33]);
+
+/* retention.c */
+/* STATE/workspaces.lock held (shared by a use, exclusive by a sweep):
+ * an fd for ws_release, or -1 (then nothing is held). */
+int ws_hold(int exclusive);
+void ws_release(int fd);
+void ws_touch(const char *id);          /* a run or a write: used now */
+time_t ws_last_used(const char *id);
+void retention_sweep(void);
+void quota_probe(void);                 /* in state_ready: the default quota works? */
+void retention_start(void);             /* the sweeper thread, with a TTL */
 
 /* runners.c */
 void runners_load(void);

@@ -307,6 +307,39 @@ static char *chain_failure(const char *id, const cJSON *st)
 	return NULL;
 }
 
+/* sr-jail's line when the workspace reached its quota (sr-jail(1),
+ * --quota): written by the jail's init after the program and all it
+ * started are dead, so it is near the end of stderr. The cap as the line
+ * words it ("1 GiB") in cap, and 1; else 0. */
+static int quota_hit(const char *id, char *cap, size_t len)
+{
+	static const char tag[] = "sr-jail: warning: /workspace: quota of ";
+	int fd = job_file(id, "stderr");
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_size == 0) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	size_t got, n = sb.st_size < 4096 ? (size_t)sb.st_size : 4096;
+	char *tail = read_at(fd, (uint64_t)sb.st_size - n, n, &got);
+	close(fd);
+	tail[got] = '\0';
+	char *at = NULL;
+	for (char *p = tail; (p = strstr(p, tag)); p++)
+		at = p;
+	int found = at && (at == tail || at[-1] == '\n');
+	if (found) {
+		at += sizeof tag - 1;
+		size_t k = strcspn(at, " ");
+		if (at[k] == ' ')
+			k += 1 + strcspn(at + k + 1, " ");
+		snprintf(cap, len, "%.*s", (int)(k < len ? k : len - 1), at);
+	}
+	free(tail);
+	return found;
+}
+
 cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
 		     uint64_t out_off, uint64_t err_off)
 {
@@ -391,10 +424,15 @@ cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
 		which = "cpu";
 	if (!which && !strcmp(reason, "pids"))
 		which = "pids";
+	char cap[32] = "";
+	int disk = done && quota_hit(id, cap, sizeof cap);
+	if (!which && disk)
+		which = "disk";
 	if (which)
 		cJSON_AddStringToObject(o, "limit_hit", which);
 	else
 		cJSON_AddNullToObject(o, "limit_hit");
+	cJSON_AddBoolToObject(o, "quota_hit", disk);
 	const char *err = str(st, "error");
 	if (sandbox)
 		cJSON_AddStringToObject(o, "error", sandbox);
@@ -402,6 +440,14 @@ cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
 		cJSON_AddStringToObject(o, "error", err);
 	free(sandbox);
 	const char *h = hint_for(status, id);
+	char hq[700];
+	if (disk) {
+		snprintf(hq, sizeof hq, "%s%sThe workspace reached its quota of %s: writes past it "
+			 "failed with ENOSPC (what fitted was kept). Delete files you no longer "
+			 "need (delete_path, or in the code), write less, or use a new workspace.",
+			 h ? h : "", h ? " " : "", cap);
+		h = hq;
+	}
 	if (h)
 		cJSON_AddStringToObject(o, "hint", h);
 	return o;

@@ -28,7 +28,8 @@
 "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"Some bytes were not UTF-8 and were replaced by U+FFFD.\"}," \
 "\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
 "\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
-"\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids.\"}," \
+"\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \
+"\"quota_hit\":{\"type\":\"boolean\",\"description\":\"The workspace reached its size quota: writes past it failed (ENOSPC).\"}," \
 "\"error\":{\"type\":\"string\"},\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}"
 
 #define RESULT_SCHEMA "{\"type\":\"object\",\"properties\":{" RESULT_PROPS "}," \
@@ -111,7 +112,8 @@ static const char list_jobs_def[] =
 static const char sandbox_info_def[] =
 "{\"name\":\"sandbox_info\",\"title\":\"What the sandbox offers\","
 "\"description\":\"The languages and their versions, the default limits and the caps a call may "
-"ask up to, and the network policy.\","
+"ask up to (a workspace's size quota and how long an unused one is kept among them), and the "
+"network policy.\","
 "\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
@@ -134,13 +136,16 @@ static const char sandbox_info_def[] =
 
 static const char list_workspaces_def[] =
 "{\"name\":\"list_workspaces\",\"title\":\"List workspaces\","
-"\"description\":\"The workspaces there are, with the bytes and number of files in each and when "
-"a file in it last changed.\","
+"\"description\":\"The workspaces there are, with the bytes and number of files in each, when "
+"a file in it last changed, its size quota, when it was last used and when it expires (a workspace "
+"unused for the server's retention time is removed).\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspaces\":{\"type\":\"array\",\"items\":"
 "{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},"
 "\"files\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\",\"description\":\"ISO 8601, UTC.\"},"
-"\"partial\":{\"type\":\"boolean\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}}},"
+"\"partial\":{\"type\":\"boolean\"},\"quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"Its size cap in bytes (null: none).\"},"
+"\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
+"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}}},"
 "\"required\":[\"workspaces\"]},"
 "\"annotations\":{\"title\":\"List workspaces\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
@@ -573,8 +578,14 @@ static void run_code(struct req *r, const cJSON *args)
 	};
 	snprintf(s.workspace, sizeof s.workspace, "%s", ws ? ws : "");
 	char err[512], id[33];
-	if (workspace_make(s.workspace, sizeof s.workspace, 0, err, sizeof err) < 0 ||
-	    job_submit(&s, id, err, sizeof err) < 0) {
+	/* the workspace held against an idle sweep until its job is queued */
+	int hold = ws_hold(0), bad = workspace_make(s.workspace, sizeof s.workspace, 0, err,
+						    sizeof err) < 0;
+	if (!bad)
+		ws_touch(s.workspace);
+	bad = bad || job_submit(&s, id, err, sizeof err) < 0;
+	ws_release(hold);
+	if (bad) {
 		tool_error(r, "The run could not be started: %s. Nothing ran. Tell the user; "
 			    "sr-mcp's log (its stderr) has details.", err);
 		return;
@@ -743,6 +754,14 @@ static void sandbox_info(struct req *r, const cJSON *args)
 	cJSON_AddNumberToObject(c, "memory_mb", (double)(cfg.memory_max >> 20));
 	cJSON_AddNumberToObject(c, "wait_s", (double)cfg.wait_max_ms / 1000);
 	cJSON_AddNumberToObject(c, "result_chars", (double)cfg.max_chars);
+	if (cfg.ws_quota)       /* null: off */
+		cJSON_AddNumberToObject(c, "workspace_bytes", (double)cfg.ws_quota);
+	else
+		cJSON_AddNullToObject(c, "workspace_bytes");
+	if (cfg.ws_ttl_ms)
+		cJSON_AddNumberToObject(c, "workspace_idle_s", (double)(cfg.ws_ttl_ms / 1000));
+	else
+		cJSON_AddNullToObject(c, "workspace_idle_s");
 	cJSON_AddStringToObject(res, "network", network_policy());
 	cJSON_AddStringToObject(res, "network_note", cfg.net_full ? "runs and installs reach "
 		"the network" : cfg.net_install ? "install_packages reaches the network; runs do "

@@ -24,7 +24,9 @@ const untouched = (desc) => {
 
 const client = new Client({ name: 'sr-test-files', version: '1' });
 await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-  env: serverEnv(state, { HOME: home }) }));
+  // Quota off: a plain bind, where the sandboxed code's fifos reach the
+  // host directory (with a quota they are not carried over).
+  env: serverEnv(state, { HOME: home, SR_MCP_WORKSPACE_QUOTA: 'off' }) }));
 const T = { timeout: 120000 };
 const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
 const sh = async (ws, code) => sc(await call('run_code', { language: 'bash', workspace_id: ws, code }));

@@ -17,12 +17,14 @@ const runs = [];
 for (let i = 0; i < 6; i++)
   for (const [c, who] of [[a, 'a'], [b, 'b']])
     runs.push(c.callTool({ name: 'run_code', arguments: { language: 'bash', workspace_id: 'shared',
-      code: `echo ${who}${i} >> log; echo ${who}${i}` } }, undefined, T));
+      // a file each: with the workspace quota a run's changes land when it
+      // ends, and two runs appending to one file would each replace it
+      code: `echo ${who}${i} > log.${who}${i}; echo ${who}${i}` } }, undefined, T));
 const results = await Promise.all(runs);
 is(results.filter((r) => r.structuredContent.status === 'succeeded').length, 12, 'twelve runs from two servers at once all succeed');
 const ids = new Set(results.map((r) => r.structuredContent.job_id));
 is(ids.size, 12, '... as twelve jobs');
-const log = (await a.callTool({ name: 'run_code', arguments: { language: 'bash', workspace_id: 'shared', code: 'sort log | tr "\\n" " "' } }, undefined, T)).structuredContent.stdout;
+const log = (await a.callTool({ name: 'run_code', arguments: { language: 'bash', workspace_id: 'shared', code: 'cat log.* | sort | tr "\\n" " "' } }, undefined, T)).structuredContent.stdout;
 is(log, 'a0 a1 a2 a3 a4 a5 b0 b1 b2 b3 b4 b5 ', 'each ran once, in the one workspace');
 const seen = (await b.callTool({ name: 'list_jobs', arguments: { limit: 100 } }, undefined, T)).structuredContent.jobs;
 ok(results.every((r) => seen.some((j) => j.job_id === r.structuredContent.job_id)), "each server lists the other's jobs");

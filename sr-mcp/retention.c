@@ -1,0 +1,197 @@
+/* retention.c - the workspaces' quota, tried once, and their retention.
+ *
+ * Workspaces idle longer than --workspace-ttl are removed:
+ * at start-up (when the state directory exists already) and then every
+ * hour, or every TTL when that is shorter, by a small thread.
+ *
+ * A workspace's last use is the mtime of a stamp file, STATE/ws-used/ID,
+ * outside the workspace so that the sandboxed code cannot forge it. A run
+ * (when it is submitted) and a file tool's write touch it; a sweep that
+ * finds a job of the workspace queued or running touches it too and
+ * keeps the workspace. STATE/workspaces.lock orders the two: a use holds
+ * it shared from the touch until its job is queued, a sweep exclusive
+ * from reading a stamp to removing the workspace, so that no sr-mcp
+ * sharing the state directory removes a workspace a run is starting in. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+#define STAMPS "ws-used"
+
+static int state_fd(void)
+{
+	return open(cfg.state_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int ws_hold(int exclusive)
+{
+	int st = state_fd();
+	if (st < 0)
+		return -1;
+	int fd = openat(st, "workspaces.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	close(st);
+	if (fd >= 0 && flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void ws_release(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The stamps' directory, made on first use: a descriptor or -1. */
+static int stamps_fd(void)
+{
+	int st = state_fd();
+	if (st < 0)
+		return -1;
+	if (mkdirat(st, STAMPS, 0700) < 0 && errno != EEXIST) {
+		close(st);
+		return -1;
+	}
+	int fd = openat(st, STAMPS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(st);
+	return fd;
+}
+
+void ws_touch(const char *id)
+{
+	int d = stamps_fd();
+	if (d < 0 || !workspace_id_ok(id))
+		goto out;
+	int fd = openat(d, id, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd < 0 || futimens(fd, NULL) < 0)
+		mcp_log("unable to stamp the use of workspace %s: %s", id, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+out:
+	if (d >= 0)
+		close(d);
+}
+
+time_t ws_last_used(const char *id)
+{
+	int d = stamps_fd();
+	struct stat st;
+	int r = d >= 0 ? fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) : -1;
+	if (d >= 0)
+		close(d);
+	if (r == 0 && S_ISREG(st.st_mode))
+		return st.st_mtime;
+	ws_touch(id);     /* first seen now (made before stamps existed) */
+	return time(NULL);
+}
+
+/* One workspace: removed when idle past the TTL and no job uses it. */
+static void sweep_one(int root, const char *id, time_t now)
+{
+	char job[33];
+	time_t last = ws_last_used(id);
+	if (last >= now || (uint64_t)(now - last) * 1000 < cfg.ws_ttl_ms)
+		return;
+	int busy = workspace_busy(id, job);
+	if (busy > 0)
+		ws_touch(id);   /* in use now */
+	if (busy != 0)          /* in use, or cannot tell: not now */
+		return;
+	if (sr_remove_tree(root, id) < 0 && errno != ENOENT) {
+		mcp_log("unable to remove idle workspace %s: %s", id, strerror(errno));
+		return;
+	}
+	int d = stamps_fd();
+	if (d >= 0) {
+		(void)unlinkat(d, id, 0);
+		close(d);
+	}
+	mcp_log("workspace %s removed: unused for longer than --workspace-ttl", id);
+}
+
+void retention_sweep(void)
+{
+	char err[600];
+	if (!cfg.ws_ttl_ms || state_ready(err, sizeof err) < 0)
+		return;
+	int lock = ws_hold(1);
+	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = root >= 0 ? fdopendir(root) : NULL;
+	if (!d) {
+		if (root >= 0)
+			close(root);
+		ws_release(lock);
+		return;
+	}
+	time_t now = time(NULL);
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (workspace_id_ok(e->d_name) &&
+		    (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN))
+			sweep_one(dirfd(d), e->d_name, now);
+	closedir(d);
+	ws_release(lock);
+}
+
+static char *state_dir;     /* as given: cfg's is replaced by state_ready */
+
+static void *sweeper(void *arg)
+{
+	struct stat st;
+	(void)arg;
+	for (;;) {
+		/* nothing is made before the first tool call: a state
+		 * directory that is not there yet holds nothing to remove */
+		if (stat(state_dir, &st) == 0)
+			retention_sweep();
+		uint64_t s = cfg.ws_ttl_ms / 1000;
+		sleep(s < 1 ? 1 : s > 3600 ? 3600 : (unsigned)s);
+	}
+	return NULL;
+}
+
+void retention_start(void)
+{
+	pthread_t t;
+	if (!cfg.ws_ttl_ms)
+		return;
+	state_dir = xstrdup(cfg.state_dir);
+	if (pthread_create(&t, NULL, sweeper, NULL) != 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to start the workspace sweeper");
+	pthread_detach(t);
+}
+
+/* The default quota needs unprivileged overlayfs: where sr-jail --quota
+ * fails, runs go without one, and the log says so. A quota the
+ * administrator asked for is never dropped: runs fail instead, saying why. */
+void quota_probe(void)
+{
+	char dir[4200], *out = NULL;
+	if (!cfg.ws_quota || cfg.ws_quota_set)
+		return;
+	snprintf(dir, sizeof dir, "%s/probe.XXXXXX", cfg.state_dir);
+	if (!mkdtemp(dir))
+		return;
+	char *argv[] = { "sr-jail", "--bind", dir, "/w", "--quota", "1M", "true", NULL };
+	if (spawn_capture(argv, &out, 1024, 0) != 0) {
+		mcp_log("sr-jail --quota does not work here (its message is above): workspaces "
+			"have no size quota; --workspace-quota SIZE makes runs fail instead");
+		cfg.ws_quota = 0;
+	}
+	free(out);
+	rmdir(dir);
+}

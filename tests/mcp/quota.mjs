@@ -1,0 +1,114 @@
+// quota.mjs - workspace quota and retention through the official SDK v1
+// client (which checks each structuredContent against its outputSchema):
+// a run that fills its workspace gets ENOSPC and a result that says the
+// quota was hit, write_file refuses to pass the quota, a run that times
+// out keeps its files, and idle workspaces are removed (at start-up and
+// by the sweeper) but never one a job is running in.
+import { mkdirSync, writeFileSync, existsSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ok, is, like, done, server, stateDir, serverEnv, sc, text, sleep } from './tap.mjs';
+
+const T = { timeout: 120000 };
+async function connect(state, extra) {
+  const client = new Client({ name: 'sr-test-quota', version: '1' });
+  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
+    env: serverEnv(state, extra) }));
+  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
+  return { client, call };
+}
+const listed = async (call) => sc(await call('list_workspaces', {})).workspaces || [];
+
+// ---- the quota -------------------------------------------------------------
+const state = stateDir();
+let { client, call } = await connect(state, { SR_MCP_WORKSPACE_QUOTA: '1M' });
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
+let r = await call('sandbox_info', {});
+is(sc(r).caps?.workspace_bytes, 1048576, 'sandbox_info gives the workspace quota');
+is(sc(r).caps?.workspace_idle_s, 7 * 86400, 'and the retention time (default 7 days)');
+r = await call('run_code', { language: 'bash', workspace_id: 'small',
+  code: 'head -c 100000 /dev/zero > a && echo wrote' });
+is(sc(r).stdout, 'wrote\n', 'control: a run under its quota writes');
+is(sc(r).quota_hit, false, 'control: quota_hit false under the quota');
+is(sc(r).limit_hit, null, 'control: no limit hit');
+
+r = await call('run_code', { language: 'bash', workspace_id: 'full',
+  code: 'head -c 3000000 /dev/zero > big; echo "head: $?"; ls -l big' });
+is(sc(r).quota_hit, true, 'a run that fills its workspace: quota_hit', sc(r));
+is(sc(r).limit_hit, 'disk', 'limit_hit is "disk"');
+like(sc(r).stderr, /No space left on device/, 'the program got ENOSPC');
+like(sc(r).hint, /quota of 1 MiB/, 'the hint names the quota');
+like(text(r), /quota of 1 MiB/, 'the text block says so too');
+let ws = (await listed(call)).find((w) => w.workspace_id === 'full');
+ok(ws && ws.bytes > 500000 && ws.bytes <= 1048576, 'what fitted is kept, and no more than the quota', ws);
+is(ws && ws.quota, 1048576, 'list_workspaces shows the quota');
+ok(ws && ISO.test(ws.last_used) && ISO.test(ws.expires_at), 'list_workspaces shows last_used and expires_at', ws);
+ok(ws && Date.parse(ws.expires_at) - Date.parse(ws.last_used) === 7 * 86400 * 1000,
+  'expires_at is last_used plus the default 7 days', ws);
+
+r = await call('write_file', { workspace_id: 'small', path: 'b', content: 'x'.repeat(1000000) });
+ok(r.isError && /quota of 1048576 bytes/.test(text(r)), 'write_file past the quota is an error naming it', text(r));
+r = await call('list_files', { workspace_id: 'small' });
+ok(!(sc(r).entries || []).some((e) => e.path === 'b'), 'and writes nothing');
+r = await call('write_file', { workspace_id: 'small', path: 'b', content: 'x'.repeat(10000) });
+ok(!r.isError, 'control: write_file under the quota writes', text(r));
+r = await call('write_file', { workspace_id: 'small', path: 'e', content: 'x' });
+r = await call('edit_file', { workspace_id: 'small', path: 'e', old_string: 'x', new_string: 'y'.repeat(950000) });
+ok(r.isError && /quota of 1048576 bytes/.test(text(r)), 'edit_file past the quota is an error naming it', text(r));
+r = await call('edit_file', { workspace_id: 'small', path: 'e', old_string: 'x', new_string: 'yz' });
+ok(!r.isError, 'control: edit_file under the quota edits', text(r));
+
+r = await call('run_code', { language: 'bash', workspace_id: 'slow', timeout_s: 1,
+  code: 'echo kept > kept.txt; sleep 60' });
+is(sc(r).status, 'timed_out', 'a run that times out');
+r = await call('read_file', { workspace_id: 'slow', path: 'kept.txt' });
+like(text(r), /kept/, 'keeps the files it wrote');
+r = await call('run_code', { language: 'bash', workspace_id: 'cancelled', wait_s: 0,
+  code: 'echo c > c.txt; touch started; sleep 60' });
+const cj = sc(r).job_id;
+for (let i = 0; i < 50; i++) {
+  r = await call('job_status', { job_id: cj, wait_s: 0 });
+  if (sc(r).status === 'running') break;
+  await sleep(200);
+}
+await sleep(1000);
+await call('cancel_job', { job_id: cj });
+r = await call('job_status', { job_id: cj, wait_s: 20 });
+is(sc(r).status, 'cancelled', 'a run cancelled');
+r = await call('list_files', { workspace_id: 'cancelled' });
+ok(!(sc(r).entries || []).some((e) => e.path === 'c.txt'), 'what a cancelled run wrote is not kept', sc(r));
+await client.close();
+
+// ---- retention -------------------------------------------------------------
+// An idle workspace from before: its stamp an hour old, removed at start-up.
+const state2 = stateDir();
+mkdirSync(join(state2, 'workspaces/old'), { recursive: true });
+writeFileSync(join(state2, 'workspaces/old/f'), 'x');
+mkdirSync(join(state2, 'ws-used'));
+writeFileSync(join(state2, 'ws-used/old'), '');
+const hourAgo = new Date(Date.now() - 3600 * 1000);
+utimesSync(join(state2, 'ws-used/old'), hourAgo, hourAgo);
+mkdirSync(join(state2, 'workspaces/recent'));
+writeFileSync(join(state2, 'ws-used/recent'), '');
+({ client, call } = await connect(state2, { SR_MCP_WORKSPACE_TTL: '1m' }));
+for (let i = 0; i < 100 && existsSync(join(state2, 'workspaces/old')); i++) await sleep(100);
+ok(!existsSync(join(state2, 'workspaces/old')), 'at start-up a workspace idle past the TTL is removed');
+ok(existsSync(join(state2, 'workspaces/recent')), 'control: a recently used one stays');
+await client.close();
+
+({ client, call } = await connect(state2, { SR_MCP_WORKSPACE_TTL: '2s' }));
+r = await call('write_file', { workspace_id: 'idle', path: 'f', content: 'x' });
+ok(!r.isError, 'a workspace used once');
+r = await call('run_code', { language: 'bash', workspace_id: 'busy', code: 'sleep 9; echo done', wait_s: 0 });
+ok(['queued', 'running'].includes(sc(r).status), 'a job left running in another', sc(r));
+const job = sc(r).job_id;
+await sleep(6000);
+const names = (await listed(call)).map((w) => w.workspace_id);
+ok(!names.includes('idle'), 'the sweeper removed the workspace idle past the TTL', names);
+ok(names.includes('busy'), 'but not the one a job is running in', names);
+r = await call('job_status', { job_id: job, wait_s: 30 });
+is(sc(r).stdout, 'done\n', 'the job in it ran to its end');
+await client.close();
+done();
