@@ -9,8 +9,9 @@ BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
 [ "${LIBC:-musl}" = musl ] && BUILD="$BUILD musl-tools"
 # What the test suite needs besides the build: prove (perl), mandoc for
 # the man page lint, the interpreters the sandbox is tested with, and the
-# tools the tests drive (runuser/setpriv from util-linux, iproute2 for ip).
-CHECK="perl mandoc bsdextrautils libcap2-bin python3 nodejs util-linux iproute2 procps golang-github-containers-common"
+# tools the tests drive (runuser/setpriv from util-linux, iproute2 for ip),
+# and matplotlib for the plots sr-mcp returns as images.
+CHECK="perl mandoc bsdextrautils libcap2-bin python3 nodejs util-linux iproute2 procps golang-github-containers-common python3-matplotlib"
 
 case "${1:-build}" in
 build) want=$BUILD ;;
