@@ -171,19 +171,20 @@ if (mpl) {
 import matplotlib.pyplot as plt
 plt.plot([1, 4, 9, 16])
 plt.title("left open")
+plt.show()
 plt.figure()
 plt.bar(["a", "b"], [3, 5])
 plt.savefig("outputs/mine.png")
 print("drawn")
 `);
-  is(sc(r).stdout, 'drawn\n', 'a matplotlib program ends without savefig for its first figure');
+  is(sc(r).stdout, 'drawn\n', 'a matplotlib program ends without savefig for its first figure (plt.show() shows nothing here)');
   const paths = (sc(r).images || []).map((e) => e.path).join(',');
   is(paths, 'outputs/figure-1.png,outputs/mine.png', 'the figure left open is saved as outputs/figure-1.png; the one saved by the program is not saved twice');
   m = byPath(r);
   data = Buffer.from(blocks(r)[0]?.data || '', 'base64');
   ok(m['figure-1.png']?.inlined && JSON.stringify(pngSize(data)) === JSON.stringify([m['figure-1.png'].width, m['figure-1.png'].height]) &&
     m['figure-1.png'].width >= 100, `the figure comes as a PNG image block of the size listed (${pngSize(data)})`, m['figure-1.png']);
-  ok(!/Fontconfig|matplotlibrc|Traceback|sr-mcp:/.test(sc(r).stderr), 'no font, configuration or hook errors on stderr', sc(r).stderr);
+  ok(!/Fontconfig|matplotlibrc|Traceback|sr-mcp:|non-interactive/.test(sc(r).stderr), 'no font, configuration, plt.show() or hook errors on stderr', sc(r).stderr);
   r = await py('img-mpl', `
 import matplotlib.pyplot as plt
 plt.plot([1, 2]); plt.savefig("outputs/only.png"); plt.close("all")

@@ -48,6 +48,10 @@ def _pyplot_loaded(plt):
 
     Figure.savefig = savefig
     atexit.register(_save_open_figures, plt)
+    # plt.show() has no window to open here: the figures it would show
+    # are returned at exit, so newer matplotlib's warning is not news.
+    import warnings
+    warnings.filterwarnings("ignore", message="FigureCanvasAgg is non-interactive")
 
 
 class _PyplotWatch:
