@@ -349,7 +349,8 @@ void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
 		}
 		names[n++] = xstrdup(e->d_name);
 	}
-	qsort(names, n, sizeof *names, by_name);
+	if (n)    /* qsort of NULL, even of 0 items, is undefined */
+		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		char rel[4200];
