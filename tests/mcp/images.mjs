@@ -5,8 +5,8 @@
 // format's size read from its header, the caps (long edge, bytes, the
 // whole result, the number of images), job_status, and what the sandboxed
 // code could plant there (links to the user's images, a linked outputs
-// directory, a fifo), none of it followed or waited on.
-import { mkdtempSync, mkdirSync, writeFileSync, existsSync, utimesSync } from 'node:fs';
+// directory, a hard link, a fifo), none of it followed, read or waited on.
+import { mkdtempSync, mkdirSync, writeFileSync, existsSync, utimesSync, linkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -220,6 +220,15 @@ try {
   ok(sc(r).status === 'succeeded' && sc(r).images === undefined, `a fifo in outputs/ is skipped and does not hang the result (${Date.now() - t0} ms)`, sc(r));
 } catch (e) {
   ok(false, 'a fifo in outputs/ does not hang the result', String(e));
+}
+let linked = false, why = '';
+try { linkSync(join(home, 'secret.png'), join(state, 'workspaces', ev, 'outputs/hl.png')); linked = true; } catch (e) { why = e.code; }
+if (linked) {
+  r = await sh(ev, 'ls outputs/hl.png');
+  ok(sc(r).stdout === 'outputs/hl.png\n' && !hostShown(r) && !(sc(r).images || []).some((e) => e.path === 'outputs/hl.png'),
+    'a hard link to the user\'s image in outputs/ is not read', sc(r).images);
+} else {
+  skip('a hard link to the user\'s image in outputs/ is not read', `the file system refuses the link (${why})`);
 }
 await sh(ev, `rm -rf outputs; ln -s ${home}/pics outputs`);
 r = await sh(ev, 'true');
