@@ -46,6 +46,11 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNITS    := $(UNIT_SRC:.c=)
 MANS     := $(wildcard man/*.1)
 DATA     := $(wildcard sr-*/data/*)
+# sr-mcp's runners: the executable files; what a runner reads from a
+# directory beside it (python-lib/) is data.
+RUNNER_DIRS := $(patsubst %/,%,$(wildcard sr-mcp/runners/*/))
+RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
+RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)))
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
 .PHONY: all deps check-deps demo check bench lint install uninstall clean
@@ -183,9 +188,12 @@ install: all
 	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DATADIR)/sr-mcp/runners/install
-	install -m 0755 $(filter-out %/install,$(wildcard sr-mcp/runners/*)) \
-	  $(DESTDIR)$(DATADIR)/sr-mcp/runners/
+	install -m 0755 $(RUNNERS) $(DESTDIR)$(DATADIR)/sr-mcp/runners/
 	install -m 0755 sr-mcp/runners/install/* $(DESTDIR)$(DATADIR)/sr-mcp/runners/install/
+	@for f in $(RUNNER_LIBS); do \
+	  d=$(DESTDIR)$(DATADIR)/$$(dirname $$f); \
+	  install -d $$d && install -m 0644 $$f $$d/ || exit 1; \
+	done
 	@for f in $(DATA); do \
 	  d=$(DESTDIR)$(DATADIR)/$$(basename $$(dirname $$(dirname $$f))); \
 	  install -d $$d && install -m 0644 $$f $$d/ || exit 1; \

@@ -39,7 +39,7 @@
 #include "sr.h"
 
 #define FILE_MAX (10U << 20)           /* read_file, edit_file: at most */
-#define IMAGE_MAX (700U << 10)         /* an image block, at most (base64 grows it 4/3) */
+#define IMAGE_MAX MCP_IMAGE_MAX
 #define LIST_MAX 1000                  /* list_files: entries returned */
 #define WALK_MAX 200000                /* entries looked at in one walk */
 #define DEPTH_MAX 256                  /* directories deep */
@@ -84,7 +84,7 @@ static int get_ws(struct req *r, const char *tool, const cJSON *args, const char
 
 /* ---- confined lookups --------------------------------------------------- */
 
-static int openat2_safe(int dirfd, const char *path, int flags, mode_t mode)
+int openat2_safe(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
@@ -153,7 +153,7 @@ static void why(char *buf, size_t len, const char *path, int e)
 
 /* The workspace's directory, open: a descriptor, or -1 with err set. With
  * create, a missing workspace is made (as run_code does). */
-static int ws_open(const char *id, int create, char *err, size_t len)
+int ws_open(const char *id, int create, char *err, size_t len)
 {
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root < 0) {
@@ -264,8 +264,8 @@ static int dir_open(int ws, const char *dir, int create)
 
 /* A regular file of one link, open: its descriptor and stat, or -1 with
  * the reason in err. */
-static int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
-		     char *err, size_t len)
+int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
+	      char *err, size_t len)
 {
 	int fd = openat2_safe(ws, path, flags | O_NONBLOCK | O_NOCTTY, 0600);
 	if (fd < 0) {
@@ -292,7 +292,7 @@ static int file_open(int ws, const char *path, const char *shown, int flags, str
 	return -1;
 }
 
-static char *read_fd(int fd, size_t size, size_t *got)
+char *read_fd(int fd, size_t size, size_t *got)
 {
 	char *p = xmalloc(size + 1);
 	size_t n = 0;
@@ -318,24 +318,13 @@ static void iso_time(time_t t, char *buf, size_t len)
 
 /* ---- walking and removing trees ---------------------------------------- */
 
-struct walk {
-	/* called for each entry; rel is the path from the walk's start */
-	void (*fn)(struct walk *w, int dirfd, const char *name, const char *rel,
-		   const struct stat *st);
-	int recursive;
-	size_t seen;
-	int cut;              /* WALK_MAX or DEPTH_MAX reached */
-	int stop;             /* the callback has enough */
-	void *ctx;
-};
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* dirfd is consumed. */
-static void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
+void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
 {
 	DIR *d = fdopendir(fd0);
 	if (!d) {
@@ -360,7 +349,8 @@ static void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
 		}
 		names[n++] = xstrdup(e->d_name);
 	}
-	qsort(names, n, sizeof *names, by_name);
+	if (n)    /* qsort of NULL, even of 0 items, is undefined */
+		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 		char rel[4200];
@@ -696,7 +686,7 @@ void files_list(struct req *r, const cJSON *args)
 
 /* ---- read_file ----------------------------------------------------------- */
 
-static char *base64(const unsigned char *p, size_t n)
+char *base64(const unsigned char *p, size_t n)
 {
 	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char *o = xmalloc((n + 2) / 3 * 4 + 1), *q = o;
@@ -745,7 +735,7 @@ static unsigned char *unbase64(const char *s, size_t *len)
 	return o;
 }
 
-static const char *image_type(const unsigned char *p, size_t n)
+const char *image_type(const unsigned char *p, size_t n)
 {
 	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
 		return "image/png";

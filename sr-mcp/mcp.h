@@ -14,6 +14,7 @@
  *   files.c    the workspace file tools, following no link
  *   packages.c install_packages: pip and npm into a workspace, in a jail
  *   retention.c  idle workspaces removed (--workspace-ttl)
+ *   images.c   the images a run leaves in /workspace/outputs, returned
  */
 #ifndef SR_MCP_H
 #define SR_MCP_H
@@ -172,6 +173,44 @@ void files_read(struct req *r, const struct cJSON *args);
 void files_write(struct req *r, const struct cJSON *args);
 void files_edit(struct req *r, const struct cJSON *args);
 void files_delete_path(struct req *r, const struct cJSON *args);
+/* Its confined lookups, for images.c too: openat2_safe adds O_NOFOLLOW,
+ * O_CLOEXEC and RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_MAGICLINKS; ws_open opens a workspace's directory (err set
+ * on failure); file_open opens a regular file of one link, O_NONBLOCK
+ * (err set on failure); read_fd reads at most size bytes; walk_dir walks
+ * a directory (its descriptor consumed) in name order, following no
+ * link. */
+#define MCP_IMAGE_MAX (700U << 10)  /* an image block, at most (base64 grows it 4/3) */
+struct stat;
+struct walk {
+	/* called for each entry; rel is the path from the walk's start */
+	void (*fn)(struct walk *w, int dirfd, const char *name, const char *rel,
+		   const struct stat *st);
+	int recursive;
+	size_t seen;
+	int cut;              /* WALK_MAX or DEPTH_MAX reached */
+	int stop;             /* the callback has enough */
+	void *ctx;
+};
+int openat2_safe(int dirfd, const char *path, int flags, mode_t mode);
+int ws_open(const char *id, int create, char *err, size_t len);
+int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
+	      char *err, size_t len);
+char *read_fd(int fd, size_t size, size_t *got);
+void walk_dir(struct walk *w, int fd, const char *prefix, int depth);
+char *base64(const unsigned char *p, size_t n);
+const char *image_type(const unsigned char *p, size_t n);   /* a MIME type, or NULL */
+
+/* images.c: the images a run wrote to /workspace/outputs, as image blocks
+ * after the result's text (sr-mcp(1), IMAGES). images_outdir makes the
+ * directory before a run; images_collect lists a finished run's images
+ * in res (its structuredContent) and returns their blocks, or NULL;
+ * images_note is their lines for the text block (malloc'd, or NULL);
+ * images_attach appends the blocks to a result's content (takes them). */
+void images_outdir(const char *workspace);
+struct cJSON *images_collect(struct cJSON *res, const struct cJSON *status);
+char *images_note(const struct cJSON *res);
+void images_attach(struct cJSON *result, struct cJSON *blocks);
 
 /* packages.c */
 extern const char install_packages_def[];   /* its schema, for tools/list */

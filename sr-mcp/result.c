@@ -577,6 +577,10 @@ char *result_text(const cJSON *res)
 		if (t[strlen(t) - 1] != '\n')
 			put(&b, "\n", 1);
 	}
+	char *images = images_note(res);
+	if (images)
+		put(&b, images, strlen(images));
+	free(images);
 	if (str(res, "error")) {
 		snprintf(line, sizeof line, "error: %.500s\n", str(res, "error"));
 		put(&b, line, strlen(line));

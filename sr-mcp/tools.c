@@ -26,6 +26,11 @@
 "\"stdout_offset\":{\"type\":\"integer\",\"description\":\"Pass back to job_status to get only newer output.\"}," \
 "\"stderr_offset\":{\"type\":\"integer\"}," \
 "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"Some bytes were not UTF-8 and were replaced by U+FFFD.\"}," \
+"\"images\":{\"type\":\"array\",\"description\":\"The images (PNG, JPEG, GIF, WebP) the run wrote to /workspace/outputs, at most 8: those inlined follow the text as image blocks; read_file fetches the others.\",\"items\":{\"type\":\"object\",\"properties\":{" \
+"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"}," \
+"\"width\":{\"type\":[\"integer\",\"null\"]},\"height\":{\"type\":[\"integer\",\"null\"]},\"inlined\":{\"type\":\"boolean\"}," \
+"\"note\":{\"type\":\"string\",\"description\":\"Why it is not inlined.\"}},\"required\":[\"path\",\"type\",\"size\",\"width\",\"height\",\"inlined\"]}}," \
+"\"images_not_listed\":{\"type\":\"integer\",\"description\":\"More images the run wrote than a result lists (list_files shows them).\"}," \
 "\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
 "\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
 "\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \
@@ -40,8 +45,11 @@ static const char run_code_def[] =
 "\"description\":\"Run a program in a fresh sandbox (rootless Linux namespaces, seccomp, no network "
 "unless the administrator allowed it) and return its output. The working directory is /workspace: "
 "pass the workspace_id of an earlier result to see the files earlier runs left there; omit it for "
-"a new, empty one. Waits at most wait_s seconds (default 45): if the job is still running then, "
-"status is \\\"running\\\" and job_status with the job_id waits for the rest.\","
+"a new one (empty but for outputs/). Waits at most wait_s seconds (default 45): if the job is "
+"still running then, status is \\\"running\\\" and job_status with the job_id waits for the rest. "
+"Images (PNG, JPEG, GIF, WebP) the program writes to /workspace/outputs, and the matplotlib figures "
+"a Python program leaves open, come back as images after the text (up to 8, long edge up to "
+"1568 px).\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"language\":{\"type\":\"string\",\"description\":\"Which interpreter runs the code.\"},"
 "\"code\":{\"type\":\"string\",\"description\":\"The program's source.\"},"
@@ -273,6 +281,8 @@ const char *instructions(void)
 	       "job_status with the job_id and wait_s 45 until it is done: the job keeps "
 	       "running meanwhile, and pass back stdout_offset and stderr_offset to get only "
 	       "new output. Long output is cut in the middle: job_logs reads any part of it. "
+	       "Images a run writes to /workspace/outputs (matplotlib figures left open are "
+	       "saved there) come back with its result as images. "
 	       "list_files, read_file (images come back as images), write_file and "
 	       "edit_file work on a workspace's files without running code; install_packages "
 	       "adds pip or npm packages to a workspace, if the network policy allows. "
@@ -377,8 +387,10 @@ cJSON *run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_
 	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
 	int is_error = strcmp(status, "succeeded") && strcmp(status, "running") &&
 		       strcmp(status, "queued");
+	cJSON *images = images_collect(res, st);
 	char *text = result_text(res);
 	cJSON *out = tool_result(res, text, is_error);
+	images_attach(out, images);
 	free(text);
 	return out;
 }
@@ -581,8 +593,10 @@ static void run_code(struct req *r, const cJSON *args)
 	/* the workspace held against an idle sweep until its job is queued */
 	int hold = ws_hold(0), bad = workspace_make(s.workspace, sizeof s.workspace, 0, err,
 						    sizeof err) < 0;
-	if (!bad)
+	if (!bad) {
 		ws_touch(s.workspace);
+		images_outdir(s.workspace);   /* /workspace/outputs, for the images */
+	}
 	bad = bad || job_submit(&s, id, err, sizeof err) < 0;
 	ws_release(hold);
 	if (bad) {

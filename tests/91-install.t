@@ -17,6 +17,13 @@ done
 for f in runners/python runners/install/pip runners/install/npm; do
 	ok "sr-mcp's $f installed, executable" test -x "$d/opt/sr/share/sr/sr-mcp/$f"
 done
+# The Python runner's start-up module (it saves open matplotlib figures)
+# beside the runner, where the runner binds it from; data, not a runner.
+rd=$d/opt/sr/share/sr/sr-mcp/runners
+ok "the runners are installed" test -x "$rd/python" -a -x "$rd/bash" -a -x "$rd/javascript"
+ok "the Python runner's start-up module is installed beside it" test -f "$rd/python-lib/sitecustomize.py"
+ok "the start-up module is not executable (sr-mcp takes no language from it)" test ! -x "$rd/python-lib/sitecustomize.py"
+like "$(cat "$rd/python")" 'python-lib' "the installed Python runner binds python-lib from beside itself"
 is "$(find "$d" -perm /6000 | wc -l | tr -d ' ')" 0 "nothing installed is setuid or setgid"
 getcap=$(PATH=$PATH:/usr/sbin:/sbin command -v getcap)
 if [ -n "$getcap" ]; then

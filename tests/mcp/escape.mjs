@@ -62,7 +62,7 @@ like(out, /^env clean/m, "run_code: none of the server's environment reaches the
 like(out, /^uid \d+ caps 0000000000000000/m, 'run_code: no capabilities');
 // The workspace is the only writable place that lasts, and it is the run's own.
 const ws = await py('open("/workspace/mine", "w").write("x"); import os; print(sorted(os.listdir("/workspace")))');
-is(ws.stdout.trim(), "['mine']", 'run_code: /workspace holds only what the run wrote');
+is(ws.stdout.trim(), "['mine', 'outputs']", 'run_code: /workspace holds only what the run wrote (and outputs/, for images)');
 // A fork bomb and a memory balloon end in a result, and the next run works.
 const bomb = await py('import os\nwhile True:\n    try: os.fork()\n    except OSError: pass', { timeout_s: 3 });
 ok(['timed_out', 'killed', 'failed'].includes(bomb.status), `run_code: a fork bomb ends (${bomb.status}, ${bomb.reason})`);

@@ -79,7 +79,7 @@ const w2 = await call(client, 'run_code', { language: 'python', workspace_id: ws
   code: 'import csv\nrows = list(csv.DictReader(open("data.csv")))\nprint(sum(int(r["b"]) for r in rows))' });
 is(sc(w2).stdout.trim(), '6', 'a second call in the workspace reads the file the first wrote');
 const w3 = await call(client, 'run_code', { language: 'bash', code: 'ls' });
-is(sc(w3).stdout, '', 'a call without workspace_id gets a new, empty workspace');
+is(sc(w3).stdout, 'outputs\n', 'a call without workspace_id gets a new workspace, empty but for outputs/ (for images)');
 const named = await call(client, 'run_code', { language: 'bash', workspace_id: 'my-analysis', code: 'echo kept > note; pwd' });
 is(sc(named).workspace_id, 'my-analysis', 'a workspace may be given a name of the caller');
 
