@@ -53,7 +53,7 @@
 
 /* Arguments: 1 found and good, 0 absent, -1 wrong (answered). */
 
-static int get_bool(struct req *r, const char *tool, const cJSON *args, const char *k, int *out)
+int get_bool(struct req *r, const char *tool, const cJSON *args, const char *k, int *out)
 {
 	const cJSON *v = cJSON_GetObjectItem(args, k);
 	char msg[200];
@@ -70,7 +70,7 @@ static int get_bool(struct req *r, const char *tool, const cJSON *args, const ch
 
 
 /* workspace_id, required and well formed: 0, or -1 (answered). */
-static int get_ws(struct req *r, const char *tool, const cJSON *args, const char **ws)
+int get_ws(struct req *r, const char *tool, const cJSON *args, const char **ws)
 {
 	int g = tool_arg_str(r, tool, args, "workspace_id", ws);
 	if (g == 0)
@@ -84,7 +84,7 @@ static int get_ws(struct req *r, const char *tool, const cJSON *args, const char
 
 /* ---- confined lookups --------------------------------------------------- */
 
-static int openat2_safe(int dirfd, const char *path, int flags, mode_t mode)
+int openat2_safe(int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
@@ -153,7 +153,7 @@ static void why(char *buf, size_t len, const char *path, int e)
 
 /* The workspace's directory, open: a descriptor, or -1 with err set. With
  * create, a missing workspace is made (as run_code does). */
-static int ws_open(const char *id, int create, char *err, size_t len)
+int ws_open(const char *id, int create, char *err, size_t len)
 {
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root < 0) {
@@ -183,7 +183,7 @@ static int ws_open(const char *id, int create, char *err, size_t len)
 /* The path as the model gave it, made relative to the workspace root:
  * "/workspace/x" is "x", "/workspace" and "" are ".". NULL (err set) for
  * an absolute path elsewhere: the kernel would refuse it anyway. */
-static const char *rel_path(const char *p, char *err, size_t len)
+const char *rel_path(const char *p, char *err, size_t len)
 {
 	if (!strncmp(p, "/workspace", 10) && (p[10] == '/' || !p[10])) {
 		p += 10;
@@ -204,7 +204,7 @@ static const char *rel_path(const char *p, char *err, size_t len)
 
 /* Split PATH into its directory (in dir) and last component (returned);
  * NULL when the last component is not a name ("", ".", ".."). */
-static const char *split(const char *path, char *dir, size_t len)
+const char *split(const char *path, char *dir, size_t len)
 {
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s", path);
@@ -227,7 +227,7 @@ static const char *split(const char *path, char *dir, size_t len)
 /* The directory dir beneath ws, open; with create, missing directories
  * are made one component at a time (mkdirat, then the same confined
  * open). -1 with errno. */
-static int dir_open(int ws, const char *dir, int create)
+int dir_open(int ws, const char *dir, int create)
 {
 	int fd = openat2_safe(ws, dir, O_RDONLY | O_DIRECTORY, 0);
 	if (fd >= 0 || errno != ENOENT || !create)
@@ -264,7 +264,7 @@ static int dir_open(int ws, const char *dir, int create)
 
 /* A regular file of one link, open: its descriptor and stat, or -1 with
  * the reason in err. */
-static int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
+int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
 		     char *err, size_t len)
 {
 	int fd = openat2_safe(ws, path, flags | O_NONBLOCK | O_NOCTTY, 0600);
@@ -292,7 +292,7 @@ static int file_open(int ws, const char *path, const char *shown, int flags, str
 	return -1;
 }
 
-static char *read_fd(int fd, size_t size, size_t *got)
+char *read_fd(int fd, size_t size, size_t *got)
 {
 	char *p = xmalloc(size + 1);
 	size_t n = 0;
@@ -318,24 +318,13 @@ static void iso_time(time_t t, char *buf, size_t len)
 
 /* ---- walking and removing trees ---------------------------------------- */
 
-struct walk {
-	/* called for each entry; rel is the path from the walk's start */
-	void (*fn)(struct walk *w, int dirfd, const char *name, const char *rel,
-		   const struct stat *st);
-	int recursive;
-	size_t seen;
-	int cut;              /* WALK_MAX or DEPTH_MAX reached */
-	int stop;             /* the callback has enough */
-	void *ctx;
-};
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* dirfd is consumed. */
-static void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
+void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
 {
 	DIR *d = fdopendir(fd0);
 	if (!d) {
@@ -714,7 +703,7 @@ void files_list(struct req *r, const cJSON *args)
 
 /* ---- read_file ----------------------------------------------------------- */
 
-static char *base64(const unsigned char *p, size_t n)
+char *base64(const unsigned char *p, size_t n)
 {
 	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char *o = xmalloc((n + 2) / 3 * 4 + 1), *q = o;
@@ -763,7 +752,7 @@ static unsigned char *unbase64(const char *s, size_t *len)
 	return o;
 }
 
-static const char *image_type(const unsigned char *p, size_t n)
+const char *image_type(const unsigned char *p, size_t n)
 {
 	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
 		return "image/png";
@@ -965,7 +954,7 @@ void files_read(struct req *r, const cJSON *args)
 
 /* ---- write_file, edit_file, delete_path -------------------------------- */
 
-static int write_at(int fd, const void *buf, size_t n, off_t off)
+int write_at(int fd, const void *buf, size_t n, off_t off)
 {
 	const char *p = buf;
 	while (n) {
@@ -1124,6 +1113,12 @@ void files_edit(struct req *r, const cJSON *args)
 	snprintf(err, sizeof err, "%s: %zu replacement%s (now %zu bytes)", rel, hits,
 		 hits == 1 ? "" : "s", outlen);
 	tool_reply(r, res, err, 0);
+}
+
+/* why() for the other files: the reason a confined lookup failed. */
+void path_why(char *buf, size_t len, const char *path, int e)
+{
+	why(buf, len, path, e);
 }
 
 void files_delete_path(struct req *r, const cJSON *args)
