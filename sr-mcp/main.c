@@ -163,14 +163,21 @@ static void defaults(void)
 
 static void parse_args(int argc, char **argv)
 {
-	int c;
+	int c, li = -1;
+	char name[64];
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:j:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:j:hV", longopts, &li)) != -1) {
+		/* the option's name for messages (argv[optind - 1] may be its value) */
+		if (li >= 0)
+			snprintf(name, sizeof name, "--%s", longopts[li].name);
+		else
+			snprintf(name, sizeof name, "-%c", c);
+		li = -1;
 		switch (c) {
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case 'V': sr_version();
 		case '?': case ':': sr_usage_option(argc, argv, c);
-		default: set_opt(c, optarg, argv[optind - 1]);
+		default: set_opt(c, optarg, name);
 		}
 	}
 	if (optind < argc)

@@ -199,7 +199,8 @@ static void list(struct req *r)
 		}
 	if (d)
 		closedir(d);
-	qsort(names, n, sizeof *names, by_name);
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n; i++) {
 		int fd = l.n < RES_LIST_MAX ? ws_open(names[i], 0, err, sizeof err) : -1;
 		if (fd >= 0) {
