@@ -63,9 +63,10 @@ static const char how_to_allow[] =
 
 /* ---- the sandbox around tar ------------------------------------------- */
 
-/* argv for `sr-limit ... sr-jail BIND sr-exec tar ARGS...` into v (room
- * for 40), the workspace bound at /workspace as bind says ("--bind",
- * "--ro-bind", or NULL for none). Strings it makes are in bufs. */
+/* argv for `sr-limit LIMITS sr-jail BIND sr-exec tar ARGS...` in v: the
+ * memory of a run, --fsize when given, 64 processes, a wall clock; the
+ * workspace bound at /workspace as bind says ("--bind", "--ro-bind", or
+ * NULL for none). chain_add appends tar's arguments. */
 struct chain {
 	char *v[48];
 	int n;
@@ -493,9 +494,7 @@ void transfer_export(struct req *r, const cJSON *args)
 	if (!text || e.io_error) {
 		unlinkat(hfd, a, 0);
 		unlinkat(hfd, s, 0);
-		if (r->cancelled)
-			;
-		else if (e.over)
+		if (e.over)     /* (a cancelled call's answer is dropped by send_result) */
 			tool_error(r, "workspace %s: the archive passed export_workspace's cap of "
 				   "%llu MiB (compressed) and was removed. Delete what is not needed "
 				   "(delete_path), or leave out big files with run_code (move them "

@@ -159,6 +159,19 @@ ok(same(tree(rebuilt), srcTree), 'sh RECIPE DIR rebuilds the workspace\'s files,
 execFileSync('rm', ['-rf', rebuilt]);
 hostUntouched('export');
 
+// The recipe of a workspace with packages: pip's with their versions, npm's,
+// and a planted package name that would be shell code left out.
+await call('run_code', { language: 'bash', workspace_id: 'exp-pkg', code: `
+mkdir -p .sr/python/numpy-1.26.4.dist-info ".sr/python/x';touch owned;'-1.dist-info" ".sr/python/y\\\$(id)-2.dist-info" .sr/python/pandas-2.1.0.dist-info
+printf '{"dependencies":{"left-pad":"^1.3.0","bad\\nname":"1"}}' > package.json` });
+const pk = sc(await call('export_workspace', { workspace_id: 'exp-pkg' }));
+const pkr = pk.recipe ? readFileSync(pk.recipe, 'utf8') : '';
+ok(/python3 -m pip install --upgrade --target \.sr\/python( '[^']+')+\n/.test(pkr) && pkr.includes("'numpy==1.26.4'") && pkr.includes("'pandas==2.1.0'") &&
+  /\tnpm install\n/.test(pkr) && pkr.includes('left-pad@^1.3.0'), 'the recipe installs the pip packages with their versions, and the npm ones', pkr);
+ok(existsSync(join(state, 'workspaces/exp-pkg/.sr/python', "x';touch owned;'-1.dist-info")) &&
+  !pkr.includes('owned') && !pkr.includes('$(id)') && !pkr.includes('bad') && /some with unusual names left out/.test(pkr), 'a package name that is not plain is left out of the recipe', pkr);
+is(spawnSync('sh', ['-n', pk.recipe || '/nonexistent']).status, 0, 'the recipe is valid sh');
+
 // A second export in the same second: another name, the first kept.
 const r2 = sc(await call('export_workspace', { workspace_id: src }));
 ok(r2.path && r2.path !== ex.path && existsSync(ex.path) && statSync(ex.path).size === st.size, 'a second export takes a new name; the first is kept', r2.path);
