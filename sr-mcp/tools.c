@@ -232,7 +232,7 @@ static const char export_workspace_def[] =
 "{\"name\":\"export_workspace\",\"title\":\"Export a workspace to the host\","
 "\"description\":\"Pack every file of a workspace into a .tar.gz archive in the host directory the "
 "administrator allowed (the first --host-dir), with a shell script beside it (a recipe) that "
-"unpacks it elsewhere and installs the workspace's packages again. Returns both as resource links "
+"unpacks it elsewhere, compares the language versions and can install the workspace's packages again. Returns both as resource links "
 "and their paths, for the user. Symbolic links are archived as links, never followed. At most 1 GiB "
 "compressed. If no host directory is allowed, the result says how to allow one.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"

@@ -367,17 +367,20 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 	    "#!/bin/sh\n"
 	    "# Rebuilds workspace %s of sr-mcp, exported %s by sr-mcp %s:\n"
 	    "#   sh THIS-SCRIPT [DIR]\n"
-	    "# unpacks %s (beside this script) into DIR (default ./%s),\n"
-	    "# compares the languages with those sr-mcp ran, and installs the packages\n"
-	    "# the workspace had (the archive holds them already: SR_NO_INSTALL=1 skips\n"
-	    "# this step, which needs the network). In sr-mcp the files were under\n"
+	    "# unpacks %s (beside this script) into DIR (default ./%s)\n"
+	    "# and compares the languages with those sr-mcp ran; with SR_INSTALL=1 it\n"
+	    "# also installs again, from the registries, the packages the workspace had\n"
+	    "# (the archive holds them already). In sr-mcp the files were under\n"
 	    "# /workspace, the working directory of every run.\n"
+	    "# The files were written by code run in the sandbox: links in them may\n"
+	    "# point anywhere, and package.json or .npmrc may ask npm for anything.\n"
+	    "# Read them before SR_INSTALL=1 (npm runs with --ignore-scripts, pip with\n"
+	    "# python3 -I, which keeps the directory off Python's path).\n"
 	    "set -eu\n"
 	    "here=$(CDPATH= cd -- \"$(dirname -- \"$0\")\" && pwd)\n"
 	    "dir=${1:-%s}\n"
 	    "mkdir -p -- \"$dir\"\n"
 	    "tar -xzf \"$here/%s\" -C \"$dir\" --no-same-owner\n"
-	    "cd -- \"$dir\"\n"
 	    "echo \"unpacked %s into $dir\"\n\n"
 	    "# The languages: sr-mcp's runners then, this machine now.\n",
 	    ws, when, SR_VERSION, archive, ws, ws, archive, archive);
@@ -395,16 +398,22 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 		else
 			put(&b, &len, "# %s: %s\n", runners[i].name, v);
 	}
-	put(&b, &len, "\nif [ -z \"${SR_NO_INSTALL-}\" ]; then\n");
+	put(&b, &len, "\n# The packages%s.\n", !npip && !has_npm ? ": none were installed" : "");
 	if (npip)
-		put(&b, &len, "\t# pip packages of .sr/python (pip install --target), with their "
-		    "versions%s\n\tpython3 -m pip install --upgrade --target .sr/python%s\n",
-		    odd ? " (some with unusual names left out)" : "", pip);
+		put(&b, &len, "# pip's in .sr/python (pip install --target), with their versions%s.\n",
+		    odd ? " (some with unusual names left out)" : "");
 	if (has_npm)
-		put(&b, &len, "\t# npm packages of package.json:%s\n\tnpm install\n", npm);
-	if (!npip && !has_npm)
-		put(&b, &len, "\t: # the workspace had no packages installed\n");
-	put(&b, &len, "fi\n");
+		put(&b, &len, "# npm's in package.json:%s\n", npm);
+	if (npip || has_npm) {
+		put(&b, &len, "if [ \"${SR_INSTALL-}\" = 1 ]; then\n\tcd -- \"$dir\"\n");
+		if (npip)
+			put(&b, &len, "\tpython3 -I -m pip install --upgrade --target .sr/python%s\n",
+			    pip);
+		if (has_npm)
+			put(&b, &len, "\tnpm install --ignore-scripts\n");
+		put(&b, &len, "else\n\techo \"packages: not installed (SR_INSTALL=1 installs "
+		    "them; the archive has them)\"\nfi\n");
+	}
 	free(pip);
 	free(npm);
 	return b;
@@ -526,8 +535,8 @@ void transfer_export(struct req *r, const cJSON *args)
 	char *msg = NULL;
 	size_t mlen = 0;
 	put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
-	    "%s rebuilds it elsewhere (sh %s DIR: unpack, compare the languages, install the "
-	    "packages). Symbolic links were archived as links. import_files with host_path %s "
+	    "%s rebuilds it elsewhere (sh %s DIR: unpack, compare the languages; with SR_INSTALL=1 "
+	    "install the packages again). Symbolic links were archived as links. import_files with host_path %s "
 	    "brings it back into a workspace.%s%s", ws, e.files, (unsigned long long)e.bytes, path,
 	    rpath, s, a, e.note.len ? "\ntar said:\n" : "", e.note.text);
 	cJSON *out = tool_result(res, msg, 0), *content = cJSON_GetObjectItem(out, "content");

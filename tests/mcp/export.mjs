@@ -154,7 +154,7 @@ ok(/^#!\/bin\/sh\n/.test(recipe) && recipe.includes(basename(ex.path)) && /pytho
   /bash: was 'GNU bash/.test(recipe), 'the recipe unpacks the archive and names the languages and their versions', recipe);
 ok((r.content || []).some((b) => b.type === 'resource_link' && b.uri === `file://${ex.recipe}`), 'the recipe comes as a resource_link too');
 const rebuilt = join(top, 'rebuilt');
-execFileSync('sh', [ex.recipe, rebuilt], { env: { ...process.env, SR_NO_INSTALL: '1' }, stdio: 'pipe' });
+execFileSync('sh', [ex.recipe, rebuilt], { stdio: 'pipe' });
 ok(same(tree(rebuilt), srcTree), 'sh RECIPE DIR rebuilds the workspace\'s files, identical', tree(rebuilt), srcTree);
 execFileSync('rm', ['-rf', rebuilt]);
 hostUntouched('export');
@@ -166,8 +166,9 @@ mkdir -p .sr/python/numpy-1.26.4.dist-info ".sr/python/x';touch owned;'-1.dist-i
 printf '{"dependencies":{"left-pad":"^1.3.0","bad\\nname":"1"}}' > package.json` });
 const pk = sc(await call('export_workspace', { workspace_id: 'exp-pkg' }));
 const pkr = pk.recipe ? readFileSync(pk.recipe, 'utf8') : '';
-ok(/python3 -m pip install --upgrade --target \.sr\/python( '[^']+')+\n/.test(pkr) && pkr.includes("'numpy==1.26.4'") && pkr.includes("'pandas==2.1.0'") &&
-  /\tnpm install\n/.test(pkr) && pkr.includes('left-pad@^1.3.0'), 'the recipe installs the pip packages with their versions, and the npm ones', pkr);
+ok(/\n\tpython3 -I -m pip install --upgrade --target \.sr\/python( '[^']+')+\n/.test(pkr) && pkr.includes("'numpy==1.26.4'") && pkr.includes("'pandas==2.1.0'") &&
+  /\n\tnpm install --ignore-scripts\n/.test(pkr) && pkr.includes('left-pad@^1.3.0') && /if \[ "\$\{SR_INSTALL-\}" = 1 \]/.test(pkr),
+  'the recipe installs the pip packages with their versions, and the npm ones, with SR_INSTALL=1 only (pip isolated, npm without scripts)', pkr);
 ok(existsSync(join(state, 'workspaces/exp-pkg/.sr/python', "x';touch owned;'-1.dist-info")) &&
   !pkr.includes('owned') && !pkr.includes('$(id)') && !pkr.includes('bad') && /some with unusual names left out/.test(pkr), 'a package name that is not plain is left out of the recipe', pkr);
 is(spawnSync('sh', ['-n', pk.recipe || '/nonexistent']).status, 0, 'the recipe is valid sh');
