@@ -656,6 +656,13 @@ static int host_open(const char *hp, struct host *h, char *err, size_t len)
 			host_why(err, len, hp, *d, S_ISLNK(st.st_mode) ? ELOOP : ENXIO);
 			return -1;
 		}
+		if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			close(dfd);
+			snprintf(err, len, "%s: has %lu hard links: import_files reads no file with "
+				 "more than one (a link could be to a file outside %s); copy the file "
+				 "there instead", hp, (unsigned long)st.st_nlink, *d);
+			return -1;
+		}
 		int fd = openat2_safe(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY |
 				      (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0), 0);
 		if (fd < 0 || fstat(fd, &h->st) < 0 || h->st.st_ino != st.st_ino ||

@@ -6,14 +6,14 @@
 // (.., absolute names, a link then a write through it, a hard link out,
 // too many entries, a huge sparse file) refused or contained with the
 // host untouched, and the resources read, a planted link refused there too.
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, existsSync, readdirSync, lstatSync,
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, existsSync, readdirSync, lstatSync, linkSync,
   readlinkSync, symlinkSync, statSync, chmodSync } from 'node:fs';
 import { join, basename } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
 
 const tmp = process.env.TMPDIR || '/tmp';
 const state = stateDir();
@@ -230,6 +230,12 @@ refused(await call('import_files', { host_path: `${hostA}/../outside/secret.txt`
 refused(await call('import_files', { host_path: 'link-out', workspace_id: 'exp-in' }), /symbolic link/, 'a link in the allowed directory pointing out: refused');
 refused(await call('import_files', { host_path: 'dir-out/secret.txt', workspace_id: 'exp-in' }), /symbolic link/, 'a linked directory on the way: refused');
 refused(await call('import_files', { host_path: '/etc/passwd', workspace_id: 'exp-in' }), /not inside/, '/etc/passwd: refused');
+let hardOk = true;
+try { linkSync(secret, join(hostA, 'hard-out')); } catch { hardOk = false; }
+if (hardOk)
+  refused(await call('import_files', { host_path: 'hard-out', workspace_id: 'exp-in' }), /hard links/, 'a hard link in the allowed directory to a file outside: refused');
+else
+  skip('a hard link to a file outside', 'the file system refuses the link');
 const grepTree = (root, needle) => Object.values(tree(root)).some((v) => v.startsWith('file:') && Buffer.from(v.split(':')[1], 'base64').includes(needle));
 ok(!grepTree(join(state, 'workspaces'), Buffer.from('SECRET-OUTSIDE')) && !grepTree(join(state, 'workspaces'), Buffer.from('PRIVATE-KEY')),
   'no workspace holds the secret or the key');
@@ -316,6 +322,17 @@ e = await readErr(`sr://workspaces/${src}/files/missing.txt`);
 is(e.code, -32002, 'resources/read of a missing file: -32002, resource not found');
 e = await readErr('sr://jobs/0123456789abcdef0123456789abcdef/stdout');
 is(e.code, -32002, 'resources/read of a missing job: -32002');
+// 2026-07-28 retired -32002: a missing resource is -32602 there.
+{
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+  const p = spawnSync(server, [], { encoding: 'utf8', env: serverEnv(state, { HOME: home }), input:
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: `sr://workspaces/${src}/files/missing.txt`, _meta: meta } }) + '\n' +
+    JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/templates/list', params: { _meta: meta } }) + '\n' });
+  const m = Object.fromEntries(p.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((x) => [x.id, x]));
+  ok(m[1]?.error?.code === -32602 && /Resource not found/.test(m[1].error.message) && m[2]?.result?.resultType === 'complete' &&
+    m[2].result.cacheScope === 'private' && m[2].result.resourceTemplates?.length === 3,
+  'under 2026-07-28: a missing resource is -32602; the templates come with resultType and cacheScope', p.stdout);
+}
 const { resources } = await client.listResources();
 const listed = resources.filter((x) => x.uri.startsWith(`sr://workspaces/${src}/files/`)).map((x) => x.uri.slice(`sr://workspaces/${src}/files/`.length)).sort();
 is(listed.join(','), 'a.txt,data/bytes.bin,data/nested/deep/b.csv,tool.sh,with%20space/f.txt', 'resources/list: the regular files of the workspace, links left out');
