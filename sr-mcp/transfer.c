@@ -873,15 +873,17 @@ static int list_line(struct lines *l, char *line, size_t len)
 	while (*p == ' ')
 		p++;
 	char *end = quoted_end(p);
+	/* a hard link's target: after the name, ' link to "target"' */
+	char *to = end && line[0] == 'h' ? strstr(end, " link to ") : NULL;
+	char *to_end = to ? quoted_end(to + 9) : NULL;
 	int rep = 0;
 	char *shown = clean_text(line, strlen(line) > 300 ? 300 : strlen(line), &rep);
-	if (!end || l->too_long) {
+	if (!end || l->too_long || (line[0] == 'h' && !to_end)) {
 		snprintf(t->why, sizeof t->why, "tar listed a line sr-mcp cannot read: %s", shown);
 	} else if (unsafe_name(p, end)) {
 		snprintf(t->why, sizeof t->why, "a member's name is absolute or has a '..' in it "
 			 "(%s): sr-mcp extracts no such archive", shown);
-	} else if (line[0] == 'h' && (end = strstr(end, " link to ")) &&
-		   unsafe_name(end + 9, quoted_end(end + 9) ? quoted_end(end + 9) : end + 9)) {
+	} else if (to_end && unsafe_name(to + 9, to_end)) {
 		snprintf(t->why, sizeof t->why, "a hard link in it points to an absolute path "
 			 "or through '..' (%s): sr-mcp extracts no such archive", shown);
 	} else if (++t->entries > IMPORT_ENTRIES_MAX) {

@@ -265,6 +265,9 @@ refused(await call('import_files', { host_path: 'abs.tar', workspace_id: 'exp-ev
 ok(fresh('exp-evil2') && !existsSync(join(outside, 'abs.txt')), 'absolute: nothing extracted');
 mkTar('hard.tar', [{ name: 'h', link: secret, sym: false }]);
 refused(await call('import_files', { host_path: 'hard.tar', workspace_id: 'exp-evil3' }), /hard link/, 'an archive with a hard link to an absolute path: refused');
+mkTar('hard2.tar', [{ name: 'f', data: 'x' }, { name: 'h', link: '../../outside/secret.txt', sym: false }]);
+refused(await call('import_files', { host_path: 'hard2.tar', workspace_id: 'exp-evil3' }), /hard link/, 'an archive with a hard link through ..: refused');
+ok(fresh('exp-evil3'), 'hard links out: nothing extracted');
 // A link then a write through it: to the outside directory, and up.
 mkTar('through.tar', [{ name: 'lnk', link: outside }, { name: 'lnk/pwned.txt', data: 'owned' },
   { name: 'up', link: '../../../..' }, { name: 'up/pwned2.txt', data: 'owned' }, { name: 'fine.txt', data: 'fine' }]);
