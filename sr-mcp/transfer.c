@@ -936,7 +936,11 @@ static int archive_list(struct req *r, struct host *h, const char *flags, struct
 	struct lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
 	struct chain c;
 	chain_start(&c, NULL, NULL, 0);
-	const char *args[] = { "-tv", "--numeric-owner", "--quoting-style=c", flags, "-" };
+	/* --absolute-names: names and link targets as they are in the archive
+	 * (tar -t strips a leading / or ../ of a hard link's target otherwise,
+	 * and the check below would see the stripped one) */
+	const char *args[] = { "-tv", "--absolute-names", "--numeric-owner", "--quoting-style=c",
+			       flags, "-" };
 	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
 		chain_add(&c, args[i]);
 	struct spawn_io io = { .in_fd = h->fd, .out = lines_sink, .out_ctx = &l, .err = lines_sink,

@@ -264,9 +264,9 @@ mkTar('abs.tar', [{ name: join(outside, 'abs.txt'), data: 'owned' }]);
 refused(await call('import_files', { host_path: 'abs.tar', workspace_id: 'exp-evil2' }), /absolute/, 'an archive with an absolute name: refused');
 ok(fresh('exp-evil2') && !existsSync(join(outside, 'abs.txt')), 'absolute: nothing extracted');
 mkTar('hard.tar', [{ name: 'h', link: secret, sym: false }]);
-refused(await call('import_files', { host_path: 'hard.tar', workspace_id: 'exp-evil3' }), /hard link/, 'an archive with a hard link to an absolute path: refused');
+refused(await call('import_files', { host_path: 'hard.tar', workspace_id: 'exp-evil3' }), /a hard link in it points/, 'an archive with a hard link to an absolute path: refused');
 mkTar('hard2.tar', [{ name: 'f', data: 'x' }, { name: 'h', link: '../../outside/secret.txt', sym: false }]);
-refused(await call('import_files', { host_path: 'hard2.tar', workspace_id: 'exp-evil3' }), /hard link/, 'an archive with a hard link through ..: refused');
+refused(await call('import_files', { host_path: 'hard2.tar', workspace_id: 'exp-evil3' }), /a hard link in it points/, 'an archive with a hard link through ..: refused');
 ok(fresh('exp-evil3'), 'hard links out: nothing extracted');
 // A link then a write through it: to the outside directory, and up.
 mkTar('through.tar', [{ name: 'lnk', link: outside }, { name: 'lnk/pwned.txt', data: 'owned' },
