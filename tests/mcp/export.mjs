@@ -277,6 +277,17 @@ ok(!existsSync(join(outside, 'pwned.txt')) && !existsSync(join(top, 'pwned2.txt'
 const evil4 = tree(join(state, 'workspaces/exp-evil4'));
 ok(evil4['fine.txt'] && !Object.keys(evil4).some((p) => /pwned/.test(p)),
   'a link then a write through it: the write did not land in the workspace either (the rest was extracted)', text(r), evil4);
+// Links the sandboxed code planted in the workspace beforehand: an archive
+// writing through them, and a dest through them.
+await call('run_code', { language: 'bash', workspace_id: 'exp-evil6', code: `ln -s ${outside} planted; ln -s ${home} home; ln -s /tmp tmplink` });
+mkTar('planted.tar', [{ name: 'planted/through.txt', data: 'owned' }, { name: 'home/.ssh/id_rsa', data: 'owned' },
+  { name: 'tmplink/x.txt', data: 'owned' }, { name: 'ok.txt', data: 'ok' }]);
+r = await call('import_files', { host_path: 'planted.tar', workspace_id: 'exp-evil6' });
+ok(!existsSync(join(outside, 'through.txt')) && readFileSync(key, 'utf8') === KEY && !existsSync(join(tmp, 'x.txt')),
+  'an archive writing through links planted in the workspace: nothing written outside it (the sandbox holds tar)', text(r));
+refused(await call('import_files', { host_path: 'plain.csv', workspace_id: 'exp-evil6', dest: 'planted/p.csv' }), /symbolic link/, 'a dest through a planted link: refused');
+refused(await call('import_files', { host_path: 'through.tar', workspace_id: 'exp-evil6', dest: 'home' }), /symbolic link/, 'an archive into a dest that is a planted link: refused');
+ok(!existsSync(join(outside, 'p.csv')) && !existsSync(join(home, 'lnk')), 'planted links: nothing written through them');
 // Bombs.
 py(`
 import tarfile, io
