@@ -265,7 +265,7 @@ int dir_open(int ws, const char *dir, int create)
 /* A regular file of one link, open: its descriptor and stat, or -1 with
  * the reason in err. */
 int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
-		     char *err, size_t len)
+	      char *err, size_t len)
 {
 	int fd = openat2_safe(ws, path, flags | O_NONBLOCK | O_NOCTTY, 0600);
 	if (fd < 0) {
