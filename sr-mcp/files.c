@@ -53,7 +53,7 @@
 
 /* Arguments: 1 found and good, 0 absent, -1 wrong (answered). */
 
-static int get_bool(struct req *r, const char *tool, const cJSON *args, const char *k, int *out)
+int get_bool(struct req *r, const char *tool, const cJSON *args, const char *k, int *out)
 {
 	const cJSON *v = cJSON_GetObjectItem(args, k);
 	char msg[200];
@@ -70,7 +70,7 @@ static int get_bool(struct req *r, const char *tool, const cJSON *args, const ch
 
 
 /* workspace_id, required and well formed: 0, or -1 (answered). */
-static int get_ws(struct req *r, const char *tool, const cJSON *args, const char **ws)
+int get_ws(struct req *r, const char *tool, const cJSON *args, const char **ws)
 {
 	int g = tool_arg_str(r, tool, args, "workspace_id", ws);
 	if (g == 0)
@@ -183,7 +183,7 @@ int ws_open(const char *id, int create, char *err, size_t len)
 /* The path as the model gave it, made relative to the workspace root:
  * "/workspace/x" is "x", "/workspace" and "" are ".". NULL (err set) for
  * an absolute path elsewhere: the kernel would refuse it anyway. */
-static const char *rel_path(const char *p, char *err, size_t len)
+const char *rel_path(const char *p, char *err, size_t len)
 {
 	if (!strncmp(p, "/workspace", 10) && (p[10] == '/' || !p[10])) {
 		p += 10;
@@ -204,7 +204,7 @@ static const char *rel_path(const char *p, char *err, size_t len)
 
 /* Split PATH into its directory (in dir) and last component (returned);
  * NULL when the last component is not a name ("", ".", ".."). */
-static const char *split(const char *path, char *dir, size_t len)
+const char *split(const char *path, char *dir, size_t len)
 {
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s", path);
@@ -227,7 +227,7 @@ static const char *split(const char *path, char *dir, size_t len)
 /* The directory dir beneath ws, open; with create, missing directories
  * are made one component at a time (mkdirat, then the same confined
  * open). -1 with errno. */
-static int dir_open(int ws, const char *dir, int create)
+int dir_open(int ws, const char *dir, int create)
 {
 	int fd = openat2_safe(ws, dir, O_RDONLY | O_DIRECTORY, 0);
 	if (fd >= 0 || errno != ENOENT || !create)
@@ -937,7 +937,7 @@ void files_read(struct req *r, const cJSON *args)
 
 /* ---- write_file, edit_file, delete_path -------------------------------- */
 
-static int write_at(int fd, const void *buf, size_t n, off_t off)
+int write_at(int fd, const void *buf, size_t n, off_t off)
 {
 	const char *p = buf;
 	while (n) {
@@ -1136,6 +1136,12 @@ void files_edit(struct req *r, const cJSON *args)
 	snprintf(err, sizeof err, "%s: %zu replacement%s (now %zu bytes)", rel, hits,
 		 hits == 1 ? "" : "s", outlen);
 	tool_reply(r, res, err, 0);
+}
+
+/* why() for the other files: the reason a confined lookup failed. */
+void path_why(char *buf, size_t len, const char *path, int e)
+{
+	why(buf, len, path, e);
 }
 
 void files_delete_path(struct req *r, const cJSON *args)

@@ -44,12 +44,14 @@ static const char usage_text[] =
 "      --workspace-quota SIZE|off  a workspace's size cap (default 1G)\n"
 "      --workspace-ttl DURATION|off  remove workspaces idle that long (default 7d)\n"
 "      --compat sandrun     also offer Sandrun's tool names\n"
+"      --host-dir DIR       a host directory for export_workspace and import_files\n"
+"                           (repeatable; the first gets the exports)\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n";
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
-       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL };
+       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -71,6 +73,7 @@ static const struct option longopts[] = {
 	{ "compat", required_argument, 0, O_COMPAT },
 	{ "workspace-quota", required_argument, 0, O_WS_QUOTA },
 	{ "workspace-ttl", required_argument, 0, O_WS_TTL },
+	{ "host-dir", required_argument, 0, O_HOST_DIR },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -87,6 +90,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_CHARS, "SR_MCP_MAX_RESULT_CHARS" }, { O_NETWORK, "SR_MCP_NETWORK" },
 	{ O_COMPAT, "SR_MCP_COMPAT" }, { O_FIND_LINKS, "SR_MCP_PIP_FIND_LINKS" },
 	{ O_WS_QUOTA, "SR_MCP_WORKSPACE_QUOTA" }, { O_WS_TTL, "SR_MCP_WORKSPACE_TTL" },
+	{ O_HOST_DIR, "SR_MCP_HOST_DIRS" },
 };
 
 /* A directory of wheels, resolved (sr-jail binds no symbolic link). */
@@ -112,6 +116,25 @@ static uint64_t ttl_ms(const char *name, const char *a)
 		return sr_opt_count(name, days, 36500) * 86400000ULL;
 	}
 	return sr_opt_duration_ns(name, a) / 1000000;
+}
+
+/* --host-dir, repeatable; SR_MCP_HOST_DIRS is a list split at ':', and
+ * the options, when there are any, replace it. */
+static void host_dir_add(const char *name, const char *dir)
+{
+	static size_t n;
+	static int from_options;
+	if (name[0] == '-' && !from_options) {
+		from_options = 1;
+		n = 0;
+	}
+	if (dir[0] != '/')
+		sr_usage("%s: an absolute path is expected: '%s'", name, dir);
+	cfg.host_dirs = realloc(cfg.host_dirs, (n + 2) * sizeof *cfg.host_dirs);
+	if (!cfg.host_dirs)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	cfg.host_dirs[n++] = xstrdup(dir);
+	cfg.host_dirs[n] = NULL;
 }
 
 static void set_opt(int c, const char *a, const char *name)
@@ -151,6 +174,15 @@ static void set_opt(int c, const char *a, const char *name)
 		if (strcmp(a, "sandrun") && strcmp(a, "none"))
 			sr_usage("%s: expected sandrun or none: '%s'", name, a);
 		cfg.compat_sandrun = strcmp(a, "sandrun") == 0;
+		break;
+	case O_HOST_DIR:
+		if (name[0] == '-') {
+			host_dir_add(name, a);
+			break;
+		}
+		for (char *list = xstrdup(a), *save = NULL, *d = strtok_r(list, ":", &save); d;
+		     d = strtok_r(NULL, ":", &save))
+			host_dir_add(name, d);   /* the copy stays: the pieces are kept */
 		break;
 	}
 }

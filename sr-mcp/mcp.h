@@ -15,6 +15,8 @@
  *   packages.c install_packages: pip and npm into a workspace, in a jail
  *   retention.c  idle workspaces removed (--workspace-ttl)
  *   images.c   the images a run leaves in /workspace/outputs, returned
+ *   transfer.c export_workspace, import_files: host directories
+ *   resources.c MCP resources: workspace files and job outputs
  */
 #ifndef SR_MCP_H
 #define SR_MCP_H
@@ -57,6 +59,7 @@ struct config {
 	uint64_t ws_ttl_ms;     /* --workspace-ttl; 0: off */
 	int compat_sandrun;
 	mode_t umask;           /* the user's, recorded with each job */
+	char **host_dirs;       /* --host-dir: export and import, NULL-terminated */
 };
 extern struct config cfg;
 
@@ -192,14 +195,22 @@ struct walk {
 	int stop;             /* the callback has enough */
 	void *ctx;
 };
+int get_ws(struct req *r, const char *tool, const struct cJSON *args, const char **ws);
+int get_bool(struct req *r, const char *tool, const struct cJSON *args, const char *k, int *out);
 int openat2_safe(int dirfd, const char *path, int flags, mode_t mode);
+void path_why(char *buf, size_t len, const char *path, int e);
 int ws_open(const char *id, int create, char *err, size_t len);
+const char *rel_path(const char *p, char *err, size_t len);
+const char *split(const char *path, char *dir, size_t len);
+int dir_open(int ws, const char *dir, int create);
 int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
 	      char *err, size_t len);
 char *read_fd(int fd, size_t size, size_t *got);
-void walk_dir(struct walk *w, int fd, const char *prefix, int depth);
+int write_at(int fd, const void *buf, size_t n, off_t off);
+void walk_dir(struct walk *w, int fd0, const char *prefix, int depth);  /* takes fd0 */
 char *base64(const unsigned char *p, size_t n);
-const char *image_type(const unsigned char *p, size_t n);   /* a MIME type, or NULL */
+const char *image_type(const unsigned char *p, size_t n);
+
 
 /* images.c: the images a run wrote to /workspace/outputs, as image blocks
  * after the result's text (sr-mcp(1), IMAGES). images_outdir makes the
@@ -233,6 +244,13 @@ void retention_sweep(void);
 void quota_probe(void);                 /* in state_ready: the default quota works? */
 void retention_start(void);             /* the sweeper thread, with a TTL */
 
+/* transfer.c */
+void transfer_export(struct req *r, const struct cJSON *args);
+void transfer_import(struct req *r, const struct cJSON *args);
+
+/* resources.c: resources/list, resources/templates/list, resources/read */
+void resources_call(struct req *r);             /* on its own thread */
+
 /* runners.c */
 void runners_load(void);
 const struct runner *runner_find(const char *name);
@@ -247,6 +265,20 @@ void runners_versions(void);
 int spawn_capture(char *const argv[], char **out, size_t max, int quiet);
 /* The same, in the background, detached from us for good (a worker). */
 int spawn_detached(char *const argv[], int keep_fd, const char *log);
+/* The same with its streams wired: stdin from in_fd (-1: /dev/null);
+ * stdout, and stderr unless err is NULL (then ours, or /dev/null with
+ * quiet), handed to the sinks as they come. A sink returns 0 to go on,
+ * -1 to stop: the child is killed (SIGKILL; the chain's PR_SET_PDEATHSIG
+ * takes the rest), as it is when *stop becomes non-zero. */
+struct spawn_io {
+	int in_fd;
+	int (*out)(void *ctx, const char *buf, size_t n);   /* NULL: /dev/null */
+	int (*err)(void *ctx, const char *buf, size_t n);
+	void *out_ctx, *err_ctx;
+	int quiet;
+	volatile int *stop;
+};
+int spawn_io(char *const argv[], const struct spawn_io *io);
 void spawn_kill_all(void);
 
 /* util.c */

@@ -217,6 +217,8 @@ static cJSON *capabilities(enum era era)
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddItemToObject(cJSON_AddObjectToObject(c, "tools"), "listChanged",
 			      cJSON_CreateFalse());
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(c, "resources"), "listChanged",
+			      cJSON_CreateFalse());   /* resources.c */
 	if (era == ERA_LEGACY) {
 		cJSON_AddObjectToObject(c, "logging");
 		cJSON *t = cJSON_AddObjectToObject(c, "tasks");   /* 2025-11-25, experimental */
@@ -302,6 +304,8 @@ static void *call_thread(void *arg)
 	struct req *r = arg;
 	if (strncmp(r->method, "tasks/", 6) == 0)
 		tasks_call(r);
+	else if (strncmp(r->method, "resources/", 10) == 0)
+		resources_call(r);
 	else
 		tools_call(r);
 	inflight_del(r);
@@ -387,7 +391,9 @@ static void dispatch(struct req *r)
 		return;
 	}
 	if (strcmp(m, "tools/call") == 0 || (strncmp(m, "tasks/", 6) == 0 &&
-	    strstr("tasks/get tasks/result tasks/list tasks/cancel tasks/update", m))) {
+	    strstr("tasks/get tasks/result tasks/list tasks/cancel tasks/update", m)) ||
+	    (strncmp(m, "resources/", 10) == 0 &&
+	     strstr("resources/list resources/read resources/templates/list", m))) {
 		/* A task asked for in the 2025-11-25 way (params.task) */
 		r->task_legacy = r->era == ERA_LEGACY &&
 				 cJSON_IsObject(cJSON_GetObjectItem(r->params, "task"));

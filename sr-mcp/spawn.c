@@ -4,6 +4,7 @@
  * exec, and the program is resolved before the fork. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,23 +50,78 @@ static char *resolve(const char *prog)
 	return path;
 }
 
+/* A sink that keeps at most cap bytes (past it, the rest is dropped). */
+struct capture {
+	char *buf;
+	size_t len, cap, max;
+};
+
+static int keep(void *ctx, const char *p, size_t n)
+{
+	struct capture *c = ctx;
+	if (c->len + n > c->max)
+		n = c->max - c->len;
+	if (c->len + n > c->cap) {
+		size_t cap = c->cap * 2 > c->len + n ? c->cap * 2 : c->len + n;
+		char *nb = realloc(c->buf, (cap < c->max ? cap : c->max) + 1);
+		if (!nb)
+			return 0;       /* kept what fits */
+		c->buf = nb;
+		c->cap = cap < c->max ? cap : c->max;
+	}
+	memcpy(c->buf + c->len, p, n);
+	c->len += n;
+	return 0;
+}
+
 int spawn_capture(char *const argv[], char **out, size_t max, int quiet)
 {
+	struct capture c = { .buf = xmalloc(4096 + 1), .cap = 4096, .max = max };
+	struct spawn_io io = { .in_fd = -1, .out = keep, .out_ctx = &c, .quiet = quiet };
+	int rc = spawn_io(argv, &io);
+	if (rc < 0 && c.len == 0) {
+		free(c.buf);
+		*out = NULL;
+		return -1;
+	}
+	c.buf[c.len] = '\0';
+	*out = c.buf;
+	return rc;
+}
+
+/* Read what the pipe has into sink; 1 more may come, 0 closed, -1 stop. */
+static int drain(int fd, int (*sink)(void *, const char *, size_t), void *ctx)
+{
+	char buf[65536];
+	ssize_t n = read(fd, buf, sizeof buf);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	if (n <= 0)
+		return 0;
+	return sink && sink(ctx, buf, (size_t)n) < 0 ? -1 : 1;
+}
+
+int spawn_io(char *const argv[], const struct spawn_io *io)
+{
 	char *path = resolve(argv[0]);
-	int p[2];
-	*out = NULL;
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	if (!path)
 		return -1;
-	if (pipe2(p, O_CLOEXEC) < 0) {
+	if (pipe2(po, O_CLOEXEC) < 0 || (io->err && pipe2(pe, O_CLOEXEC) < 0)) {
 		free(path);
+		if (po[0] >= 0) {
+			close(po[0]);
+			close(po[1]);
+		}
 		return -1;
 	}
 	pid_t ppid = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 ||
-		    (quiet && dup2(null, 2) < 0))
+		int null = open("/dev/null", O_RDWR);
+		if (null < 0 || dup2(io->in_fd >= 0 ? io->in_fd : null, 0) < 0 ||
+		    dup2(po[1], 1) < 0 || (io->err && dup2(pe[1], 2) < 0) ||
+		    (!io->err && io->quiet && dup2(null, 2) < 0))
 			_exit(SR_EXIT_SYS);
 		/* Dies with the thread that waits for it; and if sr-mcp went
 		 * away before the prctl took hold, goes too. */
@@ -75,39 +131,47 @@ int spawn_capture(char *const argv[], char **out, size_t max, int quiet)
 		_exit(sr_exec_exit(errno));
 	}
 	free(path);
-	close(p[1]);
+	close(po[1]);
+	if (pe[1] >= 0)
+		close(pe[1]);
 	if (pid < 0) {
-		close(p[0]);
+		close(po[0]);
+		if (pe[0] >= 0)
+			close(pe[0]);
 		return -1;
 	}
 	kid_set(0, pid);
-	size_t len = 0, cap = 4096;
-	char *buf = xmalloc(cap + 1);
-	for (;;) {
-		if (len == cap && cap < max) {
-			cap = cap * 2 < max ? cap * 2 : max;
-			char *nb = realloc(buf, cap + 1);
-			if (!nb)
-				break;
-			buf = nb;
+	struct pollfd fds[2] = { { .fd = po[0], .events = POLLIN }, { .fd = pe[0], .events = POLLIN } };
+	int killed = 0;
+	while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+		if (!killed && io->stop && *io->stop) {
+			kill(pid, SIGKILL);
+			killed = 1;
 		}
-		char sink[4096];
-		ssize_t n = len < cap ? read(p[0], buf + len, cap - len)
-				      : read(p[0], sink, sizeof sink);   /* past max: dropped */
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		if (poll(fds, 2, io->stop ? 200 : -1) < 0 && errno != EINTR)
 			break;
-		if (len < cap)
-			len += (size_t)n;
+		for (int i = 0; i < 2; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			int d = drain(fds[i].fd, killed ? NULL : i ? io->err : io->out,
+				      i ? io->err_ctx : io->out_ctx);
+			if (d < 0 && !killed) {
+				kill(pid, SIGKILL);
+				killed = 1;
+			}
+			if (d == 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+			}
+		}
 	}
-	buf[len] = '\0';
-	close(p[0]);
+	for (int i = 0; i < 2; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	kid_set(pid, 0);
-	*out = buf;
 	return sr_status_to_exit(st);
 }
 

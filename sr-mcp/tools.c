@@ -243,6 +243,47 @@ static const char delete_path_def[] =
 "\"annotations\":{\"title\":\"Delete path\",\"readOnlyHint\":false,\"destructiveHint\":true,"
 "\"idempotentHint\":false,\"openWorldHint\":false}}";
 
+/* export_workspace and import_files (transfer.c): the host directories
+ * the administrator allowed, --host-dir. */
+static const char export_workspace_def[] =
+"{\"name\":\"export_workspace\",\"title\":\"Export a workspace to the host\","
+"\"description\":\"Pack every file of a workspace into a .tar.gz archive in the host directory the "
+"administrator allowed (the first --host-dir), with a shell script beside it (a recipe) that "
+"unpacks it elsewhere, compares the language versions and can install the workspace's packages again. Returns both as resource links "
+"and their paths, for the user. Symbolic links are archived as links, never followed. At most 1 GiB "
+"compressed. If no host directory is allowed, the result says how to allow one.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
+"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\",\"description\":\"The archive, on the host.\"},\"uri\":{\"type\":\"string\"},"
+"\"bytes\":{\"type\":\"integer\"},\"files\":{\"type\":\"integer\",\"description\":\"Files archived (directories not counted).\"},"
+"\"recipe\":{\"type\":\"string\",\"description\":\"The shell script beside it.\"},\"warnings\":{\"type\":\"string\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"bytes\",\"files\",\"recipe\"]},"
+"\"annotations\":{\"title\":\"Export workspace\",\"readOnlyHint\":false,\"destructiveHint\":false,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+static const char import_files_def[] =
+"{\"name\":\"import_files\",\"title\":\"Import files from the host\","
+"\"description\":\"Copy a file or a directory from a host directory the administrator allowed "
+"(--host-dir) into a workspace. A .tar, .tar.gz or .tgz archive is extracted (extract false copies "
+"it as a file) into dest, by default the workspace's root; a file or directory goes to dest, by "
+"default its own name. No symbolic link is followed on the host; links and special files in a "
+"directory are skipped. Archives with absolute or '..' names are refused; an import is capped at "
+"100000 entries and 1 GiB. If no host directory is allowed, the result says how to allow one.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"host_path\":{\"type\":\"string\",\"description\":\"A file or directory in an allowed host directory: absolute, or relative to one (an export_workspace result's path works).\"},"
+"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace to copy into, made if it does not exist; omit it for a new one.\"},"
+"\"dest\":{\"type\":\"string\",\"description\":\"Where in the workspace, relative to /workspace.\"},"
+"\"extract\":{\"type\":\"boolean\",\"description\":\"Extract a .tar, .tar.gz or .tgz archive (default true).\"}},"
+"\"required\":[\"host_path\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"dest\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\",\"enum\":[\"archive\",\"file\",\"dir\"]},"
+"\"files\":{\"type\":\"integer\",\"description\":\"Files copied, or entries extracted.\"},"
+"\"bytes\":{\"type\":\"integer\"},\"skipped\":{\"type\":\"integer\",\"description\":\"Links and special files not copied.\"}},"
+"\"required\":[\"workspace_id\",\"dest\",\"kind\",\"files\",\"bytes\"]},"
+"\"annotations\":{\"title\":\"Import files\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
 /* --compat sandrun: the names and parameters Sandrun's users know, over
  * the same runs. */
 #define SANDRUN_EXEC(lang, param, what) \
@@ -305,7 +346,7 @@ void tools_init(void)
 			       list_jobs_def, sandbox_info_def,
 			       list_workspaces_def, delete_workspace_def, list_files_def,
 			       read_file_def, write_file_def, edit_file_def, delete_path_def,
-			       install_packages_def };
+			       install_packages_def, export_workspace_def, import_files_def };
 	tools = cJSON_CreateArray();
 	for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) {
 		cJSON *t = parse_def(defs[i]);
@@ -847,6 +888,7 @@ void tools_call(struct req *r)
 		{ "write_file", files_write, 0 }, { "edit_file", files_edit, 0 },
 		{ "delete_path", files_delete_path, 0 },
 		{ "install_packages", install_packages, 0 },
+		{ "export_workspace", transfer_export, 0 }, { "import_files", transfer_import, 0 },
 		{ "execute_python", sandrun_exec, 1 }, { "execute_javascript", sandrun_exec, 1 },
 		{ "execute_bash", sandrun_exec, 1 }, { "check_job_status", sandrun_status, 1 },
 		{ "get_job_logs", sandrun_status, 1 },

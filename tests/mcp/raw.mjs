@@ -55,7 +55,7 @@ r = await s.ask({ jsonrpc: '2.0', id: 7, method: 'ping' });
 is(r.id, 7, '... and the server carries on');
 r = await s.ask([{ jsonrpc: '2.0', id: 8, method: 'ping' }]);
 is(r.error?.code, -32600, 'a batch under 2025-11-25: -32600');
-r = await s.ask({ jsonrpc: '2.0', id: 9, method: 'resources/list' });
+r = await s.ask({ jsonrpc: '2.0', id: 9, method: 'prompts/list' });
 is(r.error?.code, -32601, 'an unknown method: -32601');
 r = await s.ask({ jsonrpc: '2.0', id: 10, method: 'tools/list', params: { _meta: modern('2030-01-01') } });
 ok(r.error?.code === -32022 && r.error.data?.supported?.includes('2026-07-28') && r.error.data.requested === '2030-01-01',

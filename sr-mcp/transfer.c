@@ -1,0 +1,1100 @@
+/* transfer.c - export_workspace and import_files: a workspace's files out
+ * to, and in from, the host directories the administrator allowed
+ * (--host-dir, SR_MCP_HOST_DIRS). With none, both tools say how to allow
+ * one and touch nothing.
+ *
+ * sr-mcp runs with all the user's rights and the workspace is the
+ * sandboxed code's to fill, so neither tool reads or writes through
+ * anything that code planted:
+ *
+ *  - export: tar runs in the sandbox (sr-limit, sr-jail, sr-exec), the
+ *    workspace bound read-only at /workspace. It archives a symbolic link
+ *    as a link, and it can read only what the sandboxed code could. Its
+ *    stdout is copied into a file sr-mcp made O_EXCL | O_NOFOLLOW in the
+ *    first host directory, and cut at EXPORT_MAX bytes (sr-limit --fsize
+ *    does not apply to a pipe: the copy counts). Beside it, a recipe:
+ *    a shell script that unpacks it, compares the languages and installs
+ *    the packages the workspace had.
+ *
+ *  - import: host_path is looked up by the kernel beneath an allowed
+ *    directory's descriptor (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
+ *    | RESOLVE_NO_MAGICLINKS): "..", an absolute path elsewhere and a
+ *    link anywhere on the way fail there, whatever the string. A tar
+ *    archive is first listed by tar in the sandbox (no workspace bound)
+ *    and refused over IMPORT_ENTRIES_MAX entries or IMPORT_BYTES_MAX
+ *    bytes, or with an absolute or ".." name; then extracted by tar in
+ *    the sandbox, the workspace bound read-write, the archive as its
+ *    stdin, under sr-limit --fsize and a wall clock. A link in the
+ *    archive can only point within the sandbox's view, which holds
+ *    nothing of the host's that is writable but the workspace. A plain
+ *    file or directory is copied with files.c's confined lookups, links
+ *    and special files skipped. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "mcp.h"
+#include "sr.h"
+
+#define EXPORT_MAX (1ULL << 30)         /* an archive, compressed, at most */
+#define IMPORT_ENTRIES_MAX 100000       /* entries of an import, at most */
+#define IMPORT_BYTES_MAX (1ULL << 30)   /* bytes of an import, at most */
+#define TAR_TIMEOUT "10m"               /* each tar in the sandbox */
+#define LINE_CAP 65536                  /* a line of tar's listing, at most */
+#define NOTE_CAP 1500                   /* tar's messages kept for the model */
+
+static const char how_to_allow[] =
+	"no host directory is allowed for export and import: the administrator starts "
+	"sr-mcp with --host-dir DIR (repeatable) or SR_MCP_HOST_DIRS=DIR1:DIR2 in the "
+	"client's \"env\" for this server. Until then, read_file and list_files show a "
+	"workspace's files, and write_file puts files in";
+
+/* ---- the sandbox around tar ------------------------------------------- */
+
+/* argv for `sr-limit LIMITS sr-jail BIND sr-exec tar ARGS...` in v: the
+ * memory of a run, --fsize when given, 64 processes, a wall clock; the
+ * workspace bound at /workspace as bind says ("--bind", "--ro-bind", or
+ * NULL for none). chain_add appends tar's arguments. */
+struct chain {
+	char *v[48];
+	int n;
+	char mem[32], fsize[32], ws[4200];
+};
+
+static void chain_start(struct chain *c, const char *bind, const char *ws_id, uint64_t fsize)
+{
+	c->n = 0;
+	c->v[c->n++] = "sr-limit";
+	if (cfg.memory) {   /* --memory off (and ASan builds): none */
+		snprintf(c->mem, sizeof c->mem, "%llu", (unsigned long long)cfg.memory);
+		c->v[c->n++] = strcmp(memory_via(), "cgroup") ? "--data" : "--mem";
+		c->v[c->n++] = c->mem;
+	}
+	if (fsize) {
+		snprintf(c->fsize, sizeof c->fsize, "%llu", (unsigned long long)fsize);
+		c->v[c->n++] = "--fsize";
+		c->v[c->n++] = c->fsize;
+	}
+	c->v[c->n++] = "--pids";
+	c->v[c->n++] = "64";
+	c->v[c->n++] = "--timeout";
+	c->v[c->n++] = TAR_TIMEOUT;
+	c->v[c->n++] = "sr-jail";
+	if (bind) {
+		snprintf(c->ws, sizeof c->ws, "%s/%s", cfg.workspaces, ws_id);
+		c->v[c->n++] = (char *)bind;
+		c->v[c->n++] = c->ws;
+		c->v[c->n++] = "/workspace";
+		c->v[c->n++] = "--chdir";
+		c->v[c->n++] = "/workspace";
+	}
+	c->v[c->n++] = "sr-exec";
+	c->v[c->n++] = "tar";
+}
+
+static void chain_add(struct chain *c, const char *arg)
+{
+	if (c->n < (int)(sizeof c->v / sizeof *c->v) - 1)
+		c->v[c->n++] = (char *)arg;
+	c->v[c->n] = NULL;
+}
+
+/* ---- tar's output, a line at a time ----------------------------------- */
+
+struct lines {
+	char *buf;
+	size_t len;
+	int too_long;          /* a line over LINE_CAP was cut */
+	/* a line, NUL-terminated; -1 stops the child */
+	int (*fn)(struct lines *l, char *line, size_t len);
+	void *ctx;
+};
+
+static int lines_sink(void *ctx, const char *p, size_t n)
+{
+	struct lines *l = ctx;
+	if (!l->buf)
+		l->buf = xmalloc(LINE_CAP + 1);
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] != '\n') {
+			if (l->len < LINE_CAP)
+				l->buf[l->len++] = p[i];
+			else
+				l->too_long = 1;
+			continue;
+		}
+		l->buf[l->len] = '\0';
+		size_t len = l->len;
+		l->len = 0;
+		if (l->fn(l, l->buf, len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int lines_end(struct lines *l)
+{
+	int r = 0;
+	if (l->len) {
+		l->buf[l->len] = '\0';
+		r = l->fn(l, l->buf, l->len);
+	}
+	free(l->buf);
+	l->buf = NULL;
+	return r;
+}
+
+/* tar's messages ("tar: ..."), the first NOTE_CAP bytes of them. */
+struct note {
+	char text[NOTE_CAP + 1];
+	size_t len;
+};
+
+static void note_add(struct note *n, const char *line)
+{
+	int rep = 0;
+	char *c = clean_text(line, strlen(line), &rep);
+	size_t k = strlen(c);
+	if (n->len + k + 2 < sizeof n->text) {
+		memcpy(n->text + n->len, c, k);
+		n->len += k;
+		n->text[n->len++] = '\n';
+		n->text[n->len] = '\0';
+	} else if (n->len + 5 < sizeof n->text && !strstr(n->text, "...\n")) {
+		memcpy(n->text + n->len, "...\n", 5);
+		n->len += 4;
+	}
+	free(c);
+}
+
+/* ---- the host directories ---------------------------------------------- */
+
+static int no_host_dirs(struct req *r, const char *tool)
+{
+	if (cfg.host_dirs && cfg.host_dirs[0])
+		return 0;
+	tool_error(r, "%s: %s.", tool, how_to_allow);
+	return 1;
+}
+
+/* file:// and the path, percent-encoded where RFC 3986 wants it. */
+static char *file_uri(const char *path)
+{
+	char *u = xmalloc(strlen(path) * 3 + 8), *q = u;
+	q += sprintf(q, "file://");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p))
+			*q++ = (char)*p;
+		else
+			q += sprintf(q, "%%%02X", *p);
+	}
+	*q = '\0';
+	return u;
+}
+
+static cJSON *link_block(const char *path, const char *name, const char *mime, uint64_t size,
+			 const char *desc)
+{
+	cJSON *b = cJSON_CreateObject();
+	char *uri = file_uri(path);
+	cJSON_AddStringToObject(b, "type", "resource_link");
+	cJSON_AddStringToObject(b, "uri", uri);
+	cJSON_AddStringToObject(b, "name", name);
+	cJSON_AddStringToObject(b, "description", desc);
+	cJSON_AddStringToObject(b, "mimeType", mime);
+	cJSON_AddNumberToObject(b, "size", (double)size);
+	free(uri);
+	return b;
+}
+
+/* ---- export_workspace --------------------------------------------------- */
+
+struct export {
+	int fd;
+	uint64_t bytes;
+	int over, io_error;
+	volatile int *cancel;
+	size_t files;
+	struct note note;
+};
+
+static int export_out(void *ctx, const char *p, size_t n)
+{
+	struct export *e = ctx;
+	if (e->bytes + n > EXPORT_MAX) {
+		e->over = 1;
+		return -1;
+	}
+	if (sr_write_all(e->fd, p, n) < 0) {
+		e->io_error = errno;
+		return -1;
+	}
+	e->bytes += n;
+	return 0;
+}
+
+/* tar -v with the archive on stdout lists each name on stderr; its
+ * messages start "tar: ". Directories end in '/'. */
+static int export_err_line(struct lines *l, char *line, size_t len)
+{
+	struct export *e = l->ctx;
+	if (!strncmp(line, "tar: ", 5))
+		note_add(&e->note, line);
+	else if (len && line[len - 1] != '/')
+		e->files++;
+	return 0;
+}
+
+/* A name safe inside '...' in a shell and on a comment line. */
+static int shell_safe(const char *s, const char *extra)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr(extra, *s)))
+			return 0;
+	return 1;
+}
+
+static void put(char **b, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char **b, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	*b = realloc(*b, *len + (size_t)n + 1);
+	if (!*b)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	va_start(ap, fmt);
+	vsnprintf(*b + *len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	*len += (size_t)n;
+}
+
+/* The pip packages of .sr/python (NAME-VERSION.dist-info), as
+ * 'NAME==VERSION' words; names that are not plain are left out and
+ * counted in *odd. */
+static char *pip_packages(int wfd, size_t *count, size_t *odd)
+{
+	char *out = xstrdup("");
+	size_t len = 0;
+	*count = *odd = 0;
+	int d = openat2_safe(wfd, ".sr/python", O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = d >= 0 ? fdopendir(d) : NULL;
+	if (!dir) {
+		if (d >= 0)
+			close(d);
+		return out;
+	}
+	struct dirent *e;
+	while ((e = readdir(dir)) && *count < 2000) {
+		size_t n = strlen(e->d_name);
+		if (n <= 10 || strcmp(e->d_name + n - 10, ".dist-info"))
+			continue;
+		char name[256];
+		snprintf(name, sizeof name, "%.*s", (int)(n - 10), e->d_name);
+		char *dash = strchr(name, '-');
+		if (!dash || !shell_safe(dash + 1, ".+!_") || (*dash = '\0', !shell_safe(name, "._"))) {
+			(*odd)++;
+			continue;
+		}
+		put(&out, &len, " '%s==%s'", name, dash + 1);
+		(*count)++;
+	}
+	closedir(dir);
+	return out;
+}
+
+/* package.json's dependencies, for the comment: "name@spec" words. */
+static char *npm_packages(int wfd, int *has)
+{
+	char err[600], *out = xstrdup("");
+	size_t len = 0;
+	struct stat st;
+	*has = 0;
+	int fd = file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
+	if (fd < 0)
+		return out;
+	*has = 1;
+	size_t got = 0;
+	char *p = st.st_size < (1 << 20) ? read_fd(fd, (size_t)st.st_size, &got) : NULL;
+	close(fd);
+	cJSON *j = p ? cJSON_ParseWithLength(p, got) : NULL, *dep;
+	free(p);
+	cJSON_ArrayForEach(dep, cJSON_GetObjectItem(j, "dependencies"))
+		if (dep->string && cJSON_IsString(dep) && shell_safe(dep->string, "@/._~-") &&
+		    shell_safe(dep->valuestring, "@/._~-^<>=*|+: #") && len < 4000)
+			put(&out, &len, " %s@%s", dep->string, dep->valuestring);
+	cJSON_Delete(j);
+	return out;
+}
+
+/* A version line for a comment: printable ASCII, no quote. */
+static void plain(char *dst, size_t n, const char *s)
+{
+	size_t i = 0;
+	for (; s && *s && i + 1 < n; s++)
+		dst[i++] = *s >= ' ' && *s < 127 && *s != '\'' && *s != '\\' ? *s : '?';
+	dst[i] = '\0';
+}
+
+static char *recipe(int wfd, const char *ws, const char *archive, const char *when)
+{
+	static const struct { const char *runner, *cmd; } probe[] = {
+		{ "python", "python3 --version" }, { "javascript", "node --version" },
+		{ "bash", "bash --version" },
+	};
+	char *b = NULL;
+	size_t len = 0, npip, odd;
+	int has_npm;
+	char *pip = pip_packages(wfd, &npip, &odd), *npm = npm_packages(wfd, &has_npm);
+	put(&b, &len,
+	    "#!/bin/sh\n"
+	    "# Rebuilds workspace %s of sr-mcp, exported %s by sr-mcp %s:\n"
+	    "#   sh THIS-SCRIPT [DIR]\n"
+	    "# unpacks %s (beside this script) into DIR (default ./%s)\n"
+	    "# and compares the languages with those sr-mcp ran; with SR_INSTALL=1 it\n"
+	    "# also installs again, from the registries, the packages the workspace had\n"
+	    "# (the archive holds them already). In sr-mcp the files were under\n"
+	    "# /workspace, the working directory of every run.\n"
+	    "# The files were written by code run in the sandbox: links in them may\n"
+	    "# point anywhere, and package.json or .npmrc may ask npm for anything.\n"
+	    "# Read them before SR_INSTALL=1 (npm runs with --ignore-scripts, pip with\n"
+	    "# python3 -I, which keeps the directory off Python's path).\n"
+	    "set -eu\n"
+	    "here=$(CDPATH= cd -- \"$(dirname -- \"$0\")\" && pwd)\n"
+	    "dir=${1:-%s}\n"
+	    "mkdir -p -- \"$dir\"\n"
+	    "tar -xzf \"$here/%s\" -C \"$dir\" --no-same-owner\n"
+	    "echo \"unpacked %s into $dir\"\n\n"
+	    "# The languages: sr-mcp's runners then, this machine now.\n",
+	    ws, when, SR_VERSION, archive, ws, ws, archive, archive);
+	runners_versions();
+	for (size_t i = 0; i < nrunners; i++) {
+		char v[200];
+		plain(v, sizeof v, runners[i].version ? runners[i].version : "(unknown)");
+		const char *cmd = NULL;
+		for (size_t k = 0; k < sizeof probe / sizeof *probe; k++)
+			if (!strcmp(probe[k].runner, runners[i].name))
+				cmd = probe[k].cmd;
+		if (cmd)
+			put(&b, &len, "printf '%%s\\n' \"%s: was '%s', here: $(%s 2>&1 | head -n 1 "
+			    "|| true)\"\n", runners[i].name, v, cmd);
+		else
+			put(&b, &len, "# %s: %s\n", runners[i].name, v);
+	}
+	put(&b, &len, "\n# The packages%s.\n", !npip && !has_npm ? ": none were installed" : "");
+	if (npip)
+		put(&b, &len, "# pip's in .sr/python (pip install --target), with their versions%s.\n",
+		    odd ? " (some with unusual names left out)" : "");
+	if (has_npm)
+		put(&b, &len, "# npm's in package.json:%s\n", npm);
+	if (npip || has_npm) {
+		put(&b, &len, "if [ \"${SR_INSTALL-}\" = 1 ]; then\n\tcd -- \"$dir\"\n");
+		if (npip)
+			put(&b, &len, "\tpython3 -I -m pip install --upgrade --target .sr/python%s\n",
+			    pip);
+		if (has_npm)
+			put(&b, &len, "\tnpm install --ignore-scripts\n");
+		put(&b, &len, "else\n\techo \"packages: not installed (SR_INSTALL=1 installs "
+		    "them; the archive has them)\"\nfi\n");
+	}
+	free(pip);
+	free(npm);
+	return b;
+}
+
+/* Make NAME.tar.gz and NAME.sh, both new, in the host directory hfd. */
+static int export_files(int hfd, const char *ws, char *stem, size_t slen, int *afd, int *rfd)
+{
+	char stamp[32], a[600], s[600];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
+	for (int i = 1; i < 100; i++) {
+		if (i == 1)
+			snprintf(stem, slen, "sr-workspace-%s-%s", ws, stamp);
+		else
+			snprintf(stem, slen, "sr-workspace-%s-%s-%d", ws, stamp, i);
+		snprintf(a, sizeof a, "%s.tar.gz", stem);
+		snprintf(s, sizeof s, "%s.sh", stem);
+		*afd = openat(hfd, a, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (*afd < 0 && errno == EEXIST)
+			continue;
+		if (*afd < 0)
+			return -1;
+		*rfd = openat(hfd, s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+		if (*rfd >= 0)
+			return 0;
+		int e = errno;
+		close(*afd);
+		unlinkat(hfd, a, 0);
+		if (e != EEXIST) {
+			errno = e;
+			return -1;
+		}
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+void transfer_export(struct req *r, const cJSON *args)
+{
+	const char *T = "export_workspace", *ws;
+	char err[1200], stem[300], dir[PATH_MAX], when[32], a[700], s[700];
+	if (no_host_dirs(r, T) || get_ws(r, T, args, &ws) < 0)
+		return;
+	int wfd = ws_open(ws, 0, err, sizeof err), hfd = -1, afd = -1, rfd = -1;
+	if (wfd < 0) {
+		tool_error(r, "%s", err);
+		return;
+	}
+	const char *host = cfg.host_dirs[0];
+	hfd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (hfd < 0 || !realpath(host, dir)) {
+		tool_error(r, "the export directory %s cannot be opened (%s): the administrator "
+			   "must make it (the first --host-dir)", host, strerror(errno));
+		goto out;
+	}
+	if (export_files(hfd, ws, stem, sizeof stem, &afd, &rfd) < 0) {
+		tool_error(r, "unable to create a file in %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	snprintf(a, sizeof a, "%s.tar.gz", stem);
+	snprintf(s, sizeof s, "%s.sh", stem);
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+
+	struct export e = { .fd = afd };
+	struct lines l = { .fn = export_err_line, .ctx = &e };
+	struct chain c;
+	chain_start(&c, "--ro-bind", ws, 0);
+	const char *targs[] = { "-czvf", "-", "--numeric-owner", "-C", "/workspace", "." };
+	for (size_t i = 0; i < sizeof targs / sizeof *targs; i++)
+		chain_add(&c, targs[i]);
+	struct spawn_io io = { .in_fd = -1, .out = export_out, .out_ctx = &e, .err = lines_sink,
+			       .err_ctx = &l, .stop = &r->cancelled };
+	int rc = spawn_io(c.v, &io);
+	lines_end(&l);
+	char path[PATH_MAX + 700], rpath[PATH_MAX + 700];
+	snprintf(path, sizeof path, "%s/%s", dir, a);
+	snprintf(rpath, sizeof rpath, "%s/%s", dir, s);
+	char *text = e.over || e.io_error || (rc != 0 && rc != 1) || r->cancelled ? NULL :
+		     recipe(wfd, ws, a, when);
+	if (text && sr_write_all(rfd, text, strlen(text)) < 0)
+		e.io_error = errno;
+	if (!text || e.io_error) {
+		unlinkat(hfd, a, 0);
+		unlinkat(hfd, s, 0);
+		if (e.over)     /* (a cancelled call's answer is dropped by send_result) */
+			tool_error(r, "workspace %s: the archive passed export_workspace's cap of "
+				   "%llu MiB (compressed) and was removed. Delete what is not needed "
+				   "(delete_path), or leave out big files with run_code (move them "
+				   "away, export, move them back)", ws, EXPORT_MAX >> 20);
+		else if (e.io_error)
+			tool_error(r, "unable to write %s: %s (nothing was kept)", path,
+				   strerror(e.io_error));
+		else
+			tool_error(r, "workspace %s: tar in the sandbox failed (exit %d%s); nothing "
+				   "was kept. %s", ws, rc, rc == 124 ? ": its wall clock of "
+				   TAR_TIMEOUT " ran out" : "", e.note.text);
+		free(text);
+		goto out;
+	}
+	struct stat st;
+	if (fstat(afd, &st) == 0)
+		e.bytes = (uint64_t)st.st_size;
+	cJSON *res = cJSON_CreateObject();
+	char *uri = file_uri(path);
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "path", path);
+	cJSON_AddStringToObject(res, "uri", uri);
+	cJSON_AddNumberToObject(res, "bytes", (double)e.bytes);
+	cJSON_AddNumberToObject(res, "files", (double)e.files);
+	cJSON_AddStringToObject(res, "recipe", rpath);
+	if (e.note.len)
+		cJSON_AddStringToObject(res, "warnings", e.note.text);
+	free(uri);
+	char *msg = NULL;
+	size_t mlen = 0;
+	put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
+	    "%s rebuilds it elsewhere (sh %s DIR: unpack, compare the languages; with SR_INSTALL=1 "
+	    "install the packages again). Symbolic links were archived as links. import_files with host_path %s "
+	    "brings it back into a workspace.%s%s", ws, e.files, (unsigned long long)e.bytes, path,
+	    rpath, s, a, e.note.len ? "\ntar said:\n" : "", e.note.text);
+	cJSON *out = tool_result(res, msg, 0), *content = cJSON_GetObjectItem(out, "content");
+	cJSON_AddItemToArray(content, link_block(path, a, "application/gzip", e.bytes,
+						 "The workspace's files, a gzip-compressed tar archive"));
+	cJSON_AddItemToArray(content, link_block(rpath, s, "text/x-shellscript", strlen(text),
+						 "A shell script that rebuilds the workspace from the archive"));
+	free(text);
+	free(msg);
+	send_result(r, out);
+out:
+	if (afd >= 0)
+		close(afd);
+	if (rfd >= 0)
+		close(rfd);
+	if (hfd >= 0)
+		close(hfd);
+	close(wfd);
+}
+
+/* ---- import_files: the host side ---------------------------------------- */
+
+struct host {
+	int dfd;               /* the allowed directory */
+	int fd;                /* host_path, open for reading */
+	struct stat st;
+	const char *rel;       /* host_path beneath it */
+	char dir[PATH_MAX];    /* the allowed directory as configured */
+};
+
+/* p beneath dir (a string prefix that only picks which directory; the
+ * kernel judges the rest): the remainder, or NULL. */
+static const char *under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (strncmp(p, dir, n) || (p[n] && p[n] != '/'))
+		return NULL;
+	for (p += n; *p == '/'; p++)
+		;
+	return *p ? p : ".";
+}
+
+static void allowed_list(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (char **d = cfg.host_dirs; *d; d++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", d == cfg.host_dirs ? "" : ", ",
+			 *d);
+}
+
+static void host_why(char *err, size_t len, const char *hp, const char *dir, int e)
+{
+	char all[1000];
+	allowed_list(all, sizeof all);
+	switch (e) {
+	case EXDEV:
+		snprintf(err, len, "%s: escapes the allowed directory %s (a '..' may not leave "
+			 "it): import_files reads only from %s", hp, dir, all);
+		break;
+	case ELOOP:
+		snprintf(err, len, "%s: is a symbolic link, or has one on its way: import_files "
+			 "follows none (copy the file itself into %s)", hp, dir);
+		break;
+	case ENOENT:
+		snprintf(err, len, "%s: no such file or directory in the allowed directories (%s); "
+			 "give a path inside one of them, or relative to one", hp, all);
+		break;
+	case ENXIO:
+		snprintf(err, len, "%s: not a regular file or a directory (a fifo, socket or "
+			 "device): not imported", hp);
+		break;
+	default:
+		snprintf(err, len, "%s: %s", hp, strerror(e));
+	}
+}
+
+/* host_path, found by the kernel beneath an allowed directory with no link
+ * followed, opened for reading: 0, or -1 with err set. An absolute path
+ * picks the directory it starts with; a relative one is looked for in
+ * each directory in turn. */
+static int host_open(const char *hp, struct host *h, char *err, size_t len)
+{
+	char all[1000];
+	int e = ENOENT;
+	h->dfd = h->fd = -1;
+	for (char **d = cfg.host_dirs; *d; d++) {
+		char real[PATH_MAX];
+		const char *rel = hp;
+		if (*hp == '/' && !(rel = under(hp, *d)) && realpath(*d, real))
+			rel = under(hp, real);
+		if (!rel)
+			continue;
+		int dfd = open(*d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			snprintf(err, len, "the allowed directory %s cannot be opened: %s", *d,
+				 strerror(errno));
+			return -1;
+		}
+		/* O_PATH first: nothing is opened before its type is known */
+		int p = openat2_safe(dfd, rel, O_PATH, 0);
+		struct stat st;
+		if (p < 0 || fstat(p, &st) < 0) {
+			e = errno;
+			if (p >= 0)
+				close(p);
+			close(dfd);
+			if (e == ENOENT && *hp != '/')
+				continue;
+			host_why(err, len, hp, *d, e);
+			return -1;
+		}
+		close(p);
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			close(dfd);
+			host_why(err, len, hp, *d, S_ISLNK(st.st_mode) ? ELOOP : ENXIO);
+			return -1;
+		}
+		if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			close(dfd);
+			snprintf(err, len, "%s: has %lu hard links: import_files reads no file with "
+				 "more than one (a link could be to a file outside %s); copy the file "
+				 "there instead", hp, (unsigned long)st.st_nlink, *d);
+			return -1;
+		}
+		int fd = openat2_safe(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+				      (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0), 0);
+		if (fd < 0 || fstat(fd, &h->st) < 0 || h->st.st_ino != st.st_ino ||
+		    h->st.st_dev != st.st_dev) {
+			e = fd < 0 ? errno : EAGAIN;   /* changed between the two looks */
+			if (fd >= 0)
+				close(fd);
+			close(dfd);
+			host_why(err, len, hp, *d, e);
+			return -1;
+		}
+		h->dfd = dfd;
+		h->fd = fd;
+		h->rel = rel;
+		snprintf(h->dir, sizeof h->dir, "%s", *d);
+		return 0;
+	}
+	allowed_list(all, sizeof all);
+	if (*hp == '/')
+		snprintf(err, len, "%s: not inside a directory the administrator allowed (%s): "
+			 "import_files reads from those only", hp, all);
+	else
+		host_why(err, len, hp, "", ENOENT);
+	return -1;
+}
+
+static void host_close(struct host *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	if (h->dfd >= 0)
+		close(h->dfd);
+}
+
+/* The last name of host_path (for dest's default). */
+static void base_name(const struct host *h, char *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s", strcmp(h->rel, ".") ? h->rel : h->dir);
+	size_t n = strlen(tmp);
+	while (n > 1 && tmp[n - 1] == '/')
+		tmp[--n] = '\0';
+	const char *b = strrchr(tmp, '/');
+	snprintf(buf, len, "%s", b && b[1] ? b + 1 : tmp);
+}
+
+/* ---- import_files: copies ------------------------------------------------ */
+
+struct copy {
+	int dst;                  /* the destination directory */
+	uint64_t bytes;
+	size_t files, dirs, skipped;
+	int over, failed;
+	char err[1200];
+	char skipped_names[400];
+};
+
+/* 0, -1 (errno), or 1 when the cap was passed. */
+static int copy_fd(int in, int out, struct copy *c)
+{
+	char buf[65536];
+	off_t at = 0;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (c->bytes + (uint64_t)n > IMPORT_BYTES_MAX)
+			return 1;
+		if (write_at(out, buf, (size_t)n, at) < 0)
+			return -1;
+		at += n;
+		c->bytes += (uint64_t)n;
+	}
+}
+
+/* The regular file in (already open) to path rel beneath c->dst. */
+static int copy_file(struct copy *c, int in, const struct stat *ist, const char *rel)
+{
+	char dir[4096];
+	struct stat st;
+	const char *name = split(rel, dir, sizeof dir);
+	if (!name) {
+		snprintf(c->err, sizeof c->err, "%s: not a file name", rel);
+		return -1;
+	}
+	int dfd = dir_open(c->dst, dir, 1);
+	if (dfd < 0) {
+		path_why(c->err, sizeof c->err, dir, errno);
+		return -1;
+	}
+	int out = file_open(dfd, name, rel, O_WRONLY | O_CREAT, &st, c->err, sizeof c->err);
+	close(dfd);
+	if (out < 0)
+		return -1;
+	int r = ftruncate(out, 0) < 0 ? -1 : copy_fd(in, out, c);
+	int e = errno;
+	if (r == 0)
+		(void)fchmod(out, (ist->st_mode & 0755) | 0600);
+	close(out);
+	if (r > 0) {
+		c->over = 1;
+		snprintf(c->err, sizeof c->err, "the import passed import_files' cap of %llu MiB "
+			 "at %s", IMPORT_BYTES_MAX >> 20, rel);
+	} else if (r < 0) {
+		snprintf(c->err, sizeof c->err, "%s: unable to copy: %s", rel, strerror(e));
+	}
+	c->files += r == 0;
+	return r ? -1 : 0;
+}
+
+static void copy_one(struct walk *w, int dirfd, const char *name, const char *rel,
+		     const struct stat *st)
+{
+	struct copy *c = w->ctx;
+	if (w->seen > IMPORT_ENTRIES_MAX) {
+		c->over = 1;
+		snprintf(c->err, sizeof c->err, "the directory has more than import_files' cap "
+			 "of %d entries", IMPORT_ENTRIES_MAX);
+	} else if (S_ISDIR(st->st_mode)) {
+		int fd = dir_open(c->dst, rel, 1);
+		if (fd < 0)
+			path_why(c->err, sizeof c->err, rel, errno);
+		else
+			close(fd);
+		c->dirs += fd >= 0;
+		c->failed = fd < 0;
+	} else if (S_ISREG(st->st_mode) && st->st_nlink == 1) {
+		struct stat ist;
+		int in = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				O_CLOEXEC);
+		if (in >= 0 && fstat(in, &ist) == 0 && ist.st_ino == st->st_ino && S_ISREG(ist.st_mode))
+			c->failed = copy_file(c, in, &ist, rel) < 0;
+		else {
+			snprintf(c->err, sizeof c->err, "%s: %s", rel, in < 0 ? strerror(errno) :
+				 "changed while it was copied");
+			c->failed = 1;
+		}
+		if (in >= 0)
+			close(in);
+	} else {
+		/* a link, a file of several links, a fifo, socket or device */
+		c->skipped++;
+		size_t n = strlen(c->skipped_names);
+		if (n + strlen(rel) + 3 < sizeof c->skipped_names)
+			snprintf(c->skipped_names + n, sizeof c->skipped_names - n, "%s%s",
+				 n ? ", " : "", rel);
+	}
+	if (c->over || c->failed)
+		w->stop = 1;
+}
+
+/* ---- import_files: archives ---------------------------------------------- */
+
+struct listing {
+	size_t entries;
+	uint64_t bytes;
+	int bad;
+	char why[2000];
+};
+
+/* A name as tar --quoting-style=c shows it, from its opening quote: its
+ * end (the closing quote), or NULL. */
+static char *quoted_end(char *p)
+{
+	if (*p != '"')
+		return NULL;
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p == '"' ? p : NULL;
+}
+
+/* Absolute, or a ".." component: the quoted name from q to e. */
+static int unsafe_name(const char *q, const char *e)
+{
+	if (q[1] == '/')
+		return 1;
+	for (const char *c = q + 1; c < e; ) {
+		const char *s = memchr(c, '/', (size_t)(e - c));
+		size_t n = (size_t)((s ? s : e) - c);
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return 1;
+		c += n + 1;
+	}
+	return 0;
+}
+
+/* One line of `tar -tv --numeric-owner --quoting-style=c`:
+ *   -rw-r--r-- 0/0   6 2024-01-01 00:00 "name"
+ *   lrwxrwxrwx 0/0   0 2024-01-01 00:00 "name" -> "target"
+ *   hrw-r--r-- 0/0   0 2024-01-01 00:00 "name" link to "target"  */
+static int list_line(struct lines *l, char *line, size_t len)
+{
+	struct listing *t = l->ctx;
+	char *p = line, *field[5];
+	(void)len;
+	for (int k = 0; k < 5; k++) {
+		while (*p == ' ')
+			p++;
+		field[k] = p;
+		while (*p && *p != ' ')
+			p++;
+	}
+	while (*p == ' ')
+		p++;
+	char *end = quoted_end(p);
+	/* a hard link's target: after the name, ' link to "target"' */
+	char *to = end && line[0] == 'h' ? strstr(end, " link to ") : NULL;
+	char *to_end = to ? quoted_end(to + 9) : NULL;
+	int rep = 0;
+	char *shown = clean_text(line, strlen(line) > 300 ? 300 : strlen(line), &rep);
+	if (!end || l->too_long || (line[0] == 'h' && !to_end)) {
+		snprintf(t->why, sizeof t->why, "tar listed a line sr-mcp cannot read: %s", shown);
+	} else if (unsafe_name(p, end)) {
+		snprintf(t->why, sizeof t->why, "a member's name is absolute or has a '..' in it "
+			 "(%s): sr-mcp extracts no such archive", shown);
+	} else if (to_end && unsafe_name(to + 9, to_end)) {
+		snprintf(t->why, sizeof t->why, "a hard link in it points to an absolute path "
+			 "or through '..' (%s): sr-mcp extracts no such archive", shown);
+	} else if (++t->entries > IMPORT_ENTRIES_MAX) {
+		snprintf(t->why, sizeof t->why, "it has more than import_files' cap of %d entries",
+			 IMPORT_ENTRIES_MAX);
+	} else {
+		unsigned long long size = strtoull(field[2], NULL, 10);  /* "1,3" of a device: 1 */
+		t->bytes += size;
+		if (size > IMPORT_BYTES_MAX || t->bytes > IMPORT_BYTES_MAX)
+			snprintf(t->why, sizeof t->why, "its files add up to more than import_files' "
+				 "cap of %llu MiB (a sparse or compressed file counts at its full "
+				 "size)", IMPORT_BYTES_MAX >> 20);
+	}
+	free(shown);
+	t->bad = t->why[0] != '\0';
+	return t->bad ? -1 : 0;
+}
+
+static int note_line(struct lines *l, char *line, size_t len)
+{
+	(void)len;
+	note_add(l->ctx, line);
+	return 0;
+}
+
+/* "z" for gzip, "" for tar, NULL for neither. */
+static const char *tar_kind(int fd)
+{
+	unsigned char h[512];
+	ssize_t n = pread(fd, h, sizeof h, 0);
+	if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+		return "z";
+	if (n >= 263 && !memcmp(h + 257, "ustar", 5))
+		return "";
+	return NULL;
+}
+
+static int is_archive_name(const char *n)
+{
+	size_t k = strlen(n);
+	return (k > 4 && !strcasecmp(n + k - 4, ".tar")) || (k > 4 && !strcasecmp(n + k - 4, ".tgz")) ||
+	       (k > 7 && !strcasecmp(n + k - 7, ".tar.gz"));
+}
+
+/* The archive listed by tar in the sandbox (nothing bound) and checked:
+ * 0, or -1 with why in t->why. */
+static int archive_list(struct req *r, struct host *h, const char *flags, struct listing *t)
+{
+	struct note msgs = { .len = 0 };
+	struct lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
+	struct chain c;
+	chain_start(&c, NULL, NULL, 0);
+	/* --absolute-names: names and link targets as they are in the archive
+	 * (tar -t strips a leading / or ../ of a hard link's target otherwise,
+	 * and the check below would see the stripped one) */
+	const char *args[] = { "-tv", "--absolute-names", "--numeric-owner", "--quoting-style=c",
+			       flags, "-" };
+	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+		chain_add(&c, args[i]);
+	struct spawn_io io = { .in_fd = h->fd, .out = lines_sink, .out_ctx = &l, .err = lines_sink,
+			       .err_ctx = &ml, .stop = &r->cancelled };
+	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
+	if (lines_end(&l) < 0)
+		t->bad = 1;
+	lines_end(&ml);
+	if (!t->bad && rc != 0)
+		snprintf(t->why, sizeof t->why, "tar could not list it (exit %d%s): %s", rc,
+			 rc == 124 ? ": its wall clock ran out" : "", msgs.text);
+	return t->bad || rc != 0 ? -1 : 0;
+}
+
+/* Extracted by tar in the sandbox, the workspace bound read-write, into
+ * dest; the result answered. */
+static void archive_extract(struct req *r, const char *ws, struct host *h, const char *flags,
+			    const char *dest, const struct listing *t, cJSON *res)
+{
+	char into[4200], text[3000];
+	snprintf(into, sizeof into, "/workspace/%s", dest);
+	struct note msgs = { .len = 0 };
+	struct lines ml = { .fn = note_line, .ctx = &msgs };
+	struct chain c;
+	chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX);
+	const char *args[] = { "-x", flags, "-", "--no-same-owner", "--no-same-permissions",
+			       "--no-overwrite-dir", "-C", into };
+	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+		chain_add(&c, args[i]);
+	struct spawn_io io = { .in_fd = h->fd, .err = lines_sink, .err_ctx = &ml,
+			       .stop = &r->cancelled };
+	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
+	lines_end(&ml);
+	if (rc != 0) {
+		cJSON_Delete(res);
+		tool_error(r, "%s: extracting it into workspace %s failed (exit %d%s); what was "
+			   "extracted before stays (list_files shows it). tar said: %s", h->rel, ws, rc,
+			   rc == 124 ? ": the wall clock of " TAR_TIMEOUT " ran out" :
+			   rc == 128 + SIGXFSZ ? ": a file passed the size cap" : "", msgs.text);
+		return;
+	}
+	cJSON_AddStringToObject(res, "kind", "archive");
+	cJSON_AddNumberToObject(res, "files", (double)t->entries);
+	cJSON_AddNumberToObject(res, "bytes", (double)t->bytes);
+	snprintf(text, sizeof text, "extracted %s (%zu entries, %llu bytes) into workspace %s at "
+		 "/workspace%s%s; list_files shows them.%s%s", h->rel, t->entries,
+		 (unsigned long long)t->bytes, ws, strcmp(dest, ".") ? "/" : "",
+		 strcmp(dest, ".") ? dest : "", msgs.len ? "\ntar said:\n" : "", msgs.text);
+	tool_reply(r, res, text, 0);
+}
+
+/* ---- import_files ---------------------------------------------------------- */
+
+void transfer_import(struct req *r, const cJSON *args)
+{
+	const char *T = "import_files", *hp = NULL, *wsa = NULL, *dest = NULL;
+	int extract = 1;
+	char err[1500], ws[65] = "", base[256], flags[8];
+	if (no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", &hp) < 0 ||
+	    tool_arg_str(r, T, args, "workspace_id", &wsa) < 0 ||
+	    tool_arg_str(r, T, args, "dest", &dest) < 0 || get_bool(r, T, args, "extract", &extract) < 0)
+		return;
+	if (!hp || !*hp) {
+		tool_bad_args(r, T, "host_path is required: a file or directory in an allowed host "
+			      "directory (absolute, or relative to one)");
+		return;
+	}
+	if (wsa && !workspace_id_ok(wsa)) {
+		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
+			      "starting with -)");
+		return;
+	}
+	struct host h;
+	if (host_open(hp, &h, err, sizeof err) < 0) {
+		tool_error(r, "%s", err);
+		return;
+	}
+	snprintf(ws, sizeof ws, "%s", wsa ? wsa : "");
+	int archive = S_ISREG(h.st.st_mode) && extract && is_archive_name(h.rel);
+	const char *kind = archive ? tar_kind(h.fd) : NULL;
+	struct listing t = { 0 };
+	snprintf(flags, sizeof flags, "-%sf", kind ? kind : "");
+	if (archive && !kind) {
+		tool_error(r, "%s: named like a tar archive but it is not one (neither tar nor "
+			   "gzip): pass extract false to copy it as it is", hp);
+		goto out;
+	}
+	if (archive && archive_list(r, &h, flags, &t) < 0) {
+		if (!r->cancelled)
+			tool_error(r, "%s: not extracted: %s. Nothing was written.", hp, t.why);
+		goto out;
+	}
+	base_name(&h, base, sizeof base);
+	const char *rel = rel_path(dest ? dest : archive ? "." : base, err, sizeof err);
+	if (!rel || workspace_make(ws, sizeof ws, 0, err, sizeof err) < 0) {
+		tool_error(r, "%s", err);
+		goto out;
+	}
+	int wfd = ws_open(ws, 1, err, sizeof err);
+	if (wfd < 0) {
+		tool_error(r, "%s", err);
+		goto out;
+	}
+	/* the destination directory (the file's parent for a file), made */
+	char dir[4096];
+	const char *name = S_ISREG(h.st.st_mode) && !archive ? split(rel, dir, sizeof dir) : NULL;
+	if (S_ISREG(h.st.st_mode) && !archive && !name) {
+		close(wfd);
+		tool_error(r, "%s: not a file name (give the file's path in the workspace, e.g. "
+			   "data/in.csv)", rel);
+		goto out;
+	}
+	struct copy c = { .dst = dir_open(wfd, name ? dir : rel, 1) };
+	close(wfd);
+	if (c.dst < 0) {
+		path_why(err, sizeof err, name ? dir : rel, errno);
+		tool_error(r, "%s", err);
+		goto out;
+	}
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "dest", rel);
+	if (archive) {
+		close(c.dst);
+		archive_extract(r, ws, &h, flags, rel, &t, res);
+		goto out;
+	}
+	if (name) {
+		c.failed = copy_file(&c, h.fd, &h.st, name) < 0;
+	} else {
+		struct walk w = { .fn = copy_one, .recursive = 1, .ctx = &c };
+		walk_dir(&w, dup(h.fd), "", 0);
+		if (w.cut && !c.failed && !c.over) {
+			c.over = 1;
+			snprintf(c.err, sizeof c.err, "the directory is too big or too deep to copy "
+				 "whole");
+		}
+	}
+	close(c.dst);
+	if (c.failed || c.over) {
+		cJSON_Delete(res);
+		tool_error(r, "%s: %s; what was copied before stays in workspace %s (list_files "
+			   "shows it)", hp, c.err, ws);
+		goto out;
+	}
+	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
+	cJSON_AddNumberToObject(res, "files", (double)c.files);
+	cJSON_AddNumberToObject(res, "bytes", (double)c.bytes);
+	cJSON_AddNumberToObject(res, "skipped", (double)c.skipped);
+	snprintf(err, sizeof err, "copied %s into workspace %s at /workspace/%s: %zu file%s, "
+		 "%llu bytes%s%s", hp, ws, rel, c.files, c.files == 1 ? "" : "s",
+		 (unsigned long long)c.bytes, c.skipped ? "; skipped (links, files of several "
+		 "links, special files): " : "", c.skipped_names);
+	tool_reply(r, res, err, 0);
+out:
+	host_close(&h);
+}
