@@ -133,6 +133,34 @@ else
 	skip "a node that cannot see the spool" "unshare -rm does not work here"
 fi
 
+# --- sr-mcp --via / SR_MCP_VIA: the worker it starts uses the launcher -----------------
+printf '#!/bin/sh\necho "$*" >> "%s"\nexec "$@"\n' "$T/via.log" > "$T/logvia"
+chmod +x "$T/logvia"
+# workers_of SPOOL: the pids of the workers serving SPOOL (a path of this test's own)
+workers_of() {
+	local p
+	for p in /proc/[0-9]*; do
+		case $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null) in
+		"sr-queue run $1 "*) echo "${p#/proc/}" ;;
+		esac
+	done
+	return 0
+}
+if have_userns; then
+	call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"bash","code":"echo through-$((6*7))"}}}'
+	run env SR_MCP_VIA="$T/logvia" SR_MCP_STATE_DIR="$T/mcp" SR_MCP_CPU_BUDGET=off \
+		sh -c 'printf "%s\n" "$1" | sr-mcp' sh "$call"
+	like "$out" '"stdout":"through-42\\n"' "sr-mcp with SR_MCP_VIA: a run comes back"
+	like "$out" '"status":"succeeded"' "succeeded"
+	like "$(cat "$T/via.log" 2>/dev/null)" "sr-queue land $T/mcp/spool [0-9a-f]{32}" \
+		"and it went through the launcher"
+	w=$(workers_of "$T/mcp/spool")
+	like "$w" '^[0-9]+$' "one worker serves the spool"
+	for p in $w; do kill "$p"; done
+else
+	skip "sr-mcp with SR_MCP_VIA" "no user namespaces here: $userns_why"
+fi
+
 # --- without --via, nothing of it ------------------------------------------------------
 p=$(sr-queue submit "$sp" -- "$lim" true)
 sr-queue run "$sp" --drain
