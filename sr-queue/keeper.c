@@ -50,7 +50,6 @@ struct jobspec {
 /* Where the keeper's code runs: here, for the launcher of --via, or on
  * the node (land). */
 enum mode { M_LOCAL, M_VIA, M_LAND };
-#define VIA_GRACE_MS 10000      /* a launcher's time to stop its step */
 
 struct pump {
 	int in, file, err, jobfd;

@@ -14,7 +14,9 @@
  *   "landed" with a stage  it could not start there: failed, as here
  *   "landed" with a status it ran: completed, as here
  *   "landed" with a host   the node (or land) died with it: lost, or
- *                          requeued under --retry */
+ *                          requeued under --retry; unless the launcher
+ *                          said the cluster cancelled it (scancel of a
+ *                          step kills land too): cancelled */
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +89,44 @@ static void never_landed(int jobfd, int status, struct sq_report *rep)
 		 how, line[0] ? " (it said: " : "", line, line[0] ? ")" : "");
 }
 
+static cJSON *read_record(int jobfd)
+{
+	char buf[1024];
+	ssize_t n = read_job_file(jobfd, SQ_LANDED_FILE, buf, sizeof buf - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0 ? cJSON_Parse(buf) : NULL;
+}
+
+static int has(const cJSON *rec, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(rec, key) != NULL;
+}
+
+/* Did the launcher say, at the end of the job's stderr, that the cluster
+ * cancelled the job? scancel of a step kills every process of it at once
+ * (land too, so it cannot say so itself), and srun then passes on
+ * slurmstepd's "*** STEP 12.0 ON node CANCELLED AT <time> ***". */
+static int cancelled_by_cluster(int jobfd)
+{
+	char buf[4097];
+	int fd = openat(jobfd, "stderr", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	off_t end = lseek(fd, 0, SEEK_END);
+	ssize_t n = pread(fd, buf, sizeof buf - 1, end > 4096 ? end - 4096 : 0);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "slurmstepd", 10) == 0 && strstr(line, "*** STEP ") &&
+		    strstr(line, " CANCELLED AT "))
+			return 1;
+	}
+	return 0;
+}
+
 static uint64_t rec_u64(const cJSON *rec, const char *key)
 {
 	long long v = sq_json_num(rec, key, 0);
@@ -98,7 +138,6 @@ static uint64_t rec_u64(const cJSON *rec, const char *key)
 void sq_via_collect(int jobfd, int status, struct sq_report *rep, char *stats,
 		    size_t *statslen)
 {
-	char buf[1024];
 	int asked = rep->killed == SQ_KILLED_ASKED; /* cancel or stop, here */
 	*statslen = 0;
 	if (rep->stage == SQ_FS_EXEC) {
@@ -108,17 +147,18 @@ void sq_via_collect(int jobfd, int status, struct sq_report *rep, char *stats,
 	}
 	if (rep->stage != SQ_FS_NONE)
 		return;
-	ssize_t n = read_job_file(jobfd, SQ_LANDED_FILE, buf, sizeof buf - 1);
-	buf[n > 0 ? n : 0] = '\0';
-	cJSON *rec = n > 0 ? cJSON_Parse(buf) : NULL;
+	cJSON *rec = read_record(jobfd);
 	const char *host = sq_json_str(rec, "host");
 	if (!host) {
 		if (!asked)
 			never_landed(jobfd, status, rep);
-	} else if (cJSON_GetObjectItemCaseSensitive(rec, "stage")) {
+	} else if (has(rec, "stage")) {
 		rep->stage = (int32_t)sq_json_num(rec, "stage", SQ_FS_SETUP);
 		rep->err = (int32_t)sq_json_num(rec, "errno", 0);
-	} else if (!cJSON_GetObjectItemCaseSensitive(rec, "status")) {
+	} else if (!has(rec, "status") && !asked && cancelled_by_cluster(jobfd)) {
+		rep->killed = SQ_KILLED_ASKED;
+		rep->node_cancel = 1;
+	} else if (!has(rec, "status")) {
 		if (!asked) {
 			rep->node_lost = 1;
 			snprintf(rep->why, sizeof rep->why, "node %s ended without saying how the "
@@ -134,7 +174,7 @@ void sq_via_collect(int jobfd, int status, struct sq_report *rep, char *stats,
 		rep->wall_ns = rec_u64(rec, "wall_ns");
 		rep->user_ns = rec_u64(rec, "user_ns");
 		rep->sys_ns = rec_u64(rec, "sys_ns");
-		n = read_job_file(jobfd, SQ_STATS_FILE, stats, SQ_STATS_MAX);
+		ssize_t n = read_job_file(jobfd, SQ_STATS_FILE, stats, SQ_STATS_MAX);
 		*statslen = n > 0 ? (size_t)n : 0;
 	}
 	cJSON_Delete(rec);

@@ -78,6 +78,7 @@ pid_t sq_keeper_start(int jobfd, const char *id, const struct sq_via *via, int *
  * keeper reads back from the job's directory once the launcher has ended. */
 #define SQ_LANDED_FILE "landed"     /* the node's record, one JSON line */
 #define SQ_STATS_FILE "stats"       /* the job's fd 3 on the node */
+#define VIA_GRACE_MS 10000          /* a launcher's time to stop its step */
 void sq_via_forget(int jobfd);
 void sq_via_collect(int jobfd, int status, struct sq_report *rep, char *stats,
 		    size_t *statslen);
