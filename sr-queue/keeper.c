@@ -494,8 +494,8 @@ static void run_init(struct run *r, struct sq_report *rep, enum mode mode)
 
 /* The launcher in the job's place: its argv ends in "EXE land SPOOL ID";
  * it gets the worker's environment (its own settings, such as SLURM_*),
- * no stdin, and the spool as its working directory. The wall clock runs
- * on the node. */
+ * no stdin, and / as its working directory (srun makes it the step's:
+ * land leaves it for the job's). The wall clock runs on the node. */
 static void via_job(struct jobspec *j, const struct sq_via *via, const char *id)
 {
 	via->argv[via->n] = via->exe;
@@ -505,7 +505,7 @@ static void via_job(struct jobspec *j, const struct sq_via *via, const char *id)
 	via->argv[via->n + 4] = NULL;
 	j->argv = via->argv;
 	j->envp = environ;
-	j->cwd = via->spool;
+	j->cwd = "/";
 	j->has_stdin = 0;
 	j->timeout_ms = 0;
 }

@@ -53,6 +53,8 @@ int sq_cmd_land(int argc, char **argv)
 		sr_fatal(SR_EXIT_SYS, "node %s cannot see the job's directory %s: %s; with "
 			 "--via the spool must be on storage every node sees, at the same path",
 			 host, dir, strerror(errno));
+	if (sq_job_file_check(fd, why, sizeof why) == SQ_REFUSED) /* as a claim does */
+		sr_fatal(SR_EXIT_SYS, "refusing job %s: %s", dir, why);
 	memset(&rep, 0, sizeof rep);
 	if (sq_land_record(dir, &rep, host, 0) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to write %s/%s on node %s", dir,

@@ -87,7 +87,8 @@ static void watch(struct sq_worker *w)
 
 /* --via 'srun --quiet --': its words (split on white space, no shell),
  * with room after them for "EXE land SPOOL ID"; this program and the
- * spool by absolute path, which every node must share. */
+ * spool by absolute path, which every node must share (the spool's as
+ * given, links and all: a node may reach the storage by another way). */
 static void via_setup(struct sq_worker *w, const char *via, const char *path)
 {
 	char *words = strdup(via), *save = NULL, exe[PATH_MAX];
@@ -110,10 +111,13 @@ static void via_setup(struct sq_worker *w, const char *via, const char *path)
 	if (n <= 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to find this program (/proc/self/exe)");
 	exe[n] = '\0';
-	w->via.exe = strdup(exe);
-	w->via.spool = realpath(path, NULL);
-	if (!w->via.exe || !w->via.spool)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to resolve the spool %s", path);
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	if (path[0] != '/' && !cwd)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to find the current directory");
+	if (asprintf(&w->via.spool, "%s%s%s", cwd ? cwd : "", cwd ? "/" : "", path) < 0 ||
+	    !(w->via.exe = strdup(exe)))
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	free(cwd);
 	w->viap = &w->via;
 }
 

@@ -99,6 +99,10 @@ for id in $ids; do
 done
 is "$good" 20 "twenty jobs through -j 20 --via: all completed"
 
+rel=$(sr-queue submit "$sp" -- sh -c 'echo relative')
+(cd "$T" && sr-queue run spool --drain --via env)
+is "$(status "$rel")" "$rel completed exit 0" "a spool given by a relative path: land gets it whole"
+
 # --- launchers that fail ----------------------------------------------------------------
 f=$(sr-queue submit "$sp" -- true)
 run sr-queue run "$sp" --drain --via false
