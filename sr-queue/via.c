@@ -67,17 +67,27 @@ static void status_text(int status, char *buf, size_t len)
 }
 
 /* The first line of what the launcher (or land, on the node) wrote on
- * stderr: most often why it could not start the job. */
+ * stderr: most often why it could not start the job. Cut to fit, never
+ * inside a UTF-8 character. */
 static void first_error_line(int jobfd, char *buf, size_t len)
 {
 	ssize_t n = read_job_file(jobfd, "stderr", buf, len - 1);
+	if (n == (ssize_t)len - 1) { /* cut: drop a last character left incomplete */
+		ssize_t i = n - 1;
+		while (i > 0 && ((unsigned char)buf[i] & 0xc0) == 0x80)
+			i--;
+		unsigned char lead = (unsigned char)buf[i];
+		ssize_t want = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+		if (i + want > n)
+			n = i;
+	}
 	buf[n > 0 ? n : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
 static void never_landed(int jobfd, int status, struct sq_report *rep)
 {
-	char how[40], line[160];
+	char how[40], line[320];
 	status_text(status, how, sizeof how);
 	first_error_line(jobfd, line, sizeof line);
 	rep->stage = SQ_FS_VIA;

@@ -63,7 +63,7 @@ struct sq_report {
 	uint32_t stats_len;     /* that many bytes of sr-limit stats follow */
 	int32_t node_lost;      /* --via: the node ended without telling how the job did */
 	int32_t node_cancel;    /* --via: the node was asked to stop it (scancel) */
-	char why[640];          /* --via: why the job did not start on a node */
+	char why[800];          /* --via: why the job did not start on a node */
 };
 
 /* --via: the launcher's argv, with room for "EXE land SPOOL ID" after it. */

@@ -144,7 +144,7 @@ chmod +x "$T/logvia"
 workers_of() {
 	local p
 	for p in /proc/[0-9]*; do
-		case $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null) in
+		case $(tr '\0' ' ' 2>/dev/null < "$p/cmdline") in
 		"sr-queue run $1 "*) echo "${p#/proc/}" ;;
 		esac
 	done

@@ -127,7 +127,7 @@ job=$(json_get "$out" result.structuredContent.job_id)
 is "$(json_get "$(cat "$T/mcp/spool/done/$job/landed" 2>/dev/null)" host)" "$host" "it ran on node $host"
 ok "through an allocation of the cluster" test "$(allocs)" -gt "$before"
 for p in /proc/[0-9]*; do
-	case $(tr '\0' ' ' < "$p/cmdline" 2>/dev/null) in
+	case $(tr '\0' ' ' 2>/dev/null < "$p/cmdline") in
 	"sr-queue run $T/mcp/spool "*) kill "${p#/proc/}" ;;
 	esac
 done
