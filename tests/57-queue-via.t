@@ -50,7 +50,8 @@ is "$rc" 124 "wait exits 124"
 is "$(status "$x")" "$x failed exec: No such file or directory" "a program not found fails as it does here"
 run sr-queue wait "$sp" "$x"
 is "$rc" 127 "wait exits 127"
-like "$(field "$a" user_ms)" '^[0-9]+$' "the job's CPU time is the node's count"
+node_cpu=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["user_ns"] // 1000000, r["sys_ns"] // 1000000)' "$sp/done/$a/landed")
+is "$(field "$a" user_ms) $(field "$a" sys_ms)" "$node_cpu" "the job's CPU time is the node's count (land's record), not the launcher's"
 
 # --- cancellation --------------------------------------------------------------------
 sr-queue run "$sp" --via env 2>"$T/worker.err" &

@@ -36,7 +36,7 @@ if [ -n "$missing" ]; then
 	    apt-get install -y -q --no-install-recommends $missing >/dev/null; }; } ||
 		skip_all "apt-get could not install:$missing"
 fi
-for c in munged slurmctld slurmd srun sinfo squeue scancel; do
+for c in munged slurmctld slurmd srun sinfo squeue scancel scontrol; do
 	command -v "$c" >/dev/null || skip_all "$c is not installed (slurm-wlm, munge)"
 done
 
