@@ -50,9 +50,13 @@ static ssize_t read_job_file(int jobfd, const char *name, char *buf, size_t size
 	return (ssize_t)n;
 }
 
-/* A later attempt (--retry) starts from nothing. */
+/* A later attempt (--retry) starts from nothing. A first one looks up
+ * nothing: a name looked up before the node makes it could stay cached
+ * as missing on an NFS client. */
 void sq_via_forget(int jobfd)
 {
+	if (sq_read_attempts(jobfd) == 0)
+		return;
 	(void)unlinkat(jobfd, SQ_LANDED_FILE, 0);
 	(void)unlinkat(jobfd, SQ_STATS_FILE, 0);
 }
