@@ -47,6 +47,10 @@ int sq_cmd_land(int argc, char **argv)
 	snprintf(runpath, sizeof runpath, "%s/run", ops[0]);
 	int rfd = open(runpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int fd = rfd < 0 ? -1 : sq_open_private_dir(rfd, ops[1], why, sizeof why);
+	int e = errno;
+	if (rfd >= 0)
+		close(rfd);
+	errno = e;
 	if (fd == SQ_REFUSED)
 		sr_fatal(SR_EXIT_SYS, "refusing job %s: %s", dir, why);
 	if (fd < 0)

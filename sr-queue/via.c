@@ -119,7 +119,8 @@ static int has(const cJSON *rec, const char *key)
 /* Did the launcher say, at the end of the job's stderr, that the cluster
  * cancelled the job? scancel of a step kills every process of it at once
  * (land too, so it cannot say so itself), and srun then passes on
- * slurmstepd's "*** STEP 12.0 ON node CANCELLED AT <time> ***". */
+ * slurmstepd's "*** STEP 12.0 ON node CANCELLED AT <time> ***" (not
+ * one "DUE TO NODE FAILURE": that job is lost). */
 static int cancelled_by_cluster(int jobfd)
 {
 	char buf[4097];
@@ -135,7 +136,7 @@ static int cancelled_by_cluster(int jobfd)
 		if (nl)
 			*nl = '\0';
 		if (strncmp(line, "slurmstepd", 10) == 0 && strstr(line, "*** STEP ") &&
-		    strstr(line, " CANCELLED AT "))
+		    strstr(line, " CANCELLED AT ") && !strstr(line, "NODE FAIL"))
 			return 1;
 	}
 	return 0;
