@@ -53,7 +53,7 @@ RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
 RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)))
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
-.PHONY: all deps check-deps demo check bench lint install uninstall clean
+.PHONY: all deps check-deps demo check check-slurm bench lint install uninstall clean
 all: .deps-build $(PROGS)
 
 # Missing Debian packages are installed by the build itself (see scripts/deps.sh).
@@ -168,6 +168,12 @@ demo: all
 
 check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json
 	@SAN='$(SAN)' bash tests/run
+
+# sr jobs on a one-node Slurm cluster on loopback, started (as root) and
+# stopped by the script; it installs slurm-wlm and munge when missing, and
+# skips, saying why, when it cannot. Not part of check.
+check-slurm: all
+	@bash tests/slurm/run.sh
 
 # The official MCP clients that drive sr-mcp in the tests, pinned by
 # tests/mcp/package-lock.json. Offline, the tests that need them skip and

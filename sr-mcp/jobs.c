@@ -440,8 +440,16 @@ void worker_ensure(void)
 		return;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		char *argv[] = { "sr-queue", "run", cfg.spool, "-j", jobs, "--idle", "60s",
-				 cfg.cpu_budget[0] ? "--cpu-budget" : NULL, cfg.cpu_budget, NULL };
+		char *argv[12] = { "sr-queue", "run", cfg.spool, "-j", jobs, "--idle", "60s" };
+		int n = 7;
+		if (cfg.via) {
+			argv[n++] = "--via";
+			argv[n++] = cfg.via;
+		}
+		if (cfg.cpu_budget[0]) {
+			argv[n++] = "--cpu-budget";
+			argv[n++] = cfg.cpu_budget;
+		}
 		if (spawn_detached(argv, fd, log) < 0)
 			mcp_log("unable to start a worker on %s", cfg.spool);
 	}

@@ -28,6 +28,7 @@ static const char usage_text[] =
 "      --state-dir DIR      jobs, workspaces (default $XDG_STATE_HOME/sr)\n"
 "      --spool DIR          the sr-queue spool (default STATE/spool)\n"
 "      --external-worker    do not start a worker: `sr-queue run` is run elsewhere\n"
+"      --via 'LAUNCHER'     the worker runs each job through it (srun ...)\n"
 "      --runners DIR        the runners, one per language\n"
 "  -j, --jobs N             the worker's jobs at once (default: the CPUs)\n"
 "      --cpu-budget C/W     CPU time per client per window (default 10s/1m; off)\n"
@@ -51,7 +52,7 @@ static const char usage_text[] =
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
-       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR };
+       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -74,6 +75,7 @@ static const struct option longopts[] = {
 	{ "workspace-quota", required_argument, 0, O_WS_QUOTA },
 	{ "workspace-ttl", required_argument, 0, O_WS_TTL },
 	{ "host-dir", required_argument, 0, O_HOST_DIR },
+	{ "via", required_argument, 0, O_VIA },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 },
@@ -91,6 +93,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_COMPAT, "SR_MCP_COMPAT" }, { O_FIND_LINKS, "SR_MCP_PIP_FIND_LINKS" },
 	{ O_WS_QUOTA, "SR_MCP_WORKSPACE_QUOTA" }, { O_WS_TTL, "SR_MCP_WORKSPACE_TTL" },
 	{ O_HOST_DIR, "SR_MCP_HOST_DIRS" },
+	{ O_VIA, "SR_MCP_VIA" },
 };
 
 /* A directory of wheels, resolved (sr-jail binds no symbolic link). */
@@ -143,6 +146,7 @@ static void set_opt(int c, const char *a, const char *name)
 	case O_STATE: cfg.state_dir = xstrdup(a); break;
 	case O_SPOOL: cfg.spool = xstrdup(a); break;
 	case O_EXTERNAL: cfg.external_worker = 1; break;
+	case O_VIA: cfg.via = xstrdup(a); break;
 	case O_RUNNERS: cfg.runners_dir = xstrdup(a); break;
 	case 'j': cfg.jobs = (unsigned)sr_opt_count(name, a, 4096); break;
 	case O_BUDGET: cfg.cpu_budget = xstrdup(strcmp(a, "off") ? a : ""); break;

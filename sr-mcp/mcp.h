@@ -46,6 +46,7 @@ struct config {
 	int external_worker;    /* 1: someone else runs `sr-queue run` */
 	unsigned jobs;          /* the worker's -j */
 	char *cpu_budget;       /* the worker's --cpu-budget, "" for none */
+	char *via;              /* the worker's --via launcher, NULL: runs here */
 	uint64_t timeout_ms, timeout_max_ms;
 	uint64_t memory, memory_max;
 	unsigned pids;

@@ -114,7 +114,7 @@ void sq_spawn_claimed(struct sq_worker *w)
 		struct sq_slot *s = &w->slots[i];
 		if (!s->used || s->keeper)
 			continue;
-		s->keeper = sq_keeper_start(s->fd, s->id, &s->repfd);
+		s->keeper = sq_keeper_start(s->fd, s->id, w->viap, &s->repfd);
 		if (s->keeper < 0) { /* nothing ran: put it back */
 			sr_warn_sys("unable to start job %s; requeued", s->id);
 			(void)renameat(w->sp.run, s->id, w->sp.queue, s->id);

@@ -55,5 +55,6 @@ int sq_cmd_logs(int argc, char **argv);       /* logs.c */
 int sq_cmd_cancel(int argc, char **argv);     /* cancel.c */
 int sq_cmd_gc(int argc, char **argv);         /* gc.c */
 int sq_cmd_recover(int argc, char **argv);    /* recover.c */
+int sq_cmd_land(int argc, char **argv);       /* land.c: --via, on the node */
 
 #endif

@@ -29,7 +29,7 @@ void sq_slot_release(struct sq_worker *w, struct sq_slot *s)
 static const char *const stage_names[] = {
 	[SQ_FS_NONE] = "exit", [SQ_FS_JOB] = "job", [SQ_FS_STDIN] = "stdin",
 	[SQ_FS_FILES] = "files", [SQ_FS_CWD] = "cwd", [SQ_FS_EXEC] = "exec",
-	[SQ_FS_SETUP] = "setup",
+	[SQ_FS_SETUP] = "setup", [SQ_FS_VIA] = "via",
 };
 
 static void add_ms(cJSON *r, const char *key, uint64_t ns)
@@ -55,14 +55,15 @@ static cJSON *how_it_ended(const struct sq_slot *s)
 	const struct sq_report *p = &s->rep;
 	cJSON *r;
 	if (p->stage != SQ_FS_NONE) {
-		int st = p->stage >= 0 && p->stage <= SQ_FS_SETUP ? p->stage : SQ_FS_SETUP;
+		int st = p->stage >= 0 && p->stage <= SQ_FS_VIA ? p->stage : SQ_FS_SETUP;
 		r = sq_result_new("failed", stage_names[st]);
-		cJSON_AddStringToObject(r, "error", strerror(p->err));
+		cJSON_AddStringToObject(r, "error", st == SQ_FS_VIA ? p->why : strerror(p->err));
 		cJSON_AddNumberToObject(r, "exit_code", p->stage == SQ_FS_EXEC ?
 					sr_exec_exit(p->err) : SR_EXIT_NOEXEC);
 		return r;
 	}
-	if (s->cancel && p->killed == SQ_KILLED_ASKED)
+	int cancelled = (s->cancel || p->node_cancel) && p->killed == SQ_KILLED_ASKED;
+	if (cancelled)
 		r = sq_result_new("cancelled", "cancelled");
 	else if (p->killed == SQ_KILLED_TIMEOUT)
 		r = sq_result_new("completed", "timeout");
@@ -71,7 +72,7 @@ static cJSON *how_it_ended(const struct sq_slot *s)
 	else
 		r = sq_result_new("completed", "exit");
 	/* A job that ended by itself within --kill-after's grace has its code. */
-	if (WIFEXITED(p->status) && !(s->cancel && p->killed == SQ_KILLED_ASKED))
+	if (WIFEXITED(p->status) && !cancelled)
 		cJSON_AddNumberToObject(r, "exit_code", WEXITSTATUS(p->status));
 	if (WIFSIGNALED(p->status))
 		cJSON_AddNumberToObject(r, "signal", WTERMSIG(p->status));
@@ -165,6 +166,10 @@ void sq_finish(struct sq_worker *w, struct sq_slot *s)
 		return finish_orphan(w, s, "job supervisor died");
 	if (s->stop && !s->cancel && s->rep.killed == SQ_KILLED_ASKED)
 		return finish_orphan(w, s, "worker stopped while the job ran");
+	if (s->rep.node_lost) {
+		s->rep.why[sizeof s->rep.why - 1] = '\0';
+		return finish_orphan(w, s, s->rep.why);
+	}
 	sq_crash_point("finish:before-result");
 	if ((s->rep.out_total || s->rep.err_total) && sq_fsync_dir(s->fd) < 0)
 		sr_warn_sys("unable to fsync the directory of job %s", s->id);

@@ -10,7 +10,13 @@
  * remaining descendant before it lets go of the lock. When the job's
  * --timeout expires, it sends SIGTERM to the job's process group first,
  * and kills everything --kill-after later, as sr-limit --timeout does.
- * It reports to the worker through a pipe. */
+ * It reports to the worker through a pipe.
+ *
+ * With --via, the keeper's child is the launcher (srun ...), whose last
+ * words are `sr-queue land SPOOL ID`: on the node, land.c runs the job
+ * with this same code (the job's stdin from its file, its output to the
+ * launcher's, its stats fd to a file in its directory), and the keeper
+ * reads how it ended from that directory once the launcher has ended. */
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +46,10 @@ struct jobspec {
 	int has_stdin;
 	mode_t umask;
 };
+
+/* Where the keeper's code runs: here, for the launcher of --via, or on
+ * the node (land). */
+enum mode { M_LOCAL, M_VIA, M_LAND };
 
 struct pump {
 	int in, file, err, jobfd;
@@ -124,12 +134,13 @@ static void child_fail(int errw, int stage)
 
 /* In the job's process: new session, die with the keeper, default
  * signals, fds 0-3, the job's umask, cwd and environment, exec. */
-static void job_child(const struct jobspec *j, const int fds[4], int errw, pid_t keeper)
+static void job_child(const struct jobspec *j, const int fds[4], int errw, pid_t keeper,
+		      int deathsig)
 {
 	int hi[4];
 	sigset_t none;
 	errw = fcntl(errw, F_DUPFD_CLOEXEC, 10); /* clear of fds 0-3 */
-	if (setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+	if (setsid() < 0 || prctl(PR_SET_PDEATHSIG, deathsig) < 0)
 		child_fail(errw, SQ_FS_SETUP);
 	if (getppid() != keeper)
 		_exit(127);
@@ -146,10 +157,10 @@ static void job_child(const struct jobspec *j, const int fds[4], int errw, pid_t
 		child_fail(errw, SQ_FS_CWD);
 	close(cwd);
 	for (int i = 0; i < 4; i++)
-		if ((hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
+		if (fds[i] >= 0 && (hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0)
 			child_fail(errw, SQ_FS_SETUP);
 	for (int i = 0; i < 4; i++)
-		if (dup2(hi[i], i) < 0)
+		if (fds[i] >= 0 && dup2(hi[i], i) < 0)
 			child_fail(errw, SQ_FS_SETUP);
 	environ = j->envp;
 	execvp(j->argv[0], j->argv);
@@ -239,6 +250,7 @@ static int pump_pipe(struct pump *p, int *child_end)
 }
 
 struct run {
+	enum mode mode;
 	struct jobspec job;
 	struct pump out, err, stats;
 	char statsbuf[SQ_STATS_MAX];
@@ -246,23 +258,39 @@ struct run {
 	pid_t pid;
 	uint64_t t0;
 	uint64_t deadline;      /* the wall clock's next step (0: none) */
+	int termed;             /* --via: the launcher was sent SIGTERM */
 };
 
-/* stdin and three pipes: fds[] = stdin, stdout, stderr, stats. Output
- * files are only created when there is output to keep. */
+/* On the node: the job's output is the launcher's, its stats fd a file. */
+static int prepare_land(struct run *r, int jobfd, struct sq_report *rep)
+{
+	r->fds[1] = fcntl(1, F_DUPFD_CLOEXEC, 4);
+	r->fds[2] = fcntl(2, F_DUPFD_CLOEXEC, 4);
+	r->fds[3] = openat(jobfd, SQ_STATS_FILE,
+			   O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (r->fds[1] < 0 || r->fds[2] < 0 || r->fds[3] < 0)
+		return rep->stage = SQ_FS_FILES, rep->err = errno, -1;
+	return 0;
+}
+
+/* stdin and three pipes: fds[] = stdin, stdout, stderr, stats (none for
+ * a launcher). Output files are only created when there is output to keep. */
 static int prepare(struct run *r, int jobfd, struct sq_report *rep)
 {
 	r->fds[0] = r->job.has_stdin ? openat(jobfd, "stdin", O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
 				     : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	r->fds[1] = r->fds[2] = r->fds[3] = -1;
 	if (r->fds[0] < 0)
 		return rep->stage = SQ_FS_STDIN, rep->err = errno, -1;
+	if (r->mode == M_LAND)
+		return prepare_land(r, jobfd, rep);
 	r->out = (struct pump){ .file = -1, .jobfd = jobfd, .name = "stdout",
 				.cap = r->job.max_output };
 	r->err = (struct pump){ .file = -1, .jobfd = jobfd, .name = "stderr",
 				.cap = r->job.max_output };
 	r->stats = (struct pump){ .file = -1, .mem = r->statsbuf, .cap = SQ_STATS_MAX };
 	if (pump_pipe(&r->out, &r->fds[1]) < 0 || pump_pipe(&r->err, &r->fds[2]) < 0 ||
-	    pump_pipe(&r->stats, &r->fds[3]) < 0)
+	    (r->mode == M_LOCAL && pump_pipe(&r->stats, &r->fds[3]) < 0))
 		return rep->stage = SQ_FS_FILES, rep->err = errno, -1;
 	return 0;
 }
@@ -280,10 +308,11 @@ static int spawn(struct run *r, struct sq_report *rep)
 	if (r->pid < 0)
 		return rep->stage = SQ_FS_SETUP, rep->err = errno, -1;
 	if (r->pid == 0)
-		job_child(&r->job, r->fds, ep[1], keeper);
+		job_child(&r->job, r->fds, ep[1], keeper, r->mode == M_VIA ? SIGTERM : SIGKILL);
 	close(ep[1]);
 	for (int i = 0; i < 4; i++)
-		close(r->fds[i]);
+		if (r->fds[i] >= 0)
+			close(r->fds[i]);
 	ssize_t n;
 	do
 		n = read(ep[0], &ce, sizeof ce);
@@ -298,9 +327,16 @@ static int spawn(struct run *r, struct sq_report *rep)
 	return 0;
 }
 
-/* SIGKILL to the job's process group and to every descendant. */
+/* SIGKILL to the job's process group and to every descendant. A launcher
+ * gets SIGTERM first, and time to stop its step on the node. */
 static void kill_job(struct run *r)
 {
+	if (r->mode == M_VIA && !r->termed) {
+		r->termed = 1;
+		(void)kill(-r->pid, SIGTERM);
+		r->deadline = sr_now_ns() + VIA_GRACE_MS * 1000000ULL;
+		return;
+	}
 	(void)kill(-r->pid, SIGKILL);
 	sr_kill_descendants(NULL, 0);
 	r->deadline = 0;
@@ -332,13 +368,14 @@ static void on_deadline(struct run *r, struct sq_report *rep)
 	r->deadline = sr_now_ns() + r->job.kill_after_ms * 1000000ULL;
 }
 
-/* SIGTERM: the worker cancels, stops or died: kill the job now (even in
- * a timeout's grace period). SIGCHLD: see if the job ended. */
+/* SIGTERM: the worker cancels, stops or died (on a node: the step is
+ * cancelled, SIGINT and SIGHUP too): kill the job now (even in a timeout's
+ * grace period). SIGCHLD: see if the job ended. */
 static int on_signals(struct run *r, struct sq_report *rep)
 {
 	struct signalfd_siginfo si;
 	while (read(r->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-		if (si.ssi_signo != SIGTERM)
+		if (si.ssi_signo == SIGCHLD)
 			continue;
 		if (rep->killed == SQ_KILLED_NO)
 			rep->killed = SQ_KILLED_ASKED;
@@ -429,37 +466,109 @@ static void close_others(int a, int b)
 	(void)close_range((unsigned)hi + 1, ~0U, 0);
 }
 
-static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker)
+/* Signals come through r->sfd: SIGCHLD, SIGTERM, and on a node SIGINT and
+ * SIGHUP (a launcher passes those on). */
+static int take_signals(struct run *r, int land)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	if (land) {
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGHUP);
+	}
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	r->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return r->sfd;
+}
+
+static void run_init(struct run *r, struct sq_report *rep, enum mode mode)
+{
+	memset(rep, 0, sizeof *rep);
+	memset(r, 0, sizeof *r);
+	r->mode = mode;
+	r->out.in = r->err.in = r->stats.in = -1;
+	r->out.file = r->err.file = -1;
+}
+
+/* The launcher in the job's place: its argv ends in "EXE land SPOOL ID";
+ * it gets the worker's environment (its own settings, such as SLURM_*),
+ * no stdin, and / as its working directory (srun makes it the step's:
+ * land leaves it for the job's). The wall clock runs on the node. */
+static void via_job(struct jobspec *j, const struct sq_via *via, const char *id)
+{
+	via->argv[via->n] = via->exe;
+	via->argv[via->n + 1] = "land";
+	via->argv[via->n + 2] = via->spool;
+	via->argv[via->n + 3] = (char *)id;
+	via->argv[via->n + 4] = NULL;
+	j->argv = via->argv;
+	j->envp = environ;
+	j->cwd = "/";
+	j->has_stdin = 0;
+	j->timeout_ms = 0;
+}
+
+/* Load, start and supervise the job (or its launcher); rep says how it went. */
+static void run_job(struct run *r, int jobfd, const char *id, const struct sq_via *via,
+		    struct sq_report *rep)
+{
+	if (r->sfd < 0) {
+		rep->stage = SQ_FS_SETUP;
+		rep->err = errno;
+	} else if (load_job(jobfd, id, &r->job) < 0) {
+		rep->stage = SQ_FS_JOB;
+		rep->err = errno;
+	} else {
+		if (via) {
+			via_job(&r->job, via, id);
+			sq_via_forget(jobfd);
+		}
+		if (prepare(r, jobfd, rep) == 0 && spawn(r, rep) == 0)
+			supervise(r, rep);
+	}
+	if (!rep->started_ms)
+		rep->started_ms = sq_now_ms();
+	finish_report(r, rep);
+}
+
+/* On the node (`sr-queue land`): run the job as a keeper does, and say
+ * how it ended in rep. A job killed by a signal while the node was asked
+ * to stop it (scancel signals the job's processes and this one) counts
+ * as stopped by that request. */
+void sq_land_job(int jobfd, const char *id, struct sq_report *rep)
+{
+	struct run r;
+	struct signalfd_siginfo si;
+	run_init(&r, rep, M_LAND);
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+	(void)take_signals(&r, 1);
+	run_job(&r, jobfd, id, NULL, rep);
+	while (r.sfd >= 0 && read(r.sfd, &si, sizeof si) == (ssize_t)sizeof si)
+		if (si.ssi_signo != SIGCHLD && rep->killed == SQ_KILLED_NO &&
+		    WIFSIGNALED(rep->status))
+			rep->killed = SQ_KILLED_ASKED;
+}
+
+static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker,
+			const struct sq_via *via)
 {
 	struct sq_report rep;
 	struct run r;
-	sigset_t set;
-	memset(&rep, 0, sizeof rep);
-	memset(&r, 0, sizeof r);
-	r.out.in = r.err.in = r.stats.in = -1;
-	r.out.file = r.err.file = -1;
+	run_init(&r, &rep, via ? M_VIA : M_LOCAL);
 	close_others(jobfd, repfd);
 	(void)setpgid(0, 0); /* a terminal's ^C is for the worker, not us */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != worker)
 		_exit(0);
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	r.sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (r.sfd < 0) {
-		rep.stage = SQ_FS_SETUP;
-		rep.err = errno;
-	} else if (load_job(jobfd, id, &r.job) < 0) {
-		rep.stage = SQ_FS_JOB;
-		rep.err = errno;
-	} else if (prepare(&r, jobfd, &rep) == 0 && spawn(&r, &rep) == 0) {
-		supervise(&r, &rep);
+	(void)take_signals(&r, 0);
+	run_job(&r, jobfd, id, via, &rep);
+	if (via) {
+		size_t n = 0;
+		sq_via_collect(jobfd, rep.status, &rep, r.statsbuf, &n);
+		rep.stats_len = (uint32_t)n;
 	}
-	if (!rep.started_ms)
-		rep.started_ms = sq_now_ms();
-	finish_report(&r, &rep);
 	/* The worker may be gone (EPIPE): nobody to tell then. */
 	if (sr_write_all(repfd, &rep, sizeof rep) == 0)
 		(void)sr_write_all(repfd, r.statsbuf, rep.stats_len);
@@ -467,7 +576,7 @@ static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker)
 }
 
 /* Fork the keeper of a job; *repfd gets the read end of its report pipe. */
-pid_t sq_keeper_start(int jobfd, const char *id, int *repfd)
+pid_t sq_keeper_start(int jobfd, const char *id, const struct sq_via *via, int *repfd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -482,7 +591,7 @@ pid_t sq_keeper_start(int jobfd, const char *id, int *repfd)
 	if (pid == 0) {
 		close(p[0]);
 		(void)fcntl(p[1], F_SETFL, 0);
-		keeper_main(jobfd, p[1], id, worker);
+		keeper_main(jobfd, p[1], id, worker, via);
 	}
 	close(p[1]);
 	*repfd = p[0];

@@ -2,6 +2,7 @@
  *
  *   sr-queue submit SPOOL [options] -- prog [args...]
  *   sr-queue run SPOOL [-j N] [--cpu-budget 10s/1m] [--drain|--idle D|--once]
+ *                      [--via 'srun --quiet ... --']
  *   sr-queue status|wait|logs|cancel SPOOL ID ...
  *   sr-queue list|gc|recover SPOOL ...
  *
@@ -26,7 +27,7 @@ static const char usage_text[] =
 	"      --max-output SIZE  --retry N  --timeout DURATION\n"
 	"      --kill-after DURATION  --json\n"
 	"  run SPOOL [-j N] [--cpu-budget CPU/WINDOW] [--drain|--idle DURATION|--once]\n"
-	"                                  run jobs (a worker)\n"
+	"      [--via 'LAUNCHER ARGS']     run jobs (a worker), here or through a launcher\n"
 	"  status SPOOL ID [--json]        state of a job\n"
 	"  wait SPOOL ID [--timeout D] [--json]  wait; exit with the job's code\n"
 	"  logs SPOOL ID [--stream stdout|stderr] [--offset N] [--max-bytes N] [--json]\n"
@@ -34,6 +35,7 @@ static const char usage_text[] =
 	"  list SPOOL [--state STATE] [--json]    every job, one per line\n"
 	"  gc SPOOL [--older-than D] [--keep N] [--json]  remove finished jobs\n"
 	"  recover SPOOL [--json]          settle jobs of dead workers, clean tmp/\n"
+	"  land SPOOL ID                   (run --via, on the node) run a claimed job\n"
 	"  -h, --help  -V, --version\n"
 	"Exit codes: 0 ok, 1 not found/not possible, 100 usage, 111 system error;\n"
 	"wait: the job's code, 128+N signal, 124 timeout, 126/127 failed,\n"
@@ -48,6 +50,7 @@ static const struct command commands[] = {
 	{ "submit", sq_cmd_submit }, { "run", sq_cmd_run },   { "status", sq_cmd_status },
 	{ "wait", sq_cmd_wait },     { "logs", sq_cmd_logs }, { "cancel", sq_cmd_cancel },
 	{ "list", sq_cmd_list },     { "gc", sq_cmd_gc },     { "recover", sq_cmd_recover },
+	{ "land", sq_cmd_land },
 };
 
 mode_t sq_user_umask;

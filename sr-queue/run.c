@@ -5,7 +5,7 @@
 #include "sr.h"
 #include "worker.h"
 
-enum { O_BUDGET = 256, O_DRAIN, O_ONCE, O_IDLE };
+enum { O_BUDGET = 256, O_DRAIN, O_ONCE, O_IDLE, O_VIA };
 
 static const struct option run_lo[] = {
 	{ "jobs", required_argument, NULL, 'j' },
@@ -13,6 +13,7 @@ static const struct option run_lo[] = {
 	{ "drain", no_argument, NULL, O_DRAIN },
 	{ "once", no_argument, NULL, O_ONCE },
 	{ "idle", required_argument, NULL, O_IDLE },
+	{ "via", required_argument, NULL, O_VIA },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -33,6 +34,7 @@ static void run_opt(void *ctx, int c, const char *arg)
 		if (!o->idle_ns)
 			o->drain = 1;   /* --idle 0 is --drain */
 		break;
+	case O_VIA: o->via = arg; break;
 	case 'h': sq_print_usage(); exit(0);
 	}
 }

@@ -7,6 +7,7 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,42 @@ static void watch(struct sq_worker *w)
 	free(c);
 }
 
+/* --via 'srun --quiet --': its words (split on white space, no shell),
+ * with room after them for "EXE land SPOOL ID"; this program and the
+ * spool by absolute path, which every node must share (the spool's as
+ * given, links and all: a node may reach the storage by another way). */
+static void via_setup(struct sq_worker *w, const char *via, const char *path)
+{
+	char *words = strdup(via), *save = NULL, exe[PATH_MAX];
+	if (!words)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	for (char *t = strtok_r(words, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+		w->via.argv = sr_grow(w->via.argv, w->via.n + 5, &w->via.cap,
+				      sizeof *w->via.argv);
+		w->via.argv[w->via.n++] = t;
+	}
+	if (!w->via.n)
+		sr_usage("--via: want a launcher command, got '%s'", via);
+	w->via.argv = sr_grow(w->via.argv, w->via.n + 5, &w->via.cap, sizeof *w->via.argv);
+	char *launcher = sr_find_program(w->via.argv[0]);
+	if (!launcher)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to find the --via launcher '%s'",
+			     w->via.argv[0]);
+	free(launcher);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to find this program (/proc/self/exe)");
+	exe[n] = '\0';
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	if (path[0] != '/' && !cwd)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to find the current directory");
+	if (asprintf(&w->via.spool, "%s%s%s", cwd ? cwd : "", cwd ? "/" : "", path) < 0 ||
+	    !(w->via.exe = strdup(exe)))
+		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
+	free(cwd);
+	w->viap = &w->via;
+}
+
 static void setup(struct sq_worker *w, const struct sq_run_opts *o, const char *path)
 {
 	sigset_t set;
@@ -101,6 +138,8 @@ static void setup(struct sq_worker *w, const struct sq_run_opts *o, const char *
 	sq_fair_init(&w->fair, o->budget_ns, o->window_ns);
 	sr_cloexec_from(3, NULL, 0); /* nothing we inherited reaches a job */
 	sq_spool_open(&w->sp, path, 1);
+	if (o->via)
+		via_setup(w, o->via, path);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to become a child subreaper");
 	sr_supervisor_sigset(&set);
@@ -130,6 +169,12 @@ static void teardown(struct sq_worker *w)
 	free(w->syncq);
 	free(w->def);
 	free(w->refused);
+	if (w->viap) {
+		free(w->via.argv[0]);   /* the words */
+		free(w->via.argv);
+		free(w->via.exe);
+		free(w->via.spool);
+	}
 }
 
 static void claim_failed(struct sq_worker *w, const char *id, size_t ti)

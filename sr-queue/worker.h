@@ -20,6 +20,7 @@ struct sq_run_opts {
 	uint64_t budget_ns, window_ns;  /* --cpu-budget; budget_ns 0: none */
 	int drain, once;
 	uint64_t idle_ns;               /* --idle: exit after this long with nothing to do */
+	const char *via;                /* --via: the launcher's words; NULL: run here */
 };
 int sq_worker_run(const char *path, const struct sq_run_opts *o);
 
@@ -49,7 +50,7 @@ int sq_parse_budget(const char *s, uint64_t *budget, uint64_t *window);
 /* keeper.c: the per-job supervisor, forked by the worker; it reports how
  * the job ended through a pipe: a struct sq_report, then stats_len bytes. */
 enum sq_fail_stage { SQ_FS_NONE, SQ_FS_JOB, SQ_FS_STDIN, SQ_FS_FILES, SQ_FS_CWD,
-		     SQ_FS_EXEC, SQ_FS_SETUP };
+		     SQ_FS_EXEC, SQ_FS_SETUP, SQ_FS_VIA };
 enum sq_killed { SQ_KILLED_NO, SQ_KILLED_ASKED, SQ_KILLED_TIMEOUT };
 struct sq_report {
 	int32_t stage;          /* SQ_FS_NONE: the job ran */
@@ -60,9 +61,30 @@ struct sq_report {
 	uint64_t started_ms, finished_ms, wall_ns, user_ns, sys_ns;
 	uint64_t out_stored, out_total, err_stored, err_total;
 	uint32_t stats_len;     /* that many bytes of sr-limit stats follow */
-	uint32_t pad;
+	int32_t node_lost;      /* --via: the node ended without telling how the job did */
+	int32_t node_cancel;    /* --via: the node was asked to stop it (scancel) */
+	char why[800];          /* --via: why the job did not start on a node */
 };
-pid_t sq_keeper_start(int jobfd, const char *id, int *repfd);
+
+/* --via: the launcher's argv, with room for "EXE land SPOOL ID" after it. */
+struct sq_via {
+	char **argv;
+	size_t n, cap;          /* the launcher's own words; room */
+	char *exe, *spool;      /* this program and the spool, as absolute paths */
+};
+pid_t sq_keeper_start(int jobfd, const char *id, const struct sq_via *via, int *repfd);
+
+/* via.c: the node's side of --via (`sr-queue land SPOOL ID`), and what the
+ * keeper reads back from the job's directory once the launcher has ended. */
+#define SQ_LANDED_FILE "landed"     /* the node's record, one JSON line */
+#define SQ_STATS_FILE "stats"       /* the job's fd 3 on the node */
+#define VIA_GRACE_MS 10000          /* a launcher's time to stop its step */
+void sq_via_forget(int jobfd);
+void sq_via_collect(int jobfd, int status, struct sq_report *rep, char *stats,
+		    size_t *statslen);
+int sq_land_record(const char *dir, const struct sq_report *rep, const char *host,
+		   int final);
+void sq_land_job(int jobfd, const char *id, struct sq_report *rep);    /* keeper.c */
 
 /* The worker's state. */
 struct sq_slot {
@@ -100,6 +122,7 @@ struct sq_worker {
 	int *syncq;             /* finished job dirs waiting for fsync + close */
 	size_t nsync;
 	uint64_t next_rescan;
+	struct sq_via via, *viap;       /* viap NULL: jobs run here */
 	char (*refused)[SQ_ID_LEN + 1];    /* jobs refused: never claimed again */
 	size_t nrefused, caprefused;
 };

@@ -186,3 +186,19 @@ mcp_client_guard() {
 	[ -d "$SR_ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ] ||
 		skip_all "the MCP clients are not installed (cd tests/mcp && npm ci)"
 }
+
+# mcp_call REQUEST CMD...: start the MCP server CMD, send it the one JSON-RPC
+# line REQUEST, print its answer line, then close its input. (Piping into
+# it would close its input at once, and a server gives the calls in flight
+# only a moment after end of input.)
+mcp_call() {
+	python3 -c '
+import subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+p.stdin.write(sys.argv[1] + "\n")
+p.stdin.flush()
+sys.stdout.write(p.stdout.readline())
+p.stdin.close()
+p.wait()
+' "$@"
+}
