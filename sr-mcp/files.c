@@ -434,6 +434,11 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 			free(names[i]);
 			continue;   /* not a directory, or a link: not a workspace */
 		}
+		/* created: the directory's birth time, where the file system keeps one */
+		struct statx sx;
+		char born[32] = "";
+		if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
+			iso_time((time_t)sx.stx_btime.tv_sec, born, sizeof born);
 		struct usage u = { 0, 0, st.st_mtime };
 		struct walk w = { .fn = count, .recursive = 1, .ctx = &u };
 		walk_dir(&w, fd, "", 0);
@@ -441,6 +446,10 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		iso_time(u.newest, when, sizeof when);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "workspace_id", names[i]);
+		if (born[0])
+			cJSON_AddStringToObject(o, "created", born);
+		else
+			cJSON_AddNullToObject(o, "created");
 		cJSON_AddNumberToObject(o, "bytes", (double)u.bytes);
 		cJSON_AddNumberToObject(o, "files", (double)u.files);
 		cJSON_AddStringToObject(o, "modified", when);
@@ -464,8 +473,8 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		}
 		cJSON_AddItemToArray(arr, o);
 		char line[300];
-		int m = snprintf(line, sizeof line, "%s  %llu files, %llu%s bytes, modified %s%s, "
-				 "last used %s, expires %s\n", names[i],
+		int m = snprintf(line, sizeof line, "%s  created %s, %llu files, %llu%s bytes, "
+				 "modified %s%s, last used %s, expires %s\n", names[i], born[0] ? born : "?",
 				 (unsigned long long)u.files, (unsigned long long)u.bytes, quota,
 				 when, w.cut ? " (counted in part)" : "", used, expires);
 		if (tlen + (size_t)m + 1 > tcap) {

@@ -4,4 +4,4 @@
 # wait_s path, EOF, SIGTERM and a restart (tests/mcp/legacy.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
-exec node "$SR_ROOT/tests/mcp/legacy.mjs"
+node "$SR_ROOT/tests/mcp/legacy.mjs"

@@ -2,4 +2,4 @@
 # sr-mcp: tests/mcp/raw.mjs (see its first lines).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
-exec node "$SR_ROOT/tests/mcp/raw.mjs"
+node "$SR_ROOT/tests/mcp/raw.mjs"

@@ -2,4 +2,4 @@
 # sr-mcp: MCP tasks, both flavours (tests/mcp/tasks.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
-exec node "$SR_ROOT/tests/mcp/tasks.mjs"
+node "$SR_ROOT/tests/mcp/tasks.mjs"

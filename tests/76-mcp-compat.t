@@ -2,4 +2,4 @@
 # sr-mcp --compat sandrun (tests/mcp/compat.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
-exec node "$SR_ROOT/tests/mcp/compat.mjs"
+node "$SR_ROOT/tests/mcp/compat.mjs"

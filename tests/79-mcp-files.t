@@ -3,4 +3,4 @@
 # the sandboxed code could plant (tests/mcp/files.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
-exec node "$SR_ROOT/tests/mcp/files.mjs"
+node "$SR_ROOT/tests/mcp/files.mjs"

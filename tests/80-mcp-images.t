@@ -4,4 +4,4 @@
 # nothing planted there is followed (tests/mcp/images.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
-exec node "$SR_ROOT/tests/mcp/images.mjs"
+node "$SR_ROOT/tests/mcp/images.mjs"

@@ -3,4 +3,4 @@
 # test builds, npm from the registry (tests/mcp/packages.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
-exec node "$SR_ROOT/tests/mcp/packages.mjs"
+node "$SR_ROOT/tests/mcp/packages.mjs"

@@ -5,4 +5,4 @@
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
 command -v python3 >/dev/null || skip_all "python3 (to make the hostile archives) is not installed"
-exec node "$SR_ROOT/tests/mcp/export.mjs"
+node "$SR_ROOT/tests/mcp/export.mjs"

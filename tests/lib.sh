@@ -178,6 +178,14 @@ need_userns() {
 	have_userns || skip_all "no user namespaces here: $userns_why"
 }
 
+# user_tasks: how many tasks (threads too) this user has now. --pids is
+# RLIMIT_NPROC above that count when sr-limit starts, so another process of
+# the user that ends meanwhile (an idle sr-queue worker, say) leaves a bomb
+# room for one more: a test allows for the drop it measured.
+user_tasks() { ps -L -u "$(id -u)" --no-headers 2>/dev/null | wc -l | tr -d ' '; }
+# tasks_gone BEFORE: how many fewer tasks the user has now than BEFORE (>= 0).
+tasks_gone() { local now; now=$(user_tasks); echo $(( $1 > now ? $1 - now : 0 )); }
+
 # mcp_client_guard: skip the file unless the sandbox runs here and the
 # pinned MCP clients are installed (make check runs npm ci in tests/mcp).
 mcp_client_guard() {

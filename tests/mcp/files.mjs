@@ -215,6 +215,9 @@ r = await call('list_workspaces', {});
 const wsl = Object.fromEntries((sc(r).workspaces || []).map((w) => [w.workspace_id, w]));
 ok(wsl[ws] && wsl[ws].files >= 4 && wsl[ws].bytes > 11 << 20 && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(wsl[ws].modified) && wsl[ev],
   'list_workspaces: both workspaces, with files, bytes and an ISO 8601 time', sc(r));
+ok(wsl[ws] && (wsl[ws].created === null || (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(wsl[ws].created) &&
+  wsl[ws].created <= wsl[ws].modified && Date.parse(wsl[ws].created) > Date.now() - 3600e3)),
+  'list_workspaces: created is the workspace\'s birth, within the test\'s hour (or null)', wsl[ws]);
 // A workspace with a job running is kept.
 const busy = await call('run_code', { language: 'bash', workspace_id: 'files-busy', code: 'sleep 30', wait_s: 0 });
 refused(await call('delete_workspace', { workspace_id: 'files-busy' }), /in use by job/, 'delete_workspace while a job of it is queued or running: refused');
