@@ -419,21 +419,102 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 	return b;
 }
 
-/* Make NAME.tar.gz and NAME.sh, both new, in the host directory hfd. */
-static int export_files(int hfd, const char *ws, char *stem, size_t slen, int *afd, int *rfd)
+static void export_stem(const char *ws, int i, char *stem, size_t slen, char *a, char *s,
+			size_t len)
 {
-	char stamp[32], a[600], s[600];
+	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
+	if (i == 1)
+		snprintf(stem, slen, "sr-workspace-%s-%s", ws, stamp);
+	else
+		snprintf(stem, slen, "sr-workspace-%s-%s-%d", ws, stamp, i);
+	snprintf(a, len, "%s.tar.gz", stem);
+	snprintf(s, len, "%s.sh", stem);
+}
+
+/* The archive and the recipe, unnamed (O_TMPFILE) in the host directory
+ * hfd: they get their names only when complete (export_publish), so a
+ * crash or a failure leaves nothing behind. 0, or -1 (errno). */
+static int export_unnamed(int hfd, int *afd, int *rfd)
+{
+	*afd = openat(hfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
+	if (*afd < 0)
+		return -1;
+	*rfd = openat(hfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0700);
+	if (*rfd >= 0)
+		return 0;
+	int e = errno;
+	close(*afd);
+	*afd = -1;
+	errno = e;
+	return -1;
+}
+
+/* Name an unnamed file: linkat never replaces an existing name, a symbolic
+ * link included. */
+static int link_fd(int fd, int hfd, const char *name)
+{
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, self, hfd, name, AT_SYMLINK_FOLLOW);
+}
+
+/* Write the recipe for the archive named a into rfd, from its start. */
+static char *write_recipe(int rfd, int wfd, const char *ws, const char *a, const char *when)
+{
+	char *text = recipe(wfd, ws, a, when);
+	if (ftruncate(rfd, 0) < 0 || pwrite(rfd, text, strlen(text), 0) != (ssize_t)strlen(text)) {
+		int e = errno;
+		free(text);
+		errno = e ? e : EIO;
+		return NULL;
+	}
+	return text;
+}
+
+/* Give the unnamed archive and recipe their names: the archive first, then
+ * the recipe that names it, both made durable before they appear. The
+ * recipe's text, or NULL (errno; nothing was left named). */
+static char *export_publish(int hfd, int wfd, const char *ws, const char *when, int afd,
+			    int rfd, char *a, char *s, size_t len)
+{
+	char stem[300];
+	if (fsync(afd) < 0)
+		return NULL;
 	for (int i = 1; i < 100; i++) {
-		if (i == 1)
-			snprintf(stem, slen, "sr-workspace-%s-%s", ws, stamp);
-		else
-			snprintf(stem, slen, "sr-workspace-%s-%s-%d", ws, stamp, i);
-		snprintf(a, sizeof a, "%s.tar.gz", stem);
-		snprintf(s, sizeof s, "%s.sh", stem);
+		export_stem(ws, i, stem, sizeof stem, a, s, len);
+		if (link_fd(afd, hfd, a) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return NULL;
+		}
+		char *text = write_recipe(rfd, wfd, ws, a, when);
+		if (text && fsync(rfd) == 0 && link_fd(rfd, hfd, s) == 0) {
+			(void)fsync(hfd);
+			return text;
+		}
+		int e = errno;
+		free(text);
+		unlinkat(hfd, a, 0);
+		if (e != EEXIST) {
+			errno = e;
+			return NULL;
+		}
+	}
+	errno = EEXIST;
+	return NULL;
+}
+
+/* Where the file system has no O_TMPFILE: NAME.tar.gz and NAME.sh, both
+ * new, made under their names at once in hfd. */
+static int export_files(int hfd, const char *ws, char *stem, size_t slen, int *afd, int *rfd)
+{
+	char a[600], s[600];
+	for (int i = 1; i < 100; i++) {
+		export_stem(ws, i, stem, slen, a, s, sizeof a);
 		*afd = openat(hfd, a, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (*afd < 0 && errno == EEXIST)
 			continue;
@@ -457,7 +538,7 @@ static int export_files(int hfd, const char *ws, char *stem, size_t slen, int *a
 void transfer_export(struct req *r, const cJSON *args)
 {
 	const char *T = "export_workspace", *ws;
-	char err[1200], stem[300], dir[PATH_MAX], when[32], a[700], s[700];
+	char err[1200], stem[300], dir[PATH_MAX], when[32], a[700] = "", s[700] = "";
 	if (no_host_dirs(r, T) || get_ws(r, T, args, &ws) < 0)
 		return;
 	int wfd = ws_open(ws, 0, err, sizeof err), hfd = -1, afd = -1, rfd = -1;
@@ -472,12 +553,15 @@ void transfer_export(struct req *r, const cJSON *args)
 			   "must make it (the first --host-dir)", host, strerror(errno));
 		goto out;
 	}
-	if (export_files(hfd, ws, stem, sizeof stem, &afd, &rfd) < 0) {
+	int unnamed = export_unnamed(hfd, &afd, &rfd) == 0;
+	if (!unnamed && export_files(hfd, ws, stem, sizeof stem, &afd, &rfd) < 0) {
 		tool_error(r, "unable to create a file in %s: %s", dir, strerror(errno));
 		goto out;
 	}
-	snprintf(a, sizeof a, "%s.tar.gz", stem);
-	snprintf(s, sizeof s, "%s.sh", stem);
+	if (!unnamed) {
+		snprintf(a, sizeof a, "%s.tar.gz", stem);
+		snprintf(s, sizeof s, "%s.sh", stem);
+	}
 	time_t now = time(NULL);
 	struct tm tm;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
@@ -494,15 +578,20 @@ void transfer_export(struct req *r, const cJSON *args)
 	int rc = spawn_io(c.v, &io);
 	lines_end(&l);
 	char path[PATH_MAX + 700], rpath[PATH_MAX + 700];
-	snprintf(path, sizeof path, "%s/%s", dir, a);
+	char *text = NULL;
+	if (!(e.over || e.io_error || (rc != 0 && rc != 1) || r->cancelled)) {
+		text = unnamed ? export_publish(hfd, wfd, ws, when, afd, rfd, a, s, sizeof a) :
+			         write_recipe(rfd, wfd, ws, a, when);
+		if (!text)
+			e.io_error = errno ? errno : EIO;
+	}
+	snprintf(path, sizeof path, "%s/%s", dir, unnamed && !text ? "" : a);
 	snprintf(rpath, sizeof rpath, "%s/%s", dir, s);
-	char *text = e.over || e.io_error || (rc != 0 && rc != 1) || r->cancelled ? NULL :
-		     recipe(wfd, ws, a, when);
-	if (text && sr_write_all(rfd, text, strlen(text)) < 0)
-		e.io_error = errno;
 	if (!text || e.io_error) {
-		unlinkat(hfd, a, 0);
-		unlinkat(hfd, s, 0);
+		if (!unnamed) {
+			unlinkat(hfd, a, 0);
+			unlinkat(hfd, s, 0);
+		}
 		if (e.over)     /* (a cancelled call's answer is dropped by send_result) */
 			tool_error(r, "workspace %s: the archive passed export_workspace's cap of "
 				   "%llu MiB (compressed) and was removed. Delete what is not needed "

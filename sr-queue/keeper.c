@@ -545,6 +545,14 @@ void sq_land_job(int jobfd, const char *id, struct sq_report *rep)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	(void)take_signals(&r, 1);
 	run_job(&r, jobfd, id, NULL, rep);
+	/* scancel signals the job's processes and this one at about the same
+	 * time: a job dead of such a signal may have gone before ours came */
+	int sig = WIFSIGNALED(rep->status) ? WTERMSIG(rep->status) : 0;
+	if (r.sfd >= 0 && rep->killed == SQ_KILLED_NO &&
+	    (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)) {
+		struct pollfd pf = { r.sfd, POLLIN, 0 };
+		(void)poll(&pf, 1, 500);
+	}
 	while (r.sfd >= 0 && read(r.sfd, &si, sizeof si) == (ssize_t)sizeof si)
 		if (si.ssi_signo != SIGCHLD && rep->killed == SQ_KILLED_NO &&
 		    WIFSIGNALED(rep->status))

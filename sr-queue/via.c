@@ -70,23 +70,30 @@ static void status_text(int status, char *buf, size_t len)
 		snprintf(buf, len, "exit %d", WEXITSTATUS(status));
 }
 
-/* The first line of what the launcher (or land, on the node) wrote on
- * stderr: most often why it could not start the job. Cut to fit, never
- * inside a UTF-8 character. */
+/* What the launcher (or land, on the node) wrote on stderr: land's own
+ * line when there is one (the launcher may have said something first, say
+ * that the job waited for resources), else the first line; most often why
+ * it could not start the job. Cut to fit, never inside a UTF-8 character. */
 static void first_error_line(int jobfd, char *buf, size_t len)
 {
-	ssize_t n = read_job_file(jobfd, "stderr", buf, len - 1);
-	if (n == (ssize_t)len - 1) { /* cut: drop a last character left incomplete */
-		ssize_t i = n - 1;
-		while (i > 0 && ((unsigned char)buf[i] & 0xc0) == 0x80)
+	char all[4096];
+	ssize_t n = read_job_file(jobfd, "stderr", all, sizeof all - 1);
+	all[n > 0 ? n : 0] = '\0';
+	const char *line = all;
+	for (const char *p = all; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		if (!strncmp(p, "sr-queue:", 9)) {
+			line = p;
+			break;
+		}
+	size_t m = strcspn(line, "\n");
+	if (m > len - 1) {      /* cut: drop a last character left incomplete */
+		size_t i = len - 1;
+		while (i > 0 && ((unsigned char)line[i] & 0xc0) == 0x80)
 			i--;
-		unsigned char lead = (unsigned char)buf[i];
-		ssize_t want = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-		if (i + want > n)
-			n = i;
+		m = i;
 	}
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
+	memcpy(buf, line, m);
+	buf[m] = '\0';
 }
 
 static void never_landed(int jobfd, int status, struct sq_report *rep)

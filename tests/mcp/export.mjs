@@ -354,4 +354,32 @@ ok(resources.length <= 1000, 'resources/list: at most 1000');
 
 await client.close();
 chmodSync(hostA, 0o755);
+
+// An export cut short (sr-mcp killed while tar runs) leaves nothing in the
+// host directory: the archive is unnamed until it is complete.
+{
+  const hostK = mkdtempSync(`${tmp}/sr-export-kill.`);
+  process.on('exit', () => execFileSync('rm', ['-rf', hostK]));
+  const kc = new Client({ name: 'sr-test-export-kill', version: '1' });
+  const tr = new StdioClientTransport({ command: server, args: ['--host-dir', hostK], stderr: 'pipe',
+    env: serverEnv(state, { HOME: home }) });
+  await kc.connect(tr);
+  const r = await kc.callTool({ name: 'run_code', arguments: { language: 'bash', workspace_id: 'killed',
+    code: 'head -c 300M /dev/urandom > big && echo made', timeout_s: 120 } }, undefined, T);
+  if (sc(r).stdout !== 'made\n') {
+    skip('an export cut short leaves nothing', `the 300 MB workspace could not be made: ${text(r).slice(0, 200)}`);
+  } else {
+    let finished = false;
+    kc.callTool({ name: 'export_workspace', arguments: { workspace_id: 'killed' } }, undefined, T)
+      .then(() => { finished = true; }, () => {});
+    await new Promise((res) => setTimeout(res, 2500));
+    process.kill(tr.pid, 'SIGKILL');
+    await new Promise((res) => setTimeout(res, 500));
+    if (finished)
+      skip('an export cut short leaves nothing', 'the export finished before sr-mcp could be killed');
+    else
+      is(readdirSync(hostK).join(','), '', 'an export cut short (sr-mcp killed while tar runs) leaves no file in the host directory');
+  }
+  await kc.close().catch(() => {});
+}
 done();

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""mcp-session.py [SR_MCP] - the README's worked example, for real: an MCP
+session with sr-mcp over stdio, as a client would drive it (a CSV written,
+summarised, plotted; the files listed; the workspace exported). Prints each
+call and the text of its result; images as a line naming them. Runs in a
+state directory of its own, removed at the end."""
+import json, os, shutil, subprocess, sys, tempfile
+
+server = sys.argv[1] if len(sys.argv) > 1 else "sr-mcp"
+top = tempfile.mkdtemp(prefix="sr-mcp-session.")
+export = os.path.join(top, "exports")
+os.mkdir(export)
+p = subprocess.Popen([server, "--state-dir", os.path.join(top, "state"), "--host-dir", export],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+nid = 0
+
+def rpc(method, params):
+    global nid
+    nid += 1
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": nid, "method": method, "params": params}) + "\n")
+    p.stdin.flush()
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == nid:
+            return m
+
+def call(name, args, show=None):
+    print(f"\n> {name} {json.dumps(show or args)}")
+    r = rpc("tools/call", {"name": name, "arguments": args})["result"]
+    for c in r["content"]:
+        if c["type"] == "text":
+            print("\n".join("  " + l for l in c["text"].rstrip("\n").split("\n")))
+        elif c["type"] == "image":
+            print(f"  [{c['mimeType']} image block, {len(c['data']) * 3 // 4} bytes]")
+        else:
+            print(f"  [{c['type']}: {c.get('name', '')}]")
+    return r.get("structuredContent") or {}
+
+try:
+    init = rpc("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                              "clientInfo": {"name": "readme", "version": "1"}})["result"]
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    print(f"# {init['serverInfo']['name']} {init['serverInfo']['version']}, protocol {init['protocolVersion']}")
+    csv = "month,sales\njan,120\nfeb,95\nmar,143\napr,160\n"
+    ws = call("write_file", {"path": "sales.csv", "content": csv},
+              {"path": "sales.csv", "content": "month,sales\\njan,120\\n..."})["workspace_id"]
+    call("run_code", {"language": "python", "workspace_id": ws, "code":
+         "import csv\nrows = list(csv.DictReader(open('sales.csv')))\n"
+         "total = sum(int(r['sales']) for r in rows)\n"
+         "print(len(rows), 'months, total', total, 'best', max(rows, key=lambda r: int(r['sales']))['month'])"},
+         {"language": "python", "workspace_id": ws, "code": "import csv ... print(len(rows), 'months, total', total, ...)"})
+    call("run_code", {"language": "python", "workspace_id": ws, "code":
+         "import csv, matplotlib.pyplot as plt\nrows = list(csv.DictReader(open('sales.csv')))\n"
+         "plt.bar([r['month'] for r in rows], [int(r['sales']) for r in rows])\nplt.title('sales')"},
+         {"language": "python", "workspace_id": ws, "code": "import matplotlib.pyplot as plt ... plt.bar(...)"})
+    call("list_files", {"workspace_id": ws})
+    call("export_workspace", {"workspace_id": ws})
+finally:
+    p.stdin.close()
+    p.wait()
+    shutil.rmtree(top, ignore_errors=True)
