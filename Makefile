@@ -53,7 +53,7 @@ RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
 RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)))
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
-.PHONY: all deps check-deps demo check check-slurm bench lint install uninstall clean
+.PHONY: all deps check-deps demo demo-mcp check check-slurm bench lint install uninstall clean
 all: .deps-build $(PROGS)
 
 # Missing Debian packages are installed by the build itself (see scripts/deps.sh).
@@ -165,6 +165,11 @@ tests/unit/%: tests/unit/%.o lib/libsr.a
 
 demo: all
 	@sh tests/demo.sh
+
+# The README's worked example: an MCP session with the sr-mcp just built.
+demo-mcp: all
+	@PATH="$(CURDIR)/sr-limit:$(CURDIR)/sr-jail:$(CURDIR)/sr-exec:$(CURDIR)/sr-queue:$(CURDIR)/sr-mcp:$$PATH" \
+	  python3 scripts/mcp-session.py
 
 check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json
 	@SAN='$(SAN)' bash tests/run

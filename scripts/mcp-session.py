@@ -4,7 +4,7 @@ session with sr-mcp over stdio, as a client would drive it (a CSV written,
 summarised, plotted; the files listed; the workspace exported). Prints each
 call and the text of its result; images as a line naming them. Runs in a
 state directory of its own, removed at the end."""
-import json, os, shutil, subprocess, sys, tempfile
+import base64, json, os, shutil, subprocess, sys, tempfile
 
 server = sys.argv[1] if len(sys.argv) > 1 else "sr-mcp"
 top = tempfile.mkdtemp(prefix="sr-mcp-session.")
@@ -26,12 +26,16 @@ def rpc(method, params):
 
 def call(name, args, show=None):
     print(f"\n> {name} {json.dumps(show or args)}")
-    r = rpc("tools/call", {"name": name, "arguments": args})["result"]
+    m = rpc("tools/call", {"name": name, "arguments": args})
+    if "error" in m:
+        print("  error", m["error"]["code"], m["error"]["message"])
+        return {}
+    r = m["result"]
     for c in r["content"]:
         if c["type"] == "text":
             print("\n".join("  " + l for l in c["text"].rstrip("\n").split("\n")))
         elif c["type"] == "image":
-            print(f"  [{c['mimeType']} image block, {len(c['data']) * 3 // 4} bytes]")
+            print(f"  [{c['mimeType']} image block, {len(base64.b64decode(c['data']))} bytes]")
         else:
             print(f"  [{c['type']}: {c.get('name', '')}]")
     return r.get("structuredContent") or {}
@@ -42,8 +46,9 @@ try:
     p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     print(f"# {init['serverInfo']['name']} {init['serverInfo']['version']}, protocol {init['protocolVersion']}")
     csv = "month,sales\njan,120\nfeb,95\nmar,143\napr,160\n"
-    ws = call("write_file", {"path": "sales.csv", "content": csv},
-              {"path": "sales.csv", "content": "month,sales\\njan,120\\n..."})["workspace_id"]
+    ws = "sales"
+    call("write_file", {"workspace_id": ws, "path": "sales.csv", "content": csv},
+         {"workspace_id": ws, "path": "sales.csv", "content": "month,sales\\njan,120\\n..."})
     call("run_code", {"language": "python", "workspace_id": ws, "code":
          "import csv\nrows = list(csv.DictReader(open('sales.csv')))\n"
          "total = sum(int(r['sales']) for r in rows)\n"

@@ -495,7 +495,12 @@ int state_ready(char *err, size_t errlen)
 	if (state == 0) {
 		char *real = NULL, *out = NULL;
 		char *argv[] = { "sr-jail", "true", NULL };
-		if (mkdir_p(cfg.state_dir, 0700) < 0 || !(real = realpath(cfg.state_dir, NULL))) {
+		if (geteuid() == 0) {
+			snprintf(why, sizeof why, "sr-mcp is running as root, and the sandbox drops "
+				 "root to nobody (65534), which cannot reach root's private state "
+				 "directory: run sr-mcp as an ordinary user (the client's command as "
+				 "that user, e.g. runuser -u USER -- sr-mcp). Nothing was run.");
+		} else if (mkdir_p(cfg.state_dir, 0700) < 0 || !(real = realpath(cfg.state_dir, NULL))) {
 			snprintf(why, sizeof why, "the state directory %s cannot be made (%s): "
 				 "set another with --state-dir or SR_MCP_STATE_DIR", cfg.state_dir,
 				 strerror(errno));
