@@ -190,6 +190,23 @@ import matplotlib.pyplot as plt
 plt.plot([1, 2]); plt.savefig("outputs/only.png"); plt.close("all")
 `);
   is((sc(r).images || []).map((e) => e.path).join(','), 'outputs/only.png', 'figures closed by the program are not saved again');
+  // A model's usual three steps: a CSV written, summarised, then plotted.
+  const cw = 'img-csv';
+  r = await call('write_file', { workspace_id: cw, path: 'data/sales.csv', content: 'month,sales\njan,120\nfeb,95\nmar,143\n' });
+  ok(!r.isError, 'CSV, step 1: write_file writes data/sales.csv', text(r));
+  r = await py(cw, `import csv
+rows = list(csv.DictReader(open("data/sales.csv")))
+print(len(rows), sum(int(x["sales"]) for x in rows))`);
+  is(sc(r).stdout, '3 358\n', 'CSV, step 2: a run summarises it (3 rows, total 358)');
+  r = await py(cw, `import csv, matplotlib.pyplot as plt
+rows = list(csv.DictReader(open("data/sales.csv")))
+plt.bar([x["month"] for x in rows], [int(x["sales"]) for x in rows])`);
+  data = Buffer.from(blocks(r)[0]?.data || '', 'base64');
+  const size = pngSize(data);
+  ok(sc(r).status === 'succeeded' && blocks(r).length === 1 && blocks(r)[0].mimeType === 'image/png' && size &&
+    size[0] === sc(r).images?.[0]?.width && size[1] === sc(r).images?.[0]?.height &&
+    data.subarray(-8, -4).toString() === 'IEND' && data.length === sc(r).images[0].size,
+  `CSV, step 3: a run plots it and the result carries the plot as a valid PNG image block (${size})`, sc(r));
 } else {
   skip('matplotlib figures left open are returned', 'python3-matplotlib is not installed (scripts/deps.sh check installs it)');
 }
