@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/random.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -178,17 +177,41 @@ static int open_upper(int up, const char *name, int flags, mode_t mode)
 	return fd;
 }
 
+/* The data of in, holes kept as holes: a sparse file the program made
+ * (truncate -s 100G) takes no room in the tmpfs, and must take none on the
+ * host either, or the copy would fill the host's disk past the quota. */
 static int copy_fd(int in, int out, off_t size)
 {
-	while (size > 0) {
-		ssize_t n = sendfile(out, in, NULL, (size_t)size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -1 : 0;
-		size -= n;
+	off_t data = 0;
+	while (data < size) {
+		data = lseek(in, data, SEEK_DATA);
+		if (data < 0)
+			return errno == ENXIO ? ftruncate(out, size) : -1;  /* a hole to the end */
+		off_t hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0)
+			return -1;
+		off_t at = data;
+		while (at < hole) {
+			ssize_t n = copy_file_range(in, &at, out, &(off_t){ at }, (size_t)(hole - at), 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EXDEV || errno == EOPNOTSUPP || errno == EINVAL)) {
+				/* across file systems, older kernels: plain reads and writes */
+				char buf[65536];
+				ssize_t got = pread(in, buf, sizeof buf < (size_t)(hole - at) ?
+						    sizeof buf : (size_t)(hole - at), at);
+				if (got <= 0 || pwrite(out, buf, (size_t)got, at) != got)
+					return -1;
+				at += got;
+				continue;
+			}
+			if (n <= 0)
+				return n < 0 ? -1 : ftruncate(out, size);
+			at += n;
+		}
+		data = hole;
 	}
-	return 0;
+	return ftruncate(out, size);
 }
 
 static int apply_file(int up, int host, const char *name, const struct stat *st)

@@ -37,6 +37,17 @@ run sr-jail --bind "$w" /w --quota 4M sh -c 'echo small > /w/s'
 unlike "$err" "quota" "no quota message when it was not reached"
 rm -rf "$w" && mkdir "$w"
 
+# A sparse file takes no room in the tmpfs: it must take none on the host
+# either (copied as its data, holes kept), or it would fill the disk.
+run sr-jail --bind "$w" /w --quota 1M sh -c \
+	'truncate -s 20G /w/sparse && printf data | dd of=/w/sparse bs=1 seek=1000000 conv=notrunc 2>/dev/null'
+is "$rc" 0 "a 20 GB sparse file is made within a 1M quota"
+is "$(stat -c %s "$w/sparse" 2>/dev/null)" 21474836480 "it comes back with its size"
+used=$(du -k "$w/sparse" 2>/dev/null | cut -f1)
+ok "and its data only: ${used} KiB on the host disk" test "${used:-999999}" -le 1024
+is "$(dd if="$w/sparse" bs=1 skip=1000000 count=4 2>/dev/null)" data "its data where it was written"
+rm -rf "$w" && mkdir "$w"
+
 # The changes come back: new, changed, removed, renamed, modes, links,
 # a directory removed and made again (opaque), a file over a directory.
 echo old > "$w/changed"
