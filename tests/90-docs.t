@@ -31,4 +31,9 @@ is "$rc:$out$err" "0:" "every escape case has a run_code twin or a stated reason
 run python3 "$SR_ROOT/tests/escape/cases.py" list
 n=$(printf '%s\n' "$out" | grep -c .)
 ok "... and cases.py finds the cases of tests/escape/*.t ($n)" test "$n" -ge 300
+
+# prove runs each test file itself: one that is not executable is not run.
+notx=$(cd "$SR_ROOT" && for f in tests/*.t tests/escape/*.t tests/root/*.t tests/slurm/*.t; do
+	[ -x "$f" ] || echo "$f"; done)
+is "$notx" "" "every test file is executable"
 done_testing
