@@ -97,6 +97,14 @@ static int job_environ(struct jobspec *j, const cJSON *env, const char *id)
 	return 0;
 }
 
+static void jobspec_free(struct jobspec *j)
+{
+	free(j->argv);
+	free(j->envp);
+	cJSON_Delete(j->json);
+	memset(j, 0, sizeof *j);
+}
+
 static int load_job(int jobfd, const char *id, struct jobspec *j)
 {
 	memset(j, 0, sizeof *j);
@@ -503,6 +511,7 @@ static void via_job(struct jobspec *j, const struct sq_via *via, const char *id)
 	via->argv[via->n + 2] = via->spool;
 	via->argv[via->n + 3] = (char *)id;
 	via->argv[via->n + 4] = NULL;
+	free(j->argv);          /* the job's own, which the node reads itself */
 	j->argv = via->argv;
 	j->envp = environ;
 	j->cwd = "/";
@@ -557,6 +566,7 @@ void sq_land_job(int jobfd, const char *id, struct sq_report *rep)
 		if (si.ssi_signo != SIGCHLD && rep->killed == SQ_KILLED_NO &&
 		    WIFSIGNALED(rep->status))
 			rep->killed = SQ_KILLED_ASKED;
+	jobspec_free(&r.job);
 }
 
 static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker,

@@ -153,8 +153,8 @@ workers_of() {
 }
 if have_userns; then
 	call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"bash","code":"echo through-$((6*7))"}}}'
-	run mcp_call "$call" env SR_MCP_VIA="$T/logvia" SR_MCP_STATE_DIR="$T/mcp" \
-		SR_MCP_CPU_BUDGET=off sr-mcp
+	run mcp_call "$call" env "${mcp_san[@]+"${mcp_san[@]}"}" SR_MCP_VIA="$T/logvia" \
+		SR_MCP_STATE_DIR="$T/mcp" SR_MCP_CPU_BUDGET=off sr-mcp
 	like "$out" '"stdout":"through-42\\n"' "sr-mcp with SR_MCP_VIA: a run comes back"
 	like "$out" '"status":"succeeded"' "succeeded"
 	like "$(cat "$T/via.log" 2>/dev/null)" "sr-queue land $T/mcp/spool [0-9a-f]{32}" \

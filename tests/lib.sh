@@ -105,6 +105,10 @@ print(json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else v)
 # Is the sanitizer build in use? Some kernels limits cannot host ASan's
 # shadow memory; tests say so when they skip for it.
 san_asan() { case "${SAN:-}" in *address*) return 0 ;; esac; return 1; }
+# What a test adds to sr-mcp's environment: under ASan no memory limit,
+# which no rlimit fits with ASan's shadow memory (tests/mcp/tap.mjs too).
+mcp_san=()
+san_asan && mcp_san=(SR_MCP_MEMORY=off)
 
 # cc_probe NAME SRC [CC-ARGS...]: compile the C source text SRC into $T/NAME.
 # cc_probe_file NAME FILE [CC-ARGS...]: compile tests/probes/FILE into $T/NAME.

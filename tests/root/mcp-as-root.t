@@ -16,7 +16,7 @@ is "$(find "$T" -name ran | wc -l | tr -d ' ')" 0 "and no file was made by the c
 if id srcheck >/dev/null 2>&1; then
 	mkdir -p "$T/u" && chown srcheck "$T/u" && chmod 0755 "$T"
 	out=$(runuser -u srcheck -- env PATH="$PATH" HOME="$T/u" bash -c \
-		". '$SR_ROOT/tests/lib.sh'; mcp_call '$call' env SR_MCP_STATE_DIR='$T/u/state' sr-mcp")
+		". '$SR_ROOT/tests/lib.sh'; mcp_call '$call' env \${mcp_san[@]+\"\${mcp_san[@]}\"} SR_MCP_STATE_DIR='$T/u/state' sr-mcp")
 	is "$(json_get "$out" result.structuredContent.stdout)" "ran" "control: as an ordinary user the same call runs"
 else
 	skip "control as an ordinary user" "no account srcheck"

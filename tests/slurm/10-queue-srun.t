@@ -119,7 +119,7 @@ fi
 allocs() { grep -c 'sched: _slurm_rpc_allocate_resources\|sched: Allocate JobId' "$SR_SLURM_LOG" 2>/dev/null; }
 before=$(allocs)
 call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"python","code":"import os\nprint(6*7, os.getcwd())"}}}'
-run mcp_call "$call" env SR_MCP_STATE_DIR="$T/mcp" sr-mcp --via "$via" -j 4
+run mcp_call "$call" env "${mcp_san[@]+"${mcp_san[@]}"}" SR_MCP_STATE_DIR="$T/mcp" sr-mcp --via "$via" -j 4
 is "$(json_get "$out" result.structuredContent.stdout)" "42 /workspace" "sr-mcp --via srun: a Python run's output"
 is "$(json_get "$out" result.structuredContent.status)" succeeded "its status"
 like "$(json_get "$out" result.structuredContent.peak_memory_bytes)" '^[1-9][0-9]*$' "its stats"
