@@ -109,6 +109,23 @@ int sr_write_file_atomic(const char *path, const char *buf, size_t len);
  * following no link (a directory made unreadable is given back its
  * owner's rights first). 0, or -1 with errno set. */
 int sr_remove_tree(int parent, const char *name);
+/* qcache.c: the bytes of the regular files under dirfd (links not
+ * followed), and of the entry name in dirfd (a directory's tree, a
+ * regular file's size, 0 for anything else). */
+uint64_t sr_tree_bytes(int dirfd);
+uint64_t sr_entry_bytes(int dirfd, const char *name);
+/* A directory's size kept in a cache file (qcache.c has the format and
+ * when an entry is trusted). open: the file, made when missing (-1 with
+ * errno). Under lock: used gives the directory's size from the cache, or
+ * measures it (then *measured is 1) and stores it; add adjusts a valid
+ * entry by what a change added or removed (-1: none to adjust); drop
+ * empties the cache, for a change whose size is not known. */
+int sr_qcache_open(const char *path);
+int sr_qcache_lock(int fd);
+void sr_qcache_unlock(int fd);
+uint64_t sr_qcache_used(int fd, int dirfd, long max_age, int *measured);
+int sr_qcache_add(int fd, int dirfd, int64_t delta);
+void sr_qcache_drop(int fd);
 /* "KILL" for SIGKILL, as kill -l names them; NULL for a signal without a
  * name (the realtime ones). */
 const char *sr_signal_name(int sig);

@@ -31,6 +31,7 @@ struct quota {
 	uint64_t cap;           /* the whole directory's size, at most */
 	int host_fd;            /* the host directory, opened before pivot_root */
 	int upper_fd;           /* the root of the tmpfs holding the upper layer */
+	int cache_fd;           /* --quota-cache, or -1 */
 };
 
 /* An environment change asked for on the command line, in order. */
@@ -57,6 +58,7 @@ struct jail {
 	char **argv;            /* prog [args...] */
 	struct quota *quotas;   /* one per --bind with --quota */
 	size_t nquotas;
+	const char *quota_cache;        /* --quota-cache FILE */
 
 	/* worked out on the host side */
 	uid_t host_uid;

@@ -16,6 +16,7 @@ static const char usage_text[] =
 	"with a minimal read-only view of the host. Options:\n"
 	"  --bind SRC DST       bind host path SRC at DST, writable\n"
 	"  --quota SIZE         cap the directory of the --bind before at SIZE\n"
+	"  --quota-cache FILE   keep that directory's size in FILE, to measure it once\n"
 	"  --ro-bind SRC DST    bind host path SRC at DST, read-only\n"
 	"  --tmpfs DST[:SIZE]   a fresh tmpfs at DST (default size 64M)\n"
 	"  --chdir DIR          working directory inside (default " JAIL_HOME ")\n"
@@ -35,13 +36,14 @@ static const char usage_text[] =
 enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
-	O_UID, O_GID, O_QUOTA,
+	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE,
 };
 
 static const struct option longopts[] = {
 	{"bind", required_argument, 0, O_BIND},
 	{"ro-bind", required_argument, 0, O_RO_BIND},
 	{"quota", required_argument, 0, O_QUOTA},
+	{"quota-cache", required_argument, 0, O_QUOTA_CACHE},
 	{"tmpfs", required_argument, 0, O_TMPFS},
 	{"chdir", required_argument, 0, O_CHDIR},
 	{"hostname", required_argument, 0, O_HOSTNAME},
@@ -196,6 +198,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	}
 	case O_TMPFS: opt_tmpfs(j, optarg); break;
 	case O_QUOTA: opt_quota(j, a); break;
+	case O_QUOTA_CACHE: j->quota_cache = a; break;
 	case O_CHDIR: opt_chdir(j, a); break;
 	case O_HOSTNAME: opt_hostname(j, a); break;
 	case O_SETENV:
@@ -244,4 +247,9 @@ void jail_parse(struct jail *j, int argc, char **argv)
 	if (optind >= argc)
 		sr_usage("missing program; usage: sr-jail [options] prog [args...]");
 	j->argv = argv + optind;
+	int quota = 0;
+	for (size_t i = 0; i < j->nmounts; i++)
+		quota |= j->mounts[i].kind == MK_BIND && j->mounts[i].size;
+	if (j->quota_cache && !quota)
+		sr_usage("--quota-cache: there is no --quota to keep the size for");
 }

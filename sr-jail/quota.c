@@ -30,6 +30,7 @@
 #include "sr.h"
 
 #define DEPTH_MAX 256
+#define QUOTA_CACHE_AGE 3600  /* seconds: then a cached size is measured again */
 #define UPPER "/.sr-jail-upper"   /* transient, in the new root: see mount */
 #define LOWER "/.sr-jail-lower"
 
@@ -38,34 +39,53 @@ static int open_dir_at(int dfd, const char *name)
 	return openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-/* The bytes of the regular files under dirfd, following no link. */
-static uint64_t tree_size(int dirfd, int depth)
+/* Is path inside a directory the program may write (a --bind)? Then a
+ * cache there could be forged by it. */
+static int in_writable_bind(const struct jail *j, const char *path)
 {
-	int fd = dup(dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
+	char *real = realpath(path, NULL);
+	if (!real && errno == ENOENT) {         /* not made yet: where it would be */
+		char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+		if (slash)
+			*slash = '\0';
+		real = dir ? realpath(slash ? (*dir ? dir : "/") : ".", NULL) : NULL;
+		free(dir);
 	}
-	uint64_t sum = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		struct stat st;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	int inside = 0;
+	for (size_t i = 0; real && !inside && i < j->nmounts; i++) {
+		if (j->mounts[i].kind != MK_BIND)
 			continue;
-		if (S_ISREG(st.st_mode))
-			sum += (uint64_t)st.st_size;
-		int sub = S_ISDIR(st.st_mode) && depth < DEPTH_MAX ?
-			  open_dir_at(dirfd, e->d_name) : -1;
-		if (sub >= 0) {
-			sum += tree_size(sub, depth + 1);
-			close(sub);
-		}
+		char *src = realpath(j->mounts[i].src, NULL);
+		size_t n = src ? strlen(src) : 0;
+		inside = src && strncmp(real, src, n) == 0 &&
+			 (real[n] == '/' || real[n] == '\0' || n == 1);
+		free(src);
 	}
-	closedir(d);
-	return sum;
+	free(real);
+	return inside;
+}
+
+/* The directory's size now: from --quota-cache when it holds it, else
+ * measured (and kept there). */
+static uint64_t used_now(const struct jail *j, struct quota *q)
+{
+	q->cache_fd = -1;
+	if (!j->quota_cache)
+		return sr_tree_bytes(q->host_fd);
+	if (in_writable_bind(j, j->quota_cache))
+		sr_usage("--quota-cache: %s is inside a --bind, where the program could "
+			 "change it: keep it outside", j->quota_cache);
+	q->cache_fd = sr_qcache_open(j->quota_cache);
+	if (q->cache_fd < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to open the --quota-cache %s", j->quota_cache);
+	if (sr_qcache_lock(q->cache_fd) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to lock the --quota-cache %s", j->quota_cache);
+	int measured;
+	uint64_t used = sr_qcache_used(q->cache_fd, q->host_fd, QUOTA_CACHE_AGE, &measured);
+	sr_qcache_unlock(q->cache_fd);
+	jail_note(j, "%s: %llu bytes used, %s", q->dst, (unsigned long long)used,
+		  measured ? "measured" : "from the cache");
+	return used;
 }
 
 void plan_quota(struct plan *p, struct jail *j, const struct mreq *m)
@@ -79,7 +99,7 @@ void plan_quota(struct plan *p, struct jail *j, const struct mreq *m)
 	if (q->host_fd < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open %s (--quota needs a directory)",
 			     m->src);
-	uint64_t used = tree_size(q->host_fd, 0);
+	uint64_t used = used_now(j, q);
 	struct step *s = plan_add(p, S_OVERLAY, m->dst);
 	s->fd = jail_clone_tree(at, "", AT_EMPTY_PATH, JAIL_RO, m->src);
 	s->text = m->src;
@@ -214,8 +234,17 @@ static int copy_fd(int in, int out, off_t size)
 	return ftruncate(out, size);
 }
 
-static int apply_file(int up, int host, const char *name, const struct stat *st)
+/* What applying the upper layer changed in the host directory's size;
+ * failed when a change was not (wholly) made, so the size is unknown. */
+struct apply {
+	int64_t delta;
+	int failed;
+};
+
+static int apply_file(struct apply *a, int up, int host, const char *name,
+		      const struct stat *st)
 {
+	uint64_t old = sr_entry_bytes(host, name);
 	char tmp[32];
 	int in = open_upper(up, name, O_RDONLY, st->st_mode);
 	if (in < 0)
@@ -229,9 +258,9 @@ static int apply_file(int up, int host, const char *name, const struct stat *st)
 		int e = errno;
 		if (close(out) < 0 && r == 0)
 			e = errno, r = -1;
-		if (r == 0)
-			r = replace(host, tmp, name);
-		else
+		if (r == 0 && (r = replace(host, tmp, name)) == 0)
+			a->delta += (int64_t)st->st_size - (int64_t)old;
+		else if (r < 0)
 			(void)unlinkat(host, tmp, 0);
 		errno = e;
 	}
@@ -241,19 +270,21 @@ static int apply_file(int up, int host, const char *name, const struct stat *st)
 	return r;
 }
 
-static int apply_link(int up, int host, const char *name)
+static int apply_link(struct apply *a, int up, int host, const char *name)
 {
+	uint64_t old = sr_entry_bytes(host, name);
 	char target[PATH_MAX], tmp[32];
 	ssize_t n = readlinkat(up, name, target, sizeof target - 1);
 	if (n < 0)
 		return -1;
 	target[n] = '\0';
-	if (temp_at(host, tmp, make_link, target) < 0)
+	if (temp_at(host, tmp, make_link, target) < 0 || replace(host, tmp, name) < 0)
 		return -1;
-	return replace(host, tmp, name);
+	a->delta -= (int64_t)old;
+	return 0;
 }
 
-static void apply_dir(int up, int host, const char *dst, int depth);
+static void apply_dir(struct apply *a, int up, int host, const char *dst, int depth);
 
 /* Everything in the directory fd, removed (an opaque directory). */
 static int empty_dir(int fd)
@@ -262,6 +293,7 @@ static int empty_dir(int fd)
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d)
 		return -1;
+	rewinddir(d);   /* the offset dfd shares with fd may be anywhere */
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
@@ -274,8 +306,8 @@ static int empty_dir(int fd)
 /* A directory of the upper layer: the host's one made (what is at its
  * name, not a directory or a link to one, replaced), emptied first when
  * it is opaque, then filled. */
-static int apply_subdir(int up, int host, const char *name, const struct stat *st,
-			const char *dst, int depth)
+static int apply_subdir(struct apply *a, int up, int host, const char *name,
+			const struct stat *st, const char *dst, int depth)
 {
 	char path[PATH_MAX], xa[2];
 	int su = open_upper(up, name, O_RDONLY | O_DIRECTORY, st->st_mode);
@@ -283,25 +315,47 @@ static int apply_subdir(int up, int host, const char *name, const struct stat *s
 		return -1;
 	int opaque = fgetxattr(su, "user.overlay.opaque", xa, sizeof xa) == 1 && xa[0] == 'y';
 	int sh = open_dir_at(host, name);
-	if (sh < 0 && (errno == ELOOP || errno == ENOTDIR))
-		(void)unlinkat(host, name, 0);
+	if (sh < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+		uint64_t old = sr_entry_bytes(host, name);
+		if (unlinkat(host, name, 0) == 0)
+			a->delta -= (int64_t)old;
+	}
 	if (sh < 0 && (mkdirat(host, name, 0700) < 0 || (sh = open_dir_at(host, name)) < 0)) {
 		close(su);
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s/%s", dst, name);
-	if (opaque && empty_dir(sh) < 0)
-		sr_warn_sys("%s: unable to empty the directory before applying it", path);
+	if (opaque) {
+		uint64_t old = sr_tree_bytes(sh);
+		if (empty_dir(sh) < 0) {
+			sr_warn_sys("%s: unable to empty the directory before applying it", path);
+			a->failed = 1;
+		} else {
+			a->delta -= (int64_t)old;
+		}
+	}
 	if (depth < DEPTH_MAX)
-		apply_dir(su, sh, path, depth + 1);
+		apply_dir(a, su, sh, path, depth + 1);
+	else
+		a->failed = 1;
 	int r = fchmod(sh, st->st_mode & 0777);
 	close(sh);
 	close(su);
 	return r;
 }
 
+/* A whiteout: what is at name in host goes. */
+static int remove_entry(struct apply *a, int host, const char *name)
+{
+	uint64_t old = sr_entry_bytes(host, name);
+	if (sr_remove_tree(host, name) < 0)
+		return errno == ENOENT ? 0 : -1;
+	a->delta -= (int64_t)old;
+	return 0;
+}
+
 /* Each entry of the upper directory up onto the host directory host. */
-static void apply_dir(int up, int host, const char *dst, int depth)
+static void apply_dir(struct apply *a, int up, int host, const char *dst, int depth)
 {
 	int fd = dup(up);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -309,6 +363,7 @@ static void apply_dir(int up, int host, const char *dst, int depth)
 		sr_warn_sys("%s: unable to read the changes", dst);
 		if (fd >= 0)
 			close(fd);
+		a->failed = 1;
 		return;
 	}
 	struct dirent *e;
@@ -321,16 +376,18 @@ static void apply_dir(int up, int host, const char *dst, int depth)
 		if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			r = -1;
 		else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0))
-			r = sr_remove_tree(host, name) < 0 && errno != ENOENT ? -1 : 0;
+			r = remove_entry(a, host, name);
 		else if (S_ISDIR(st.st_mode))
-			r = apply_subdir(up, host, name, &st, dst, depth);
+			r = apply_subdir(a, up, host, name, &st, dst, depth);
 		else if (S_ISREG(st.st_mode))
-			r = apply_file(up, host, name, &st);
+			r = apply_file(a, up, host, name, &st);
 		else if (S_ISLNK(st.st_mode))
-			r = apply_link(up, host, name);
+			r = apply_link(a, up, host, name);
 		/* fifos, sockets and device nodes are not carried over */
-		if (r < 0)
+		if (r < 0) {
 			sr_warn_sys("%s/%s: unable to apply the change", dst, name);
+			a->failed = 1;
+		}
 	}
 	closedir(d);
 }
@@ -356,12 +413,25 @@ void jail_quota_finish(const struct jail *j)
 			sr_warn("%s: quota of %s reached (ENOSPC): writes past it failed",
 				q->dst, cap);
 		}
+		/* Under the cache's lock, so that the size it keeps adds up when
+		 * runs in the same directory end together. */
+		struct apply a = { 0, 0 };
+		if (q->cache_fd >= 0 && sr_qcache_lock(q->cache_fd) < 0)
+			a.failed = 1;
 		int up = open_dir_at(q->upper_fd, "u");
 		if (up < 0) {
 			sr_warn_sys("%s: unable to read the changes", q->dst);
-			continue;
+			a.failed = 1;
+		} else {
+			apply_dir(&a, up, q->host_fd, q->dst, 0);
+			close(up);
 		}
-		apply_dir(up, q->host_fd, q->dst, 0);
-		close(up);
+		if (q->cache_fd >= 0) {
+			if (a.failed)
+				sr_qcache_drop(q->cache_fd);    /* measured again next time */
+			else
+				(void)sr_qcache_add(q->cache_fd, q->host_fd, a.delta);
+			sr_qcache_unlock(q->cache_fd);
+		}
 	}
 }

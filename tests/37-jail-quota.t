@@ -136,6 +136,63 @@ is "$rc" 124 "the run timed out"
 is "$(cat "$w/early" 2>/dev/null)" early "a run that timed out keeps its files"
 ok "without waiting for the SIGKILL" test $(( $(date +%s) - start )) -lt 5
 
+# --quota-cache: the size is measured once, then each run adds what it
+# changed; the cache must agree with a fresh measure after every kind of
+# change, and be trusted only for its own directory and boot.
+rm -rf "$w" && mkdir -p "$w/gone/sub" "$w/again" "$w/wasdir/x" "$w/keep"
+head -c 3000 /dev/zero > "$w/gone/sub/f"; head -c 700 /dev/zero > "$w/again/old"
+head -c 500 /dev/zero > "$w/wasdir/x/y"; head -c 100 /dev/zero > "$w/keep/over"
+head -c 40 /dev/zero > "$w/tolink"
+qc="$T/qcache"
+cached() { awk '{print $5}' "$qc" 2>/dev/null; }
+run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" true
+like "$err" "/w: $(size_of "$w") bytes used, measured" "the first run measures the directory"
+is "$(cached)" "$(size_of "$w")" "and keeps its size in the cache"
+run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" sh -c '
+	cd /w && head -c 1234 /dev/zero > new && head -c 10 /dev/zero > keep/over &&
+	rm -r gone && rm -r again && mkdir again && echo fresh > again/f &&
+	rm -r wasdir && head -c 77 /dev/zero > wasdir && rm tolink && ln -s keep tolink &&
+	mkdir -p n/m && head -c 5000 /dev/zero > n/m/z'
+is "$rc" 0 "a run that adds, overwrites, removes and replaces"
+like "$err" "bytes used, from the cache" "the next run takes the size from the cache"
+is "$(ls -A "$w/again")" f "a directory removed and made again is applied"
+is "$(cached)" "$(size_of "$w")" "the cache agrees with a fresh measure after the run"
+run sr-jail --bind "$w" /w --quota 1M --quota-cache "$qc" sh -c 'rm -r /w/n /w/new'
+is "$(cached)" "$(size_of "$w")" "and after a run that only removes"
+# Two runs at once: the size they leave adds up.
+sr-jail --bind "$w" /w --quota 1M --quota-cache "$qc" sh -c 'head -c 3000 /dev/zero > /w/p1; sleep 0.3' &
+sr-jail --bind "$w" /w --quota 1M --quota-cache "$qc" sh -c 'head -c 4000 /dev/zero > /w/p2; sleep 0.3' &
+wait
+is "$(cached)" "$(size_of "$w")" "two runs ending together: the cache adds up"
+# The cached size is the one the quota uses: a cache that says the
+# directory is nearly full leaves no room (the cache is the caller's to keep
+# outside the program's reach).
+read -r tag v dev ino bytes when boot < "$qc"
+echo "$tag $v $dev $ino $((1048576 - 1000)) $when $boot" > "$qc"
+run sr-jail --bind "$w" /w --quota 1M --quota-cache "$qc" sh -c 'head -c 20000 /dev/zero > /w/big'
+like "$err" "No space left on device" "the room left is the cap minus the cached size"
+rm -f "$w/big"
+echo "$tag $v $dev $ino 1047576 $when not-this-boot" > "$qc"
+run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" true
+like "$err" "bytes used, measured" "a cache from another boot is measured again"
+echo "$tag $v $dev $((ino + 1)) 1047576 $when $boot" > "$qc"
+run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" true
+like "$err" "bytes used, measured" "a cache of another directory is measured again"
+echo "$tag $v $dev $ino 1047576 $((when - 7200)) $boot" > "$qc"
+run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" true
+like "$err" "bytes used, measured" "a cache older than an hour is measured again"
+echo garbage > "$qc"
+run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" true
+like "$err" "bytes used, measured" "a cache that is not one is measured again"
+is "$(cached)" "$(size_of "$w")" "and rewritten"
+run sr-jail --bind "$w" /w --quota 1M --quota-cache "$w/cache" true
+is "$rc" 100 "a cache inside the --bind (the program could forge it) is a usage error"
+run sr-jail --bind "$w" /w --quota-cache "$qc" true
+is "$rc" 100 "--quota-cache without --quota is a usage error"
+ln -sf "$qc" "$T/qlink"
+run sr-jail --bind "$w" /w --quota 1M --quota-cache "$T/qlink" true
+is "$rc" 111 "a cache that is a symbolic link is refused"
+
 # The layers do not show inside, and usage errors.
 run sr-jail --bind "$w" /w --quota 1M ls -A /
 is "$(printf '%s\n' "$out" | grep -c '^\.sr-jail')" 0 "the overlay's layers are not visible"
