@@ -560,6 +560,7 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddBoolToObject(res, "deleted", 1);
+	ws_size_forget(ws);
 	snprintf(err, sizeof err, "workspace %s deleted", ws);
 	tool_reply(r, res, err, 0);
 }
@@ -969,12 +970,8 @@ static int over_quota(struct req *r, const char *ws, int wfd, const char *rel, u
 {
 	if (!cfg.ws_quota)
 		return 0;
-	struct usage u = { 0, 0, 0 };
-	struct walk w = { .fn = count, .recursive = 1, .ctx = &u };
-	int fd = dup(wfd);
-	if (fd >= 0)
-		walk_dir(&w, fd, "", 0);
-	uint64_t after = u.bytes - (old < u.bytes ? old : u.bytes) + n;
+	uint64_t used = ws_size(ws, wfd);
+	uint64_t after = used - (old < used ? old : used) + n;
 	if (after <= cfg.ws_quota || n <= old)
 		return 0;
 	tool_error(r, "%s: not written: workspace %s would hold %llu bytes, over its quota of "
@@ -1035,10 +1032,12 @@ void files_write(struct req *r, const cJSON *args)
 	if ((!app && ftruncate(fd, 0) < 0) || write_at(fd, data ? (void *)data : content, n, at) < 0) {
 		tool_error(r, "%s: unable to write: %s", rel, strerror(errno));
 		close(fd);
+		ws_size_forget(ws);     /* partly written: measured again */
 		goto out;
 	}
 	fstat(fd, &st);
 	close(fd);
+	ws_size_add(ws, wfd, (int64_t)st.st_size - (int64_t)before);
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddStringToObject(res, "path", rel);
@@ -1111,9 +1110,8 @@ void files_edit(struct req *r, const cJSON *args)
 	}
 	int wfd = ws_open(ws, 0, err, sizeof err);
 	int over = wfd >= 0 && over_quota(r, ws, wfd, rel, n, outlen);
-	if (wfd >= 0)
-		close(wfd);
 	if (over) {
+		close(wfd);
 		close(fd);
 		free(p);
 		return;
@@ -1133,6 +1131,12 @@ void files_edit(struct req *r, const cJSON *args)
 	int e = errno;
 	close(fd);
 	free(o);
+	if (bad_io)
+		ws_size_forget(ws);
+	else if (wfd >= 0)
+		ws_size_add(ws, wfd, (int64_t)outlen - (int64_t)n);
+	if (wfd >= 0)
+		close(wfd);
 	if (bad_io) {
 		tool_error(r, "%s: unable to write: %s", rel, strerror(e));
 		return;
@@ -1177,15 +1181,21 @@ void files_delete_path(struct req *r, const cJSON *args)
 		close(dfd);
 		dfd = -1;
 	}
-	if (wfd >= 0)
-		close(wfd);
 	if (dfd < 0) {
+		if (wfd >= 0)
+			close(wfd);
 		tool_error(r, "%s", err);
 		return;
 	}
+	uint64_t gone = cfg.ws_quota ? sr_entry_bytes(dfd, name) : 0;
 	int rc = sr_remove_tree(dfd, name);
 	int e = errno;
 	close(dfd);
+	if (rc < 0)
+		ws_size_forget(ws);
+	else if (cfg.ws_quota)
+		ws_size_add(ws, wfd, -(int64_t)gone);
+	close(wfd);
 	if (rc < 0) {
 		tool_error(r, "%s: could not be removed entirely: %s", rel, strerror(e));
 		return;

@@ -10,6 +10,7 @@
  *   SR_CODE        the code, a file of its own (no symbolic link on its path)
  *   SR_WORKSPACE   the workspace directory, bound at /workspace
  *   SR_WORKSPACE_QUOTA  its size cap in bytes for sr-jail --quota, or empty
+ *   SR_WORKSPACE_QUOTA_CACHE  its size cache, for sr-jail --quota-cache
  *   SR_ENV_FILE    the caller's variables for the program, if any
  *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain */
 #include <errno.h>
@@ -141,7 +142,7 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
 {
 	char code[4096], envf[4096] = "", ws[4096];
-	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "";
+	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "", sizes[4400] = "";
 	if (write_private("code", s->code, s->code_len, code, sizeof code, err, errlen) < 0)
 		return -1;
 	if (s->env && cJSON_GetArraySize(s->env) > 0 &&
@@ -159,7 +160,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
-	char *env[16];
+	char *env[18];
 	size_t nenv = 0;
 	add_env(env, &nenv, "PATH", path);
 	add_env(env, &nenv, "LANG", "C.UTF-8");
@@ -168,6 +169,10 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	if (cfg.ws_quota)
 		snprintf(quota, sizeof quota, "%llu", (unsigned long long)cfg.ws_quota);
 	add_env(env, &nenv, "SR_WORKSPACE_QUOTA", quota);
+	if (cfg.ws_quota && ws_size_path(s->workspace, sizes, sizeof sizes) < 0)
+		mcp_log("unable to make the size cache of workspace %s (%s): its runs measure it",
+			s->workspace, strerror(errno));
+	add_env(env, &nenv, "SR_WORKSPACE_QUOTA_CACHE", sizes);
 	add_env(env, &nenv, "SR_LIMIT_ARGS", limit);
 	add_env(env, &nenv, "SR_JAIL_ARGS", jail);
 	add_env(env, &nenv, "SR_EXEC_ARGS", exec);

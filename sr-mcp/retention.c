@@ -11,7 +11,12 @@
  * keeps the workspace. STATE/workspaces.lock orders the two: a use holds
  * it shared from the touch until its job is queued, a sweep exclusive
  * from reading a stamp to removing the workspace, so that no sr-mcp
- * sharing the state directory removes a workspace a run is starting in. */
+ * sharing the state directory removes a workspace a run is starting in.
+ *
+ * A workspace's size, for its quota, is kept in STATE/ws-size/ID (lib's
+ * size cache, sr-jail --quota-cache): measured once, then adjusted by
+ * every run (sr-jail) and every write of a file tool (here), so that
+ * neither walks a workspace of many files at every use. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -99,6 +104,66 @@ time_t ws_last_used(const char *id)
 	return time(NULL);
 }
 
+#define SIZES "ws-size"
+
+int ws_size_path(const char *id, char *buf, size_t len)
+{
+	int st = state_fd();
+	if (st < 0 || !workspace_id_ok(id))
+		goto fail;
+	if (mkdirat(st, SIZES, 0700) < 0 && errno != EEXIST)
+		goto fail;
+	close(st);
+	snprintf(buf, len, "%s/" SIZES "/%s", cfg.state_dir, id);
+	return 0;
+fail:
+	if (st >= 0)
+		close(st);
+	buf[0] = '\0';
+	return -1;
+}
+
+/* The workspace's size cache, locked, or -1. */
+static int size_open(const char *id)
+{
+	char path[4400];
+	if (ws_size_path(id, path, sizeof path) < 0)
+		return -1;
+	int fd = sr_qcache_open(path);
+	if (fd >= 0 && sr_qcache_lock(fd) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+uint64_t ws_size(const char *id, int wfd)
+{
+	int fd = size_open(id), measured;
+	uint64_t n = sr_qcache_used(fd, wfd, WS_SIZE_AGE, &measured);
+	if (fd >= 0)
+		close(fd);      /* and its lock */
+	return n;
+}
+
+void ws_size_add(const char *id, int wfd, int64_t delta)
+{
+	int fd = size_open(id);
+	if (fd < 0)
+		return;
+	(void)sr_qcache_add(fd, wfd, delta);
+	close(fd);
+}
+
+void ws_size_forget(const char *id)
+{
+	int fd = size_open(id);
+	if (fd < 0)
+		return;
+	sr_qcache_drop(fd);
+	close(fd);
+}
+
 /* One workspace: removed when idle past the TTL and no job uses it. */
 static void sweep_one(int root, const char *id, time_t now)
 {
@@ -120,6 +185,7 @@ static void sweep_one(int root, const char *id, time_t now)
 		(void)unlinkat(d, id, 0);
 		close(d);
 	}
+	ws_size_forget(id);
 	mcp_log("workspace %s removed: unused for longer than --workspace-ttl", id);
 }
 

@@ -1185,5 +1185,9 @@ void transfer_import(struct req *r, const cJSON *args)
 		 "links, special files): " : "", c.skipped_names);
 	tool_reply(r, res, err, 0);
 out:
+	/* what was copied in is not counted in the workspace's size cache:
+	 * the next run measures it */
+	if (ws[0])
+		ws_size_forget(ws);
 	host_close(&h);
 }

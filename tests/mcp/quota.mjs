@@ -4,7 +4,7 @@
 // quota was hit, write_file refuses to pass the quota, a run that times
 // out keeps its files, and idle workspaces are removed (at start-up and
 // by the sweeper) but never one a job is running in.
-import { mkdirSync, writeFileSync, existsSync, utimesSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -59,6 +59,39 @@ r = await call('edit_file', { workspace_id: 'small', path: 'e', old_string: 'x',
 ok(r.isError && /quota of 1048576 bytes/.test(text(r)), 'edit_file past the quota is an error naming it', text(r));
 r = await call('edit_file', { workspace_id: 'small', path: 'e', old_string: 'x', new_string: 'yz' });
 ok(!r.isError, 'control: edit_file under the quota edits', text(r));
+
+// ---- the size cache: measured once, then kept up to date -------------------
+// STATE/ws-size/ID holds the size the quota starts from: after runs and
+// file tools it must equal a fresh measure (list_workspaces walks).
+const cacheOf = (id) => {
+  try { return Number(readFileSync(join(state, 'ws-size', id), 'utf8').split(' ')[4]); }
+  catch { return NaN; }
+};
+const fresh = async (id) => (await listed(call)).find((w) => w.workspace_id === id)?.bytes;
+is(cacheOf('small'), await fresh('small'), 'size cache: agrees after runs, write_file and edit_file');
+r = await call('delete_path', { workspace_id: 'small', path: 'b' });
+ok(!r.isError, 'delete_path', text(r));
+is(cacheOf('small'), await fresh('small'), 'size cache: agrees after delete_path');
+r = await call('run_code', { language: 'bash', workspace_id: 'small',
+  code: 'rm a; mkdir -p d/e; head -c 4321 /dev/zero > d/e/f; echo hi > g' });
+is(cacheOf('small'), await fresh('small'), 'size cache: agrees after a run that removes and adds');
+r = await call('run_code', { language: 'bash', workspace_id: 'small',
+  code: `test -e ${join(state, 'ws-size', 'small')} && echo visible || echo hidden` });
+is(sc(r).stdout, 'hidden\n', 'the size cache is out of the sandbox\'s reach');
+// Runs start from the cache (no walk): a cache saying the workspace is
+// nearly full leaves a run no room.
+const line = readFileSync(join(state, 'ws-size', 'small'), 'utf8').split(' ');
+line[4] = String(1048576 - 1000);
+writeFileSync(join(state, 'ws-size', 'small'), line.join(' '));
+r = await call('run_code', { language: 'bash', workspace_id: 'small', code: 'head -c 20000 /dev/zero > h' });
+is(sc(r).quota_hit, true, 'a run starts from the cached size');
+writeFileSync(join(state, 'ws-size', 'small'), 'not a cache');
+r = await call('run_code', { language: 'bash', workspace_id: 'small', code: 'rm -f h; head -c 20000 /dev/zero > h' });
+is(sc(r).quota_hit, false, 'control: a cache that is not one is measured again');
+is(cacheOf('small'), await fresh('small'), 'and agrees after');
+r = await call('delete_workspace', { workspace_id: 'small' });
+ok(!r.isError, 'delete_workspace', text(r));
+ok(!(cacheOf('small') > 0), 'the size cache of a deleted workspace is emptied');
 
 r = await call('run_code', { language: 'bash', workspace_id: 'slow', timeout_s: 1,
   code: 'echo kept > kept.txt; sleep 60' });
