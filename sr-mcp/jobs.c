@@ -80,6 +80,8 @@ int workspace_make(char *id, size_t idlen, int create, char *err, size_t errlen)
 }
 
 /* A new private file under the code directory; its path in path. */
+/* The file, still open (its writeback started: the job's store fsyncs
+ * it, see sq_new_job's deps), or -1 with err. */
 static int write_private(const char *what, const void *buf, size_t len, char *path,
 			 size_t plen, char *err, size_t errlen)
 {
@@ -87,13 +89,16 @@ static int write_private(const char *what, const void *buf, size_t len, char *pa
 	random_hex(hex, 16);
 	snprintf(path, plen, "%s/%s.%s", cfg.code_dir, hex, what);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || sr_write_all(fd, buf, len) < 0 || close(fd) < 0) {
+	if (fd < 0 || sr_write_all(fd, buf, len) < 0) {
 		snprintf(err, errlen, "unable to write %s: %s", path, strerror(errno));
-		if (fd >= 0)
+		if (fd >= 0) {
+			close(fd);
 			unlink(path);
+		}
 		return -1;
 	}
-	return 0;
+	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	return fd;
 }
 
 /* The caller's variables, NUL-separated KEY=VALUE, for sr-jail --env-file. */
@@ -106,9 +111,9 @@ static int env_file(const cJSON *env, char *path, size_t plen, char *err, size_t
 	char *buf = xmalloc(len + 1), *p = buf;
 	cJSON_ArrayForEach(e, env)
 		p += sprintf(p, "%s=%s", e->string, e->valuestring) + 1;
-	int r = write_private("env", buf, len, path, plen, err, errlen);
+	int fd = write_private("env", buf, len, path, plen, err, errlen);
 	free(buf);
-	return r;
+	return fd;
 }
 
 static int memory_cgroup = -1;
@@ -143,11 +148,16 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 {
 	char code[4096], envf[4096] = "", ws[4096];
 	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "", sizes[4400] = "";
-	if (write_private("code", s->code, s->code_len, code, sizeof code, err, errlen) < 0)
+	int deps[2], ndeps = 0;
+	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
+					 errlen)) < 0)
 		return -1;
-	if (s->env && cJSON_GetArraySize(s->env) > 0 &&
-	    env_file(s->env, envf, sizeof envf, err, errlen) < 0)
-		goto fail;
+	ndeps++;
+	if (s->env && cJSON_GetArraySize(s->env) > 0) {
+		if ((deps[ndeps] = env_file(s->env, envf, sizeof envf, err, errlen)) < 0)
+			goto fail;
+		ndeps++;
+	}
 	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
 	char mem[64] = "";
 	if (s->memory)
@@ -192,6 +202,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 		.max_output = SQ_DEFAULT_MAX_OUTPUT, .kill_after_ms = SQ_DEFAULT_KILL_AFTER_MS,
 		/* sr-queue's own clock, a backstop behind sr-limit's */
 		.timeout_ms = s->timeout_ms + 30000, .umask = cfg.umask,
+		.deps = deps, .ndeps = (size_t)ndeps,
 	};
 	char id[SQ_ID_LEN + 1];
 	const char *what = "the job record";
@@ -209,9 +220,13 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 		goto fail;
 	}
 	memcpy(job_id, id, 33);
+	while (ndeps > 0)
+		close(deps[--ndeps]);
 	worker_ensure();
 	return 0;
 fail:
+	while (ndeps > 0)
+		close(deps[--ndeps]);
 	unlink(code);
 	if (envf[0])
 		unlink(envf);

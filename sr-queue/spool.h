@@ -94,6 +94,12 @@ struct sq_new_job {
 	size_t stdin_len;
 	uint64_t max_output, retry, timeout_ms, kill_after_ms;
 	mode_t umask;            /* the submitter's, applied to the job */
+	/* Files outside the spool the job will read (sr-mcp's code), open
+	 * for writing: fsynced before the job is queued, so that a job that
+	 * survives a crash finds them whole. Their writeback is best started
+	 * early (sync_file_range): then the job file's fsync carries them. */
+	const int *deps;
+	size_t ndeps;
 };
 struct cJSON *sq_job_record(const char *id, const struct sq_new_job *n);   /* NULL: ENOMEM */
 int sq_job_store(struct sq_spool *sp, const char *id, const struct cJSON *job,

@@ -2,7 +2,8 @@
  * rename.
  *
  * tmp/ID is built under the submitter's flock: job.jsonl and the stdin copy
- * are written and fsynced, then the directory itself, then it is renamed
+ * are written and fsynced, and the files outside the spool the job reads,
+ * then the directory itself, then it is renamed
  * into queue/ and queue/ is fsynced. Only then is the job submitted. Both
  * `sr-queue submit` and sr-mcp store their jobs through here; nothing here
  * exits. */
@@ -109,6 +110,10 @@ int sq_job_store(struct sq_spool *sp, const char *id, const cJSON *job,
 	*what = "stdin";
 	if ((n->stdin_fd >= 0 || n->stdin_data) && write_stdin(fd, n) < 0)
 		goto fail;
+	*what = "fsync of a file the job reads";
+	for (size_t i = 0; i < n->ndeps; i++)
+		if (fsync(n->deps[i]) < 0)
+			goto fail;
 	sq_crash_point("submit:after-write");
 	*what = "fsync";
 	if (sq_fsync_dir(fd) < 0)
