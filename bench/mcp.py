@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """sr-mcp end to end: a tools/call of run_code with bash `true`, over
 stdio, N times in one session, against the same job without MCP (sr-queue
-submit and wait) and the chain alone; sr-mcp's resident memory when idle.
+submit and wait) and the chain alone, and in a workspace of 20,000 files
+against the chain without the size cache; sr-mcp's resident memory when idle.
 Usage: mcp.py WORKDIR RUNS. Prints Markdown; saves the figures for
 targets.py in WORKDIR/mcp.json."""
 import json, os, statistics, subprocess, sys, time
@@ -39,6 +40,20 @@ for _ in range(runs):
     assert r["result"]["structuredContent"]["status"] == "succeeded", r
 time.sleep(0.2)
 idle_after = rss_kb(p.pid)
+# A workspace of 20,000 files (a node_modules, say): the quota starts from
+# its size kept in STATE/ws-size/ID, not from a walk of it at every run.
+r = ask("tools/call", {"name": "run_code", "arguments": {"language": "python", "workspace_id": "many",
+    "code": "import os\nfor d in range(200):\n    os.makedirs(f'd{d}')\n"
+            "    for f in range(100):\n        open(f'd{d}/f{f}', 'w').write('x' * 100)\n"}})
+assert r["result"]["structuredContent"]["status"] == "succeeded", r
+call_many = {"name": "run_code", "arguments": {"language": "bash", "code": "true", "workspace_id": "many"}}
+mtimes = []
+for i in range(min(runs, 50) + 5):
+    t0 = time.perf_counter()
+    r = ask("tools/call", call_many)
+    if i >= 5:
+        mtimes.append(time.perf_counter() - t0)
+    assert r["result"]["structuredContent"]["status"] == "succeeded", r
 p.stdin.close()
 p.wait()
 
@@ -47,7 +62,11 @@ runner = os.path.join(os.environ["SR_ROOT"], "sr-mcp/runners/bash")
 code = os.path.join(work, "true.sh")
 open(code, "w").write("true\n")
 ws = os.path.join(os.path.realpath(state), "workspaces", "bench")
+# The runner's environment as sr-mcp gives it, the workspace quota (1G by
+# default) and its size cache included.
 env = {"PATH": os.environ["PATH"], "SR_CODE": code, "SR_WORKSPACE": ws,
+       "SR_WORKSPACE_QUOTA": str(1 << 30),
+       "SR_WORKSPACE_QUOTA_CACHE": os.path.join(os.path.realpath(state), "ws-size", "bench"),
        "SR_LIMIT_ARGS": "--data 536870912 --pids 128 --timeout 300s", "SR_JAIL_ARGS": "", "SR_EXEC_ARGS": ""}
 worker = subprocess.Popen(["sr-queue", "run", spool, "-j", "2"], stderr=subprocess.DEVNULL)
 qtimes, ctimes = [], []
@@ -66,13 +85,26 @@ for i in range(runs + 10):
     if i >= 10:
         ctimes.append(time.perf_counter() - t0)
 
+# The chain in the workspace of 20,000 files, without the size cache: what
+# every run paid before it (a walk of the whole workspace).
+nocache = dict(env, SR_WORKSPACE=os.path.join(os.path.realpath(state), "workspaces", "many"))
+del nocache["SR_WORKSPACE_QUOTA_CACHE"]
+wtimes = []
+for i in range(min(runs, 50) + 3):
+    t0 = time.perf_counter()
+    subprocess.run([runner], env=nocache, cwd=ws, capture_output=True)
+    if i >= 3:
+        wtimes.append(time.perf_counter() - t0)
+
 med = statistics.median(times) * 1000
 print("| command | median | min | max | runs | × chain |")
 print("| --- | --- | --- | --- | --- | --- |")
 cm = statistics.median(ctimes) * 1000
 for label, t in (("tools/call run_code bash `true` (sr-mcp, stdio, end to end)", times),
                  ("the same job through sr-queue submit + wait (no MCP)", qtimes),
-                 ("the chain alone: the bash runner, run directly", ctimes)):
+                 ("the chain alone: the bash runner, run directly", ctimes),
+                 ("tools/call run_code bash `true` in a workspace of 20,000 files", mtimes),
+                 ("the chain alone in that workspace, without the size cache (a walk per run)", wtimes)):
     m = statistics.median(t) * 1000
     print(f"| {label} | {m:.2f} ms | {min(t) * 1000:.2f} ms | {max(t) * 1000:.2f} ms | {len(t)} | {m / cm:.2f} |")
 print()
