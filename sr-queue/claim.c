@@ -3,9 +3,11 @@
  * Open queue/ID (never through a symbolic link, and only if it and its job
  * file are ours alone: else the job is refused, see sq_refuse()), take its
  * flock (never blocking), rename it to run/ID (the rename decides: only
- * one claimer can make it), fsync run/ (once for all the jobs claimed
- * together), then fork the keeper. */
+ * one claimer can make it), fork the keeper, fsync run/ (once for all
+ * the jobs claimed together), then tell the keepers to go: a keeper
+ * readies its job while run/ is fsynced, and starts it only after. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,22 +101,33 @@ enum sq_claim_result sq_claim(struct sq_worker *w, const char *id, size_t tenant
 	return SQ_CLAIM_OK;
 }
 
-/* Start the keepers of the jobs claimed in this round. */
+static void sync_claims(struct sq_worker *w)
+{
+	if (sq_fsync_dir(w->sp.run) < 0)
+		sr_warn_sys("unable to fsync %s/run", w->sp.path);
+	sq_crash_point("claim:after-sync");
+}
+
+/* Start the keepers of the jobs claimed in this round. They are forked
+ * while the claims are not yet on disk, and wait on the go pipe: one byte
+ * each once run/ is fsynced. Without the pipe, run/ is fsynced first. */
 void sq_spawn_claimed(struct sq_worker *w)
 {
-	int any = 0;
+	int any = 0, go[2];
 	for (unsigned i = 0; i < w->nslots; i++)
 		any |= w->slots[i].used && !w->slots[i].keeper;
 	if (!any)
 		return;
-	if (sq_fsync_dir(w->sp.run) < 0)
-		sr_warn_sys("unable to fsync %s/run", w->sp.path);
-	sq_crash_point("claim:after-sync");
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		go[0] = go[1] = -1;
+		sync_claims(w);
+	}
+	unsigned started = 0;
 	for (unsigned i = 0; i < w->nslots; i++) {
 		struct sq_slot *s = &w->slots[i];
 		if (!s->used || s->keeper)
 			continue;
-		s->keeper = sq_keeper_start(s->fd, s->id, w->viap, &s->repfd);
+		s->keeper = sq_keeper_start(s->fd, s->id, w->viap, go[0], &s->repfd);
 		if (s->keeper < 0) { /* nothing ran: put it back */
 			sr_warn_sys("unable to start job %s; requeued", s->id);
 			(void)renameat(w->sp.run, s->id, w->sp.queue, s->id);
@@ -132,8 +145,16 @@ void sq_spawn_claimed(struct sq_worker *w)
 			s->rep_eof = 1;
 		}
 		w->started++;
+		started++;
 		sq_crash_point("run:after-fork");
 	}
+	if (go[0] < 0)
+		return;
+	close(go[0]);
+	sync_claims(w);
+	for (unsigned i = 0; i < started; i++)
+		(void)sr_write_all(go[1], "g", 1);
+	close(go[1]);
 }
 
 void sq_defer(struct sq_worker *w, const char *id, const char *tenant, uint64_t delay_ns)

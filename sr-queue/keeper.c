@@ -464,14 +464,36 @@ static void finish_report(struct run *r, struct sq_report *rep)
 }
 
 /* Close every fd but 0-2 and the two we keep. */
-static void close_others(int a, int b)
+/* Close every fd from 3 up but the n in keep (-1s ignored). */
+static void close_others(const int *keep, int n)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-	if (lo > 3)
-		(void)close_range(3, (unsigned)lo - 1, 0);
-	if (hi > lo + 1)
-		(void)close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
-	(void)close_range((unsigned)hi + 1, ~0U, 0);
+	unsigned from = 3;
+	for (;;) {
+		int next = -1;       /* the lowest kept fd at or over from */
+		for (int i = 0; i < n; i++)
+			if (keep[i] >= (int)from && (next < 0 || keep[i] < next))
+				next = keep[i];
+		if (next < 0)
+			break;
+		if ((unsigned)next > from)
+			(void)close_range(from, (unsigned)next - 1, 0);
+		from = (unsigned)next + 1;
+	}
+	(void)close_range(from, ~0U, 0);
+}
+
+/* The worker's go: a byte, once run/ is fsynced and the claim will
+ * survive a crash. End of file instead means the worker died before: the
+ * job must not start (it is found in run/ and settled as lost). */
+static int await_go(int fd)
+{
+	char c;
+	ssize_t n;
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == 1;
 }
 
 /* Signals come through r->sfd: SIGCHLD, SIGTERM, and on a node SIGINT and
@@ -520,8 +542,8 @@ static void via_job(struct jobspec *j, const struct sq_via *via, const char *id)
 }
 
 /* Load, start and supervise the job (or its launcher); rep says how it went. */
-static void run_job(struct run *r, int jobfd, const char *id, const struct sq_via *via,
-		    struct sq_report *rep)
+static void run_job(struct run *r, int jobfd, int gofd, const char *id,
+		    const struct sq_via *via, struct sq_report *rep)
 {
 	if (r->sfd < 0) {
 		rep->stage = SQ_FS_SETUP;
@@ -534,7 +556,10 @@ static void run_job(struct run *r, int jobfd, const char *id, const struct sq_vi
 			via_job(&r->job, via, id);
 			sq_via_forget(jobfd);
 		}
-		if (prepare(r, jobfd, rep) == 0 && spawn(r, rep) == 0)
+		int ready = prepare(r, jobfd, rep) == 0;
+		if (gofd >= 0 && !await_go(gofd))
+			_exit(0);       /* nobody to report to */
+		if (ready && spawn(r, rep) == 0)
 			supervise(r, rep);
 	}
 	if (!rep->started_ms)
@@ -553,7 +578,7 @@ void sq_land_job(int jobfd, const char *id, struct sq_report *rep)
 	run_init(&r, rep, M_LAND);
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	(void)take_signals(&r, 1);
-	run_job(&r, jobfd, id, NULL, rep);
+	run_job(&r, jobfd, -1, id, NULL, rep);
 	/* scancel signals the job's processes and this one at about the same
 	 * time: a job dead of such a signal may have gone before ours came */
 	int sig = WIFSIGNALED(rep->status) ? WTERMSIG(rep->status) : 0;
@@ -569,19 +594,19 @@ void sq_land_job(int jobfd, const char *id, struct sq_report *rep)
 	jobspec_free(&r.job);
 }
 
-static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker,
+static void keeper_main(int jobfd, int repfd, int gofd, const char *id, pid_t worker,
 			const struct sq_via *via)
 {
 	struct sq_report rep;
 	struct run r;
 	run_init(&r, &rep, via ? M_VIA : M_LOCAL);
-	close_others(jobfd, repfd);
+	close_others((int[]){ jobfd, repfd, gofd }, 3);
 	(void)setpgid(0, 0); /* a terminal's ^C is for the worker, not us */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != worker)
 		_exit(0);
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	(void)take_signals(&r, 0);
-	run_job(&r, jobfd, id, via, &rep);
+	run_job(&r, jobfd, gofd, id, via, &rep);
 	if (via) {
 		size_t n = 0;
 		sq_via_collect(jobfd, rep.status, &rep, r.statsbuf, &n);
@@ -593,8 +618,11 @@ static void keeper_main(int jobfd, int repfd, const char *id, pid_t worker,
 	_exit(0);
 }
 
-/* Fork the keeper of a job; *repfd gets the read end of its report pipe. */
-pid_t sq_keeper_start(int jobfd, const char *id, const struct sq_via *via, int *repfd)
+/* Fork the keeper of a job; *repfd gets the read end of its report pipe.
+ * With gofd (not -1), the keeper readies the job and starts it only when
+ * it reads a byte there (see sq_spawn_claimed). */
+pid_t sq_keeper_start(int jobfd, const char *id, const struct sq_via *via, int gofd,
+		      int *repfd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
@@ -609,7 +637,7 @@ pid_t sq_keeper_start(int jobfd, const char *id, const struct sq_via *via, int *
 	if (pid == 0) {
 		close(p[0]);
 		(void)fcntl(p[1], F_SETFL, 0);
-		keeper_main(jobfd, p[1], id, worker, via);
+		keeper_main(jobfd, p[1], gofd, id, worker, via);
 	}
 	close(p[1]);
 	*repfd = p[0];

@@ -72,7 +72,8 @@ struct sq_via {
 	size_t n, cap;          /* the launcher's own words; room */
 	char *exe, *spool;      /* this program and the spool, as absolute paths */
 };
-pid_t sq_keeper_start(int jobfd, const char *id, const struct sq_via *via, int *repfd);
+pid_t sq_keeper_start(int jobfd, const char *id, const struct sq_via *via, int gofd,
+		      int *repfd);
 
 /* via.c: the node's side of --via (`sr-queue land SPOOL ID`), and what the
  * keeper reads back from the job's directory once the launcher has ended. */

@@ -55,7 +55,7 @@ crash claim:after-lock 0 queued completed 1
 crash claim:after-rename 0 lost lost 0
 crash claim:after-rename 1 queued completed 1
 crash claim:after-sync 0 lost lost 0
-crash run:after-fork 0 lost lost '0|1'
+crash run:after-fork 0 lost lost 0
 crash finish:before-result 0 lost lost 1
 crash finish:before-result 1 queued completed 2
 crash finish:after-result 0 completed completed 1
