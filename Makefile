@@ -244,7 +244,7 @@ FUZZ_SRC_job   := fuzz/fuzz_job.c sr-queue/spool_job.c sr-queue/spool.c
 FUZZ_SRC_mcp   := fuzz/fuzz_mcp.c fuzz/mcp_stub.c sr-queue/spool.c sr-queue/spool_job.c \
 		  sr-queue/spool_submit.c \
 		  $(filter-out sr-mcp/main.c sr-mcp/spawn.c,$(wildcard sr-mcp/*.c))
-FUZZ_LINK_oci  := -Wl,--wrap=sr_read_file
+FUZZ_LINK_oci  := -Wl,--wrap=sr_read_file,--wrap=sr_jr_parse,--wrap=sr_jr_free
 FUZZ_SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		  -fno-omit-frame-pointer
 FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Ilib -Isr-exec -Isr-queue \
