@@ -224,7 +224,7 @@ clean:
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d) $(wildcard .musl/*/*.d)
 
 # Fuzzing: libFuzzer targets in fuzz/, one per parser of outside input.
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='parse oci job mcp']
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='parse json oci job mcp']
 # builds each with clang -fsanitize=fuzzer,address,undefined under
 # fuzz/out/ and runs it for FUZZ_SECONDS from its corpus (fuzz/corpus/T,
 # plus what earlier runs found in fuzz/out/corpus/T); a crash fails the
@@ -234,10 +234,11 @@ clean:
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
-FUZZ_TARGETS ?= parse oci job mcp
-FUZZ_ALL     := parse oci job mcp
+FUZZ_TARGETS ?= parse json oci job mcp
+FUZZ_ALL     := parse json oci job mcp
 FUZZ_LIB     := $(filter-out lib/err.c,$(LIB_SRC)) fuzz/stub_err.c
 FUZZ_SRC_parse := fuzz/fuzz_parse.c
+FUZZ_SRC_json  := fuzz/fuzz_json.c
 FUZZ_SRC_oci   := fuzz/fuzz_oci.c sr-exec/oci.c sr-exec/oci_cond.c sr-exec/rules.c \
 		  sr-exec/sysnames.c
 FUZZ_SRC_job   := fuzz/fuzz_job.c sr-queue/spool_job.c sr-queue/spool.c
