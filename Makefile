@@ -8,9 +8,11 @@
 #
 # Which tool links what:
 #   sr-limit, sr-jail   lib/ only; static-pie against musl (LIBC=glibc: glibc)
-#   sr-exec             lib/, libseccomp, cJSON; embeds its default filter,
-#                       compiled at build time by a first build of itself
-#   sr-queue, sr-mcp    lib/, cJSON
+#   sr-exec             lib/ (its JSON reader too), libseccomp; static-pie
+#                       against musl and libseccomp.a (LIBC=glibc: dynamic,
+#                       libseccomp.so); embeds its default filter, compiled
+#                       at build time by a first build of itself
+#   sr-queue, sr-mcp    lib/, cJSON (dynamic, glibc)
 # Builds with SAN= link every tool dynamically with the sanitizer runtimes.
 
 PREFIX  ?= /usr/local
@@ -40,7 +42,7 @@ ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SANFLAGS) $(LDFLAGS)
 # sr-NAME/sr-NAME, built from all the .c files in that directory.
 TOOLS    := $(patsubst %/main.c,%,$(wildcard sr-*/main.c))
 PROGS    := $(foreach t,$(TOOLS),$(t)/$(t))
-LIB_SRC  := $(wildcard lib/*.c)
+LIB_SRC  := $(filter-out lib/musl-%,$(wildcard lib/*.c))
 LIB_OBJ  := $(LIB_SRC:.c=.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNITS    := $(UNIT_SRC:.c=)
@@ -76,15 +78,20 @@ FORCE:
 lib/libsr.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-# sr-limit and sr-jail are on every sandbox's path, so they start as fast
-# as a program can: linked statically (no dynamic loader) against musl
-# (musl-tools). glibc probes the CPU at every start with dozens of
-# cpuid instructions, and on a virtual machine each one traps to the
-# hypervisor: a static glibc program takes 0.4 ms to start here, a musl
-# one 0.1 ms. They need neither libseccomp nor cJSON (lib/jw.c writes
-# their JSON). LIBC=glibc links them static-pie against glibc instead;
+# sr-limit, sr-jail and sr-exec are on every sandbox's path, so they
+# start as fast as a program can: linked statically (no dynamic loader)
+# against musl (musl-tools). glibc probes the CPU at every start with
+# dozens of cpuid instructions, and on a virtual machine each one traps
+# to the hypervisor: a static glibc program takes 0.4 ms to start here, a
+# musl one 0.1 ms. None of them uses cJSON (lib/jw.c writes JSON, lib/jr.c
+# reads sr-exec's profiles). sr-exec links Debian's libseccomp.a, which
+# is built against glibc: it calls nothing musl lacks but __fprintf_chk
+# (lib/musl-compat.c), and the build refuses an archive that reaches into
+# glibc's FILE (see SECCOMP_A). LIBC=glibc links sr-limit and sr-jail
+# static-pie against glibc and sr-exec dynamically, with libseccomp.so;
 # sanitizer builds link them like the others (the runtimes are shared).
-STATIC_TOOLS := sr-limit sr-jail
+STATIC_TOOLS := sr-limit sr-jail sr-exec
+STATIC_GLIBC := sr-limit sr-jail
 LIBC    ?= musl
 MUSL_CC ?= musl-gcc
 ifneq ($(SAN),)
@@ -108,12 +115,16 @@ MUSL_LINK_END = $(shell $(CC) -print-file-name=crtendS.o) $(MUSL_LIBDIR)/crtn.o
 MUSL_CFLAGS = $(filter-out $(PKG_CFLAGS),$(ALL_CFLAGS)) -isystem .musl/include \
 	      -include lib/musl-compat.h
 MUSL_LIB    := $(LIB_SRC)
-.musl/include/.stamp: | .deps-build
+# The kernel's headers and libseccomp's (for sr-exec).
+MUSL_HDRS := linux asm-generic seccomp.h seccomp-syscalls.h
+$(addprefix .musl/include/,$(MUSL_HDRS)): | .deps-build
+	@mkdir -p $(dir $@)
+	ln -sfn /usr/include/$(notdir $@) $@
+.musl/include/asm: | .deps-build
+	@mkdir -p $(dir $@)
+	ln -sfn /usr/include/$(MULTIARCH)/asm $@
+.musl/include/.stamp: $(addprefix .musl/include/,asm $(MUSL_HDRS)) | .deps-build
 	@LIBC=musl sh scripts/deps.sh build
-	@mkdir -p .musl/include
-	ln -sfn /usr/include/linux .musl/include/linux
-	ln -sfn /usr/include/asm-generic .musl/include/asm-generic
-	ln -sfn /usr/include/$(MULTIARCH)/asm .musl/include/asm
 	@touch $@
 .musl/%.o: %.c lib/musl-compat.h .build-flags .musl/include/.stamp
 	@mkdir -p $(dir $@)
@@ -121,10 +132,31 @@ MUSL_LIB    := $(LIB_SRC)
 .musl/libsr.a: $(patsubst %.c,.musl/%.o,$(MUSL_LIB))
 	$(AR) rcs $@ $^
 
+# libseccomp.a for the musl sr-exec. It was compiled against glibc's
+# headers: a call musl lacks fails the link, but glibc's stdio macros
+# (putc, getc) inline their fast path into the caller, which reads and
+# writes glibc's FILE and calls __overflow or __uflow for the slow one:
+# musl has functions of those names for a FILE of its own, so such an
+# archive would link and corrupt memory. The check below refuses it.
+SECCOMP_A ?= $(or $(shell pkg-config --variable=libdir libseccomp 2>/dev/null),\
+	       /usr/lib/$(MULTIARCH))/libseccomp.a
+.musl/libseccomp.a: $(SECCOMP_A) | .deps-build
+	@mkdir -p $(dir $@)
+	@bad=$$(nm -u $< | awk '$$2 ~ /^(_IO_|__overflow$$|__uflow$$)/ { print $$2 }' | sort -u); \
+	if [ -n "$$bad" ]; then \
+	  echo "sr: fatal: $< reaches into glibc's stdio ($$(echo $$bad)): it cannot be linked with musl; build with make LIBC=glibc" >&2; \
+	  exit 111; \
+	fi
+	cp $< $@
+$(SECCOMP_A): | .deps-build
+# What a tool links besides lib/ when it is built against musl.
+MUSL_EXTRA_sr-exec := .musl/lib/musl-compat.o .musl/libseccomp.a
+
 # How each tool is linked: $(1) is its name.
-is_static = $(if $(static_libc),$(filter $(1),$(STATIC_TOOLS)))
+is_static = $(if $(static_libc),$(filter $(1),$(if $(filter musl,$(static_libc)),\
+	$(STATIC_TOOLS),$(STATIC_GLIBC))))
 tool_objs = $(if $(call tool_musl,$(1)),\
-	$(patsubst %.c,.musl/%.o,$(wildcard $(1)/*.c)) .musl/libsr.a,\
+	$(patsubst %.c,.musl/%.o,$(wildcard $(1)/*.c)) .musl/libsr.a $(MUSL_EXTRA_$(1)),\
 	$(patsubst %.c,%.o,$(wildcard $(1)/*.c)) lib/libsr.a)
 tool_musl = $(and $(call is_static,$(1)),$(filter musl,$(static_libc)))
 tool_link = $(if $(call tool_musl,$(1)),$(MUSL_LINK),\
@@ -138,12 +170,18 @@ endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 
 # sr-exec embeds the default profile's BPF, compiled at build time by a
-# first build of itself (see sr-exec/builtin.c).
-SX_GEN_OBJS := $(filter-out sr-exec/builtin.o,$(patsubst %.c,%.o,$(wildcard sr-exec/*.c)))
+# first build of itself (see sr-exec/builtin.c), linked as sr-exec is:
+# the same libc, the same libseccomp.
+SX_DIR      := $(if $(call tool_musl,sr-exec),.musl/)sr-exec
+SX_GEN_OBJS := $(SX_DIR)/builtin-none.o \
+	       $(filter-out $(SX_DIR)/builtin.o,$(call tool_objs,sr-exec))
 sr-exec/builtin-none.o: sr-exec/builtin.c .build-flags | .deps-build
 	$(CC) $(ALL_CFLAGS) -DSX_NO_BUILTIN -c -o $@ $<
-sr-exec/sr-exec-gen: $(SX_GEN_OBJS) sr-exec/builtin-none.o lib/libsr.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
+.musl/sr-exec/builtin-none.o: sr-exec/builtin.c lib/musl-compat.h .build-flags .musl/include/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSL_CC) $(MUSL_CFLAGS) -DSX_NO_BUILTIN -c -o $@ $<
+sr-exec/sr-exec-gen: $(SX_GEN_OBJS) .build-flags
+	$(call tool_link,sr-exec) -o $@ $(filter %.o %.a,$^) $(call tool_libs,sr-exec)
 sr-exec/default.bpf: sr-exec/sr-exec-gen
 	sr-exec/sr-exec-gen --save-bpf $@
 sr-exec/default-net.bpf: sr-exec/sr-exec-gen
@@ -151,7 +189,7 @@ sr-exec/default-net.bpf: sr-exec/sr-exec-gen
 sr-exec/builtin.inc: sr-exec/default.bpf sr-exec/default-net.bpf sr-exec/bpf2c.sh
 	sh sr-exec/bpf2c.sh builtin_default sr-exec/default.bpf \
 	  builtin_default_net sr-exec/default-net.bpf > $@.tmp && mv $@.tmp $@
-sr-exec/builtin.o: sr-exec/builtin.inc
+sr-exec/builtin.o .musl/sr-exec/builtin.o: sr-exec/builtin.inc
 
 # sr-mcp finds its runners beside it in a build tree, else here; it reads
 # finished jobs through sr-queue's spool core, linked in.
@@ -224,7 +262,7 @@ clean:
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d) $(wildcard .musl/*/*.d)
 
 # Fuzzing: libFuzzer targets in fuzz/, one per parser of outside input.
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='parse oci job mcp']
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS='parse json oci job mcp']
 # builds each with clang -fsanitize=fuzzer,address,undefined under
 # fuzz/out/ and runs it for FUZZ_SECONDS from its corpus (fuzz/corpus/T,
 # plus what earlier runs found in fuzz/out/corpus/T); a crash fails the
@@ -234,17 +272,18 @@ clean:
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
-FUZZ_TARGETS ?= parse oci job mcp
-FUZZ_ALL     := parse oci job mcp
+FUZZ_TARGETS ?= parse json oci job mcp
+FUZZ_ALL     := parse json oci job mcp
 FUZZ_LIB     := $(filter-out lib/err.c,$(LIB_SRC)) fuzz/stub_err.c
 FUZZ_SRC_parse := fuzz/fuzz_parse.c
+FUZZ_SRC_json  := fuzz/fuzz_json.c
 FUZZ_SRC_oci   := fuzz/fuzz_oci.c sr-exec/oci.c sr-exec/oci_cond.c sr-exec/rules.c \
 		  sr-exec/sysnames.c
 FUZZ_SRC_job   := fuzz/fuzz_job.c sr-queue/spool_job.c sr-queue/spool.c
 FUZZ_SRC_mcp   := fuzz/fuzz_mcp.c fuzz/mcp_stub.c sr-queue/spool.c sr-queue/spool_job.c \
 		  sr-queue/spool_submit.c \
 		  $(filter-out sr-mcp/main.c sr-mcp/spawn.c,$(wildcard sr-mcp/*.c))
-FUZZ_LINK_oci  := -Wl,--wrap=sr_read_file
+FUZZ_LINK_oci  := -Wl,--wrap=sr_read_file,--wrap=sr_jr_parse,--wrap=sr_jr_free
 FUZZ_SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		  -fno-omit-frame-pointer
 FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Ilib -Isr-exec -Isr-queue \

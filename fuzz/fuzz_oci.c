@@ -5,13 +5,14 @@
  * with -Wl,--wrap=sr_read_file, so the "file" is the fuzzer's input. A
  * bad profile is refused with exit 100 (sr_fatal): stub_err.c jumps back
  * here instead, and what the loader had allocated when it gave up (the
- * cJSON tree; the buffer, the rule list) is freed here, so that the leak
- * checker sees only real leaks. cJSON's allocations are tracked through
- * cJSON_InitHooks for that. Any other fatal error is a crash.
+ * JSON tree, the buffer; the rule list) is freed here, so that the leak
+ * checker sees only real leaks. The tree is followed through
+ * -Wl,--wrap=sr_jr_parse and --wrap=sr_jr_free. Any other fatal error is
+ * a crash.
  *
  * Checked besides: a profile that loads names a known default action and
- * only rules for real syscalls with at most 6 conditions on arguments 0-5. */
-#include <cJSON.h>
+ * only rules for real syscalls with at most 6 conditions on arguments 0-5,
+ * and frees its tree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,39 +21,28 @@
 #include "fuzz.h"
 #include "sr.h"
 
-/* cJSON's blocks, on a list, so that a refusal can free them. */
-struct blk {
-	struct blk *prev, *next;
-	max_align_t align[];
-};
-static struct blk live = { &live, &live };
+/* The loader's JSON tree while it is alive. */
+static struct sr_jr *tree;
 
-static void *track_malloc(size_t n)
+struct sr_jr *__real_sr_jr_parse(const char *text, size_t len, struct sr_jr_error *err);
+void __real_sr_jr_free(struct sr_jr *root);
+struct sr_jr *__wrap_sr_jr_parse(const char *text, size_t len, struct sr_jr_error *err);
+void __wrap_sr_jr_free(struct sr_jr *root);
+
+struct sr_jr *__wrap_sr_jr_parse(const char *text, size_t len, struct sr_jr_error *err)
 {
-	struct blk *b = malloc(sizeof *b + n);
-	if (!b)
-		return NULL;
-	b->next = live.next;
-	b->prev = &live;
-	live.next->prev = b;
-	live.next = b;
-	return b->align;
+	if (tree)
+		abort();      /* the loader reads one tree at a time */
+	tree = __real_sr_jr_parse(text, len, err);
+	return tree;
 }
 
-static void track_free(void *p)
+void __wrap_sr_jr_free(struct sr_jr *root)
 {
-	if (!p)
-		return;
-	struct blk *b = (struct blk *)((char *)p - offsetof(struct blk, align));
-	b->prev->next = b->next;
-	b->next->prev = b->prev;
-	free(b);
-}
-
-static void track_free_all(void)
-{
-	while (live.next != &live)
-		track_free(live.next->align);
+	if (root != tree)
+		abort();
+	__real_sr_jr_free(root);
+	tree = NULL;
 }
 
 static const uint8_t *in_data;
@@ -68,15 +58,6 @@ char *__wrap_sr_read_file(const char *path, size_t max, size_t *len)
 	in_buf = fz_strndup(in_data, in_size);
 	*len = in_size;
 	return in_buf;
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	cJSON_Hooks h = { track_malloc, track_free };
-	cJSON_InitHooks(&h);
-	return 0;
 }
 
 static void check(const struct sx_policy *p)
@@ -111,12 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(&p);
 	} else {
 		/* refused: the loader stopped half way */
-		track_free_all();
+		__real_sr_jr_free(tree);
+		tree = NULL;
 		free(in_buf);
 	}
 	fz_jump = NULL;
-	if (live.next != &live)
-		abort();      /* the loader leaked part of a cJSON tree */
+	if (tree)
+		abort();      /* the loader kept its JSON tree */
 	free(p.v);
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* jw.c - a JSON writer that needs no library, for sr-limit, which is
  * linked statically against musl (see the Makefile), where there is no
  * cJSON. It writes what cJSON_PrintUnformatted writes for the
- * same object: one line, keys in the order given. Tools that read JSON
- * as well use cJSON. */
+ * same object: one line, keys in the order given. jr.c reads JSON for
+ * sr-exec, static too; sr-queue and sr-mcp, which read and write JSON
+ * at length, use cJSON. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -164,4 +164,43 @@ void sr_jw_num(struct sr_jw *w, const char *key, double v);
 void sr_jw_null(struct sr_jw *w, const char *key);
 char *sr_jw_line(struct sr_jw *w, size_t *len);
 
+/* jr.c: read JSON text (strict RFC 8259, no library) into a tree. A
+ * member of an object has its name in key; elements and members are
+ * linked by next from their container's child, in the text's order. */
+#define SR_JR_DEPTH 64          /* arrays and objects nested at most */
+enum sr_jr_type {
+	SR_JR_NULL = 1, SR_JR_FALSE, SR_JR_TRUE, SR_JR_NUMBER, SR_JR_STRING,
+	SR_JR_ARRAY, SR_JR_OBJECT
+};
+struct sr_jr {
+	enum sr_jr_type type;
+	const char *key;        /* an object's member: its name; else NULL */
+	const char *str;        /* STRING: decoded, UTF-8, no NUL inside; */
+	size_t len;             /* NUMBER: the literal as written */
+	size_t pos;             /* byte offset of the value (a member: of its name) */
+	struct sr_jr *child;    /* ARRAY, OBJECT: the first element or member */
+	struct sr_jr *next;     /* the next one in the same container */
+};
+struct sr_jr_error {
+	size_t pos;             /* byte offset of the fault (len: the text ended) */
+	const char *what;       /* "unexpected end", "bad escape in a string", ... */
+};
+/* The tree of text[0..len), to free with sr_jr_free; NULL with errno
+ * EINVAL (malformed: *err says where and what) or ENOMEM. */
+struct sr_jr *sr_jr_parse(const char *text, size_t len, struct sr_jr_error *err);
+void sr_jr_free(struct sr_jr *root);
+/* 1 when v is not NULL and of that type. */
+int sr_jr_is(const struct sr_jr *v, enum sr_jr_type type);
+/* The member named key (compared exactly) of obj; NULL when obj is not an
+ * object or has no such member. */
+const struct sr_jr *sr_jr_get(const struct sr_jr *obj, const char *key);
+/* The first element or member of v; NULL when v is empty, NULL or neither
+ * an array nor an object. SR_JR_EACH walks them all. */
+const struct sr_jr *sr_jr_first(const struct sr_jr *v);
+#define SR_JR_EACH(e, v) for ((e) = sr_jr_first(v); (e); (e) = (e)->next)
+/* A number whose value is an integer from 0 to UINT64_MAX, read exactly
+ * (18446744073709551615, 1e3 and 4.0 are; 1.5, -1 and 2^64 are not):
+ * 0 with the value in *out; else -1. */
+int sr_jr_uint(const struct sr_jr *v, uint64_t *out);
+
 #endif

@@ -3,9 +3,10 @@
 # Missing ones are installed with apt-get (as root) or sudo, saying so; a
 # user who may do neither is told exactly which packages to ask for.
 set -u
+# libseccomp-dev ships libseccomp.a too, which the musl sr-exec links.
 BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
-# sr-limit and sr-jail are linked statically against musl unless the
-# build says LIBC=glibc (see the Makefile).
+# sr-limit, sr-jail and sr-exec are linked statically against musl unless
+# the build says LIBC=glibc (see the Makefile).
 [ "${LIBC:-musl}" = musl ] && BUILD="$BUILD musl-tools"
 # What the test suite needs besides the build: prove (perl), mandoc for
 # the man page lint, the interpreters the sandbox is tested with, and the
@@ -30,6 +31,11 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
 	fi
 	if [ "${LIBC:-musl}" = musl ] && ! command -v musl-gcc >/dev/null 2>&1; then
 		echo "deps.sh: fatal: musl-gcc not found: install musl, or build with make LIBC=glibc" >&2
+		exit 111
+	fi
+	a="$(pkg-config --variable=libdir libseccomp)/libseccomp.a"
+	if [ "${LIBC:-musl}" = musl ] && [ ! -f "$a" ]; then
+		echo "deps.sh: fatal: $a not found (the static libseccomp): install it, or build with make LIBC=glibc" >&2
 		exit 111
 	fi
 	exit 0

@@ -1,4 +1,4 @@
-/* oci.c - an OCI/Docker seccomp JSON profile, read with cJSON.
+/* oci.c - an OCI/Docker seccomp JSON profile, read with lib/jr.c.
  *
  * Semantics follow the engines (runc, crun, moby): a rule applies when its
  * includes hold and its excludes do not (caps against this process's
@@ -9,7 +9,6 @@
  * errnoRet is EPERM. Every entry is checked, even one whose conditions
  * leave it out, so a typo anywhere is reported. Any error exits 100 with
  * "FILE: PLACE: REASON". */
-#include <cJSON.h>
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <stdarg.h>
@@ -49,36 +48,35 @@ static const char *at(char *buf, size_t len, const char *fmt, ...)
 	return buf;
 }
 
-static const char *need_string(const struct oci *o, const cJSON *j, const char *place)
+static const char *need_string(const struct oci *o, const struct sr_jr *j, const char *place)
 {
 	if (!j)
 		bad(o, place, "missing");
-	if (!cJSON_IsString(j))
+	if (!sr_jr_is(j, SR_JR_STRING))
 		bad(o, place, "expected a string");
-	return j->valuestring;
+	return j->str;
 }
 
 /* A missing or null member counts as an empty array. */
-static const cJSON *opt_array(const struct oci *o, const cJSON *j, const char *place)
+static const struct sr_jr *opt_array(const struct oci *o, const struct sr_jr *j,
+				     const char *place)
 {
-	if (j && !cJSON_IsNull(j) && !cJSON_IsArray(j))
+	if (j && !sr_jr_is(j, SR_JR_NULL) && !sr_jr_is(j, SR_JR_ARRAY))
 		bad(o, place, "expected an array");
-	return cJSON_IsArray(j) ? j : NULL;
+	return sr_jr_is(j, SR_JR_ARRAY) ? j : NULL;
 }
 
-/* JSON numbers are doubles: integers above 2^53 would not arrive exactly. */
-static uint64_t need_uint(const struct oci *o, const cJSON *j, const char *place,
+/* Read exactly, as written: 18446744073709551615 and 1e3 are integers,
+ * 1.5 and 2^64 are not. */
+static uint64_t need_uint(const struct oci *o, const struct sr_jr *j, const char *place,
 			  uint64_t max)
 {
-	if (!cJSON_IsNumber(j))
+	uint64_t v;
+	if (!sr_jr_is(j, SR_JR_NUMBER))
 		bad(o, place, "expected a number");
-	double d = j->valuedouble;
-	/* range first: converting a double outside uint64_t (1e300, inf) is
-	 * undefined behaviour; !(d >= 0) also catches a NaN */
-	if (!(d >= 0) || d > 9007199254740992.0 || d != (double)(uint64_t)d || (uint64_t)d > max)
-		bad(o, place, "%.17g is not an integer from 0 to %llu that JSON carries exactly",
-		    d, (unsigned long long)(max < (1ULL << 53) ? max : (1ULL << 53)));
-	return (uint64_t)d;
+	if (sr_jr_uint(j, &v) < 0 || v > max)
+		bad(o, place, "%s is not an integer from 0 to %llu", j->str, (unsigned long long)max);
+	return v;
 }
 
 static const struct {
@@ -96,8 +94,8 @@ static const struct {
 	{"SCMP_ACT_LOG", SCMP_ACT_LOG, 0},
 };
 
-static uint32_t parse_action(const struct oci *o, const cJSON *act, const cJSON *ret,
-			     const char *place, const char *retplace)
+static uint32_t parse_action(const struct oci *o, const struct sr_jr *act,
+			     const struct sr_jr *ret, const char *place, const char *retplace)
 {
 	const char *s = need_string(o, act, place);
 	if (strcmp(s, "SCMP_ACT_NOTIFY") == 0)
@@ -106,12 +104,12 @@ static uint32_t parse_action(const struct oci *o, const cJSON *act, const cJSON 
 		if (strcmp(s, actions[i].name) != 0)
 			continue;
 		if (!actions[i].takes_errno) {
-			if (ret && !cJSON_IsNull(ret))
+			if (ret && !sr_jr_is(ret, SR_JR_NULL))
 				bad(o, retplace, "only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take a return value");
 			return actions[i].action;
 		}
 		uint64_t e = EPERM;
-		if (ret && !cJSON_IsNull(ret))
+		if (ret && !sr_jr_is(ret, SR_JR_NULL))
 			e = need_uint(o, ret, retplace, actions[i].takes_errno == 1 ? 4095 : 65535);
 		return actions[i].action | (uint32_t)e;
 	}
@@ -128,21 +126,20 @@ static const struct {
 	{"SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ},
 };
 
-static struct scmp_arg_cmp parse_arg(const struct oci *o, const cJSON *a, const char *place)
+static struct scmp_arg_cmp parse_arg(const struct oci *o, const struct sr_jr *a,
+				     const char *place)
 {
 	char pl[128];
-	if (!cJSON_IsObject(a))
+	if (!sr_jr_is(a, SR_JR_OBJECT))
 		bad(o, place, "expected an object");
 	struct scmp_arg_cmp c = {0};
-	c.arg = (unsigned)need_uint(o, cJSON_GetObjectItemCaseSensitive(a, "index"),
-				    at(pl, sizeof pl, "%s.index", place), 5);
-	c.datum_a = need_uint(o, cJSON_GetObjectItemCaseSensitive(a, "value"),
-			      at(pl, sizeof pl, "%s.value", place), UINT64_MAX);
-	const cJSON *two = cJSON_GetObjectItemCaseSensitive(a, "valueTwo");
-	if (two && !cJSON_IsNull(two))
+	c.arg = (unsigned)need_uint(o, sr_jr_get(a, "index"), at(pl, sizeof pl, "%s.index", place), 5);
+	c.datum_a = need_uint(o, sr_jr_get(a, "value"), at(pl, sizeof pl, "%s.value", place),
+			      UINT64_MAX);
+	const struct sr_jr *two = sr_jr_get(a, "valueTwo");
+	if (two && !sr_jr_is(two, SR_JR_NULL))
 		c.datum_b = need_uint(o, two, at(pl, sizeof pl, "%s.valueTwo", place), UINT64_MAX);
-	const char *op = need_string(o, cJSON_GetObjectItemCaseSensitive(a, "op"),
-				     at(pl, sizeof pl, "%s.op", place));
+	const char *op = need_string(o, sr_jr_get(a, "op"), at(pl, sizeof pl, "%s.op", place));
 	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
 		if (strcmp(op, ops[i].name) == 0)
 			c.op = ops[i].op;
@@ -155,33 +152,31 @@ static struct scmp_arg_cmp parse_arg(const struct oci *o, const cJSON *a, const 
 }
 
 /* 1 when the rule applies to this process. */
-static int cond_holds(const struct oci *o, const cJSON *j, const char *place, int include)
+static int cond_holds(const struct oci *o, const struct sr_jr *j, const char *place, int include)
 {
 	char pl[128];
-	if (!j || cJSON_IsNull(j))
+	if (!j || sr_jr_is(j, SR_JR_NULL))
 		return 1;
-	if (!cJSON_IsObject(j))
+	if (!sr_jr_is(j, SR_JR_OBJECT))
 		bad(o, place, "expected an object");
 	int hold = 1;
-	const cJSON *e, *arr;
-	arr = opt_array(o, cJSON_GetObjectItemCaseSensitive(j, "arches"),
-			at(pl, sizeof pl, "%s.arches", place));
+	const struct sr_jr *e, *arr;
+	arr = opt_array(o, sr_jr_get(j, "arches"), at(pl, sizeof pl, "%s.arches", place));
 	int any = 0, n = 0;
-	cJSON_ArrayForEach(e, arr) {
+	SR_JR_EACH(e, arr) {
 		any |= sx_native_arch_is(need_string(o, e, at(pl, sizeof pl, "%s.arches[%d]", place, n++)));
 	}
 	if (n && (include ? !any : any))
 		hold = 0;
-	arr = opt_array(o, cJSON_GetObjectItemCaseSensitive(j, "caps"),
-			at(pl, sizeof pl, "%s.caps", place));
+	arr = opt_array(o, sr_jr_get(j, "caps"), at(pl, sizeof pl, "%s.caps", place));
 	n = 0;
-	cJSON_ArrayForEach(e, arr) {
+	SR_JR_EACH(e, arr) {
 		int have = sx_have_cap(need_string(o, e, at(pl, sizeof pl, "%s.caps[%d]", place, n++)));
 		if (include ? !have : have)
 			hold = 0;
 	}
-	const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "minKernel");
-	if (k && !cJSON_IsNull(k)) {
+	const struct sr_jr *k = sr_jr_get(j, "minKernel");
+	if (k && !sr_jr_is(k, SR_JR_NULL)) {
 		const char *kp = at(pl, sizeof pl, "%s.minKernel", place);
 		const char *v = need_string(o, k, kp);
 		int ge = *v ? sx_kernel_at_least(v) : (include ? 1 : 0);
@@ -193,7 +188,7 @@ static int cond_holds(const struct oci *o, const cJSON *j, const char *place, in
 	return hold;
 }
 
-static int resolve_name(const struct oci *o, const cJSON *n, const char *place)
+static int resolve_name(const struct oci *o, const struct sr_jr *n, const char *place)
 {
 	const char *name = need_string(o, n, place);
 	int nr = sx_syscall_nr(name);
@@ -218,36 +213,35 @@ static void add_rules(const struct oci *o, int nr, uint32_t action,
 		sx_add(o->p, nr, action, 1, &c[i], entry);
 }
 
-static void parse_entry(const struct oci *o, const cJSON *s, int idx)
+static void parse_entry(const struct oci *o, const struct sr_jr *s, int idx)
 {
 	char place[64], pl[128], rpl[128];
 	at(place, sizeof place, "syscalls[%d]", idx);
-	if (!cJSON_IsObject(s))
+	if (!sr_jr_is(s, SR_JR_OBJECT))
 		bad(o, place, "expected an object");
 	at(pl, sizeof pl, "%s.action", place);
 	at(rpl, sizeof rpl, "%s.errnoRet", place);
-	uint32_t action = parse_action(o, cJSON_GetObjectItemCaseSensitive(s, "action"),
-				       cJSON_GetObjectItemCaseSensitive(s, "errnoRet"), pl, rpl);
+	uint32_t action = parse_action(o, sr_jr_get(s, "action"), sr_jr_get(s, "errnoRet"), pl, rpl);
 	struct scmp_arg_cmp c[6];
 	unsigned nc = 0;
-	const cJSON *a, *args = opt_array(o, cJSON_GetObjectItemCaseSensitive(s, "args"),
-					  at(pl, sizeof pl, "%s.args", place));
-	cJSON_ArrayForEach(a, args) {
+	const struct sr_jr *a, *args = opt_array(o, sr_jr_get(s, "args"),
+						 at(pl, sizeof pl, "%s.args", place));
+	SR_JR_EACH(a, args) {
 		if (nc == 6)
 			bad(o, at(pl, sizeof pl, "%s.args", place), "more than 6 argument conditions");
 		c[nc] = parse_arg(o, a, at(pl, sizeof pl, "%s.args[%u]", place, nc));
 		nc++;
 	}
-	int apply = cond_holds(o, cJSON_GetObjectItemCaseSensitive(s, "includes"),
+	int apply = cond_holds(o, sr_jr_get(s, "includes"),
 			       at(pl, sizeof pl, "%s.includes", place), 1);
-	apply &= cond_holds(o, cJSON_GetObjectItemCaseSensitive(s, "excludes"),
+	apply &= cond_holds(o, sr_jr_get(s, "excludes"),
 			    at(pl, sizeof pl, "%s.excludes", place), 0);
-	const cJSON *n, *names = cJSON_GetObjectItemCaseSensitive(s, "names");
-	const cJSON *one = cJSON_GetObjectItemCaseSensitive(s, "name");
+	const struct sr_jr *n, *names = sr_jr_get(s, "names");
+	const struct sr_jr *one = sr_jr_get(s, "name");
 	if (!names && !one)
 		bad(o, place, "no syscall names");
 	int i = 0;
-	cJSON_ArrayForEach(n, opt_array(o, names, at(pl, sizeof pl, "%s.names", place))) {
+	SR_JR_EACH(n, opt_array(o, names, at(pl, sizeof pl, "%s.names", place))) {
 		int nr = resolve_name(o, n, at(pl, sizeof pl, "%s.names[%d]", place, i++));
 		if (apply)
 			add_rules(o, nr, action, c, nc, idx);
@@ -260,7 +254,7 @@ static void parse_entry(const struct oci *o, const cJSON *s, int idx)
 }
 
 /* 1 when the named architecture (SCMP_ARCH_X86_64 ...) is not the native one. */
-static int check_arch(const struct oci *o, const cJSON *e, const char *place)
+static int check_arch(const struct oci *o, const struct sr_jr *e, const char *place)
 {
 	const char *s = need_string(o, e, place);
 	char low[32];
@@ -272,32 +266,30 @@ static int check_arch(const struct oci *o, const cJSON *e, const char *place)
 	low[k] = '\0';
 	uint32_t token = *s ? 0 : seccomp_arch_resolve_name(low);
 	if (token == 0)
-		bad(o, place, "unknown architecture '%s'", e->valuestring);
+		bad(o, place, "unknown architecture '%s'", e->str);
 	return token != seccomp_arch_native();
 }
 
 /* Only the native ABI is ever allowed (see the man page): the lists are
  * checked for valid names, and what is left out is said under --verbose. */
-static void parse_arches(const struct oci *o, const cJSON *root)
+static void parse_arches(const struct oci *o, const struct sr_jr *root)
 {
 	char pl[96];
-	const cJSON *e, *m, *sub;
+	const struct sr_jr *e, *m, *sub;
 	int n = 0, foreign = 0;
-	cJSON_ArrayForEach(e, opt_array(o, cJSON_GetObjectItemCaseSensitive(root, "architectures"),
-					"architectures")) {
+	SR_JR_EACH(e, opt_array(o, sr_jr_get(root, "architectures"), "architectures")) {
 		foreign |= check_arch(o, e, at(pl, sizeof pl, "architectures[%d]", n));
 		n++;
 	}
 	n = 0;
-	cJSON_ArrayForEach(m, opt_array(o, cJSON_GetObjectItemCaseSensitive(root, "archMap"),
-					"archMap")) {
-		if (!cJSON_IsObject(m))
+	SR_JR_EACH(m, opt_array(o, sr_jr_get(root, "archMap"), "archMap")) {
+		if (!sr_jr_is(m, SR_JR_OBJECT))
 			bad(o, at(pl, sizeof pl, "archMap[%d]", n), "expected an object");
-		foreign |= check_arch(o, cJSON_GetObjectItemCaseSensitive(m, "architecture"),
+		foreign |= check_arch(o, sr_jr_get(m, "architecture"),
 				      at(pl, sizeof pl, "archMap[%d].architecture", n));
 		int k = 0;
-		cJSON_ArrayForEach(sub, opt_array(o, cJSON_GetObjectItemCaseSensitive(m, "subArchitectures"),
-						  at(pl, sizeof pl, "archMap[%d].subArchitectures", n))) {
+		SR_JR_EACH(sub, opt_array(o, sr_jr_get(m, "subArchitectures"),
+					  at(pl, sizeof pl, "archMap[%d].subArchitectures", n))) {
 			foreign |= check_arch(o, sub, at(pl, sizeof pl, "archMap[%d].subArchitectures[%d]", n, k));
 			k++;
 		}
@@ -318,12 +310,12 @@ static const struct {
 	{"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", 0}, /* only with a listener */
 };
 
-static void parse_flags(const struct oci *o, const cJSON *root)
+static void parse_flags(const struct oci *o, const struct sr_jr *root)
 {
 	char pl[64];
-	const cJSON *e;
+	const struct sr_jr *e;
 	int n = 0;
-	cJSON_ArrayForEach(e, opt_array(o, cJSON_GetObjectItemCaseSensitive(root, "flags"), "flags")) {
+	SR_JR_EACH(e, opt_array(o, sr_jr_get(root, "flags"), "flags")) {
 		const char *s = need_string(o, e, at(pl, sizeof pl, "flags[%d]", n++));
 		size_t i = 0;
 		while (i < sizeof flags / sizeof flags[0] && strcmp(flags[i].name, s) != 0)
@@ -332,19 +324,17 @@ static void parse_flags(const struct oci *o, const cJSON *root)
 			bad(o, pl, "unknown flag '%s'", s);
 		o->p->load_flags |= flags[i].flag;
 	}
-	const cJSON *l = cJSON_GetObjectItemCaseSensitive(root, "listenerPath");
-	if (l && !cJSON_IsNull(l) && *need_string(o, l, "listenerPath"))
+	const struct sr_jr *l = sr_jr_get(root, "listenerPath");
+	if (l && !sr_jr_is(l, SR_JR_NULL) && *need_string(o, l, "listenerPath"))
 		bad(o, "listenerPath", "a seccomp listener is not supported");
 }
 
-/* "line L, column C" of a parse error. */
-static void syntax_error(const struct oci *o, const char *buf, size_t len, const char *end)
+/* "line L, column C" of a parse error, counted in bytes. */
+static void syntax_error(const struct oci *o, const char *buf, const struct sr_jr_error *e)
 {
 	char place[64];
-	if (!end || end < buf || end > buf + len)
-		end = buf + len;
 	unsigned line = 1, col = 1;
-	for (const char *q = buf; q < end; q++) {
+	for (const char *q = buf; q < buf + e->pos; q++) {
 		if (*q == '\n') {
 			line++;
 			col = 1;
@@ -352,8 +342,7 @@ static void syntax_error(const struct oci *o, const char *buf, size_t len, const
 			col++;
 		}
 	}
-	bad(o, at(place, sizeof place, "line %u, column %u", line, col),
-	    end == buf + len ? "malformed JSON (unexpected end)" : "malformed JSON");
+	bad(o, at(place, sizeof place, "line %u, column %u", line, col), "malformed JSON (%s)", e->what);
 }
 
 void sx_profile_oci(struct sx_policy *p, const char *file, int verbose)
@@ -365,24 +354,24 @@ void sx_profile_oci(struct sx_policy *p, const char *file, int verbose)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to read profile %s", file);
 	if (strlen(buf) != len)
 		bad(&o, "content", "contains a NUL byte");
-	const char *end = NULL;
-	/* len + 1: with require_null_terminated, cJSON wants to see the NUL */
-	cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
+	struct sr_jr_error e;
+	struct sr_jr *root = sr_jr_parse(buf, len, &e);
+	if (!root && errno == ENOMEM)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to read profile %s", file);
 	if (!root)
-		syntax_error(&o, buf, len, end ? end : cJSON_GetErrorPtr());
-	if (!cJSON_IsObject(root))
+		syntax_error(&o, buf, &e);
+	if (!sr_jr_is(root, SR_JR_OBJECT))
 		bad(&o, "top level", "expected an object");
 	p->name = file;
-	p->def_action = parse_action(&o, cJSON_GetObjectItemCaseSensitive(root, "defaultAction"),
-				     cJSON_GetObjectItemCaseSensitive(root, "defaultErrnoRet"),
+	p->def_action = parse_action(&o, sr_jr_get(root, "defaultAction"),
+				     sr_jr_get(root, "defaultErrnoRet"),
 				     "defaultAction", "defaultErrnoRet");
 	parse_arches(&o, root);
 	parse_flags(&o, root);
-	const cJSON *s, *calls = opt_array(&o, cJSON_GetObjectItemCaseSensitive(root, "syscalls"),
-					   "syscalls");
+	const struct sr_jr *s, *calls = opt_array(&o, sr_jr_get(root, "syscalls"), "syscalls");
 	int i = 0;
-	cJSON_ArrayForEach(s, calls)
+	SR_JR_EACH(s, calls)
 		parse_entry(&o, s, i++);
-	cJSON_Delete(root);
+	sr_jr_free(root);
 	free(buf);
 }

@@ -6,7 +6,7 @@
 # keep building and running, and a parser bug the fuzzer found stays fixed.
 . "$(dirname "$0")/lib.sh"
 
-for t in parse oci job mcp; do
+for t in parse json oci job mcp; do
 	d=$SR_ROOT/fuzz/out/regress_$t
 	if [ ! -x "$d" ]; then
 		nok "fuzz $t: regression driver $d is built (make fuzz-regress)" true

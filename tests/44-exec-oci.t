@@ -127,6 +127,13 @@ probe_is or "personality: ok" "args repeating an index: other values pass" perso
 prof masked '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["personality"],"action":"SCMP_ACT_ERRNO","errnoRet":7,"args":[{"index":0,"value":4194304,"valueTwo":4194304,"op":"SCMP_CMP_MASKED_EQ"}]}]}'
 probe_is masked "personality: E7" "SCMP_CMP_MASKED_EQ: value is the mask, valueTwo the datum" personality 0x400008
 probe_is masked "personality: ok" "SCMP_CMP_MASKED_EQ: unmatched value passes" personality 8
+# values are read exactly as written, up to 2^64-1 (not as doubles)
+prof big '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["personality"],"action":"SCMP_ACT_ERRNO","errnoRet":7,"args":[{"index":0,"value":9007199254740993,"op":"SCMP_CMP_EQ"}]}]}'
+probe_is big "personality: E7" "an argument value of 2^53+1 is that value" personality 9007199254740993
+probe_is big "personality: ok" "... not 2^53, which a double would make of it" personality 9007199254740992
+prof max '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["personality"],"action":"SCMP_ACT_ERRNO","errnoRet":0.7e1,"args":[{"index":0,"value":18446744073709551615,"valueTwo":4194304,"op":"SCMP_CMP_MASKED_EQ"}]}]}'
+probe_is max "personality: E7" "a mask of 2^64-1 is every bit; an errnoRet of 0.7e1 is 7" personality 0x400000
+probe_is max "personality: ok" "... so a bit above 32 is compared too" personality 0x100400000
 prof newer '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["mseal","getppid"],"action":"SCMP_ACT_ERRNO","errnoRet":9}]}'
 probe_is newer "mseal: EBADF" "a syscall newer than libseccomp (mseal) is filtered by its number" mseal
 
@@ -156,8 +163,14 @@ bad index '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getppid"],"a
 	"syscalls\[0\]\.args\[0\]\.index: 6 is not an integer from 0 to 5" "argument index 6"
 bad neg '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getppid"],"action":"SCMP_ACT_ERRNO","args":[{"index":0,"value":-1,"op":"SCMP_CMP_EQ"}]}]}' \
 	"syscalls\[0\]\.args\[0\]\.value: -1 is not an integer" "negative argument value"
-bad huge '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getppid"],"action":"SCMP_ACT_ERRNO","args":[{"index":0,"value":18446744073709551615,"op":"SCMP_CMP_EQ"}]}]}' \
-	"syscalls\[0\]\.args\[0\]\.value: .* not an integer .* that JSON carries exactly" "argument value beyond 2^53"
+bad huge '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getppid"],"action":"SCMP_ACT_ERRNO","args":[{"index":0,"value":18446744073709551616,"op":"SCMP_CMP_EQ"}]}]}' \
+	"syscalls\[0\]\.args\[0\]\.value: 18446744073709551616 is not an integer from 0 to 18446744073709551615$" "argument value 2^64"
+bad frac '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getppid"],"action":"SCMP_ACT_ERRNO","args":[{"index":0,"value":1.5,"op":"SCMP_CMP_EQ"}]}]}' \
+	"syscalls\[0\]\.args\[0\]\.value: 1\.5 is not an integer" "argument value with a fraction"
+bad twice '{"defaultAction":"SCMP_ACT_ALLOW","defaultAction":"SCMP_ACT_KILL"}' \
+	"line 1, column 35: malformed JSON \(a member name repeated in an object\)" "a member name twice, which engines read differently"
+bad surrogate '{"defaultAction":"SCMP_ACT_ALLOW\ud800"}' \
+	"line 1, column 33: malformed JSON \(lone surrogate in a .u escape\)" "a lone surrogate"
 bad novalue '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getppid"],"action":"SCMP_ACT_ERRNO","args":[{"index":0,"op":"SCMP_CMP_EQ"}]}]}' \
 	"syscalls\[0\]\.args\[0\]\.value: expected a number" "argument without value"
 bad errret '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["getppid"],"action":"SCMP_ACT_ERRNO","errnoRet":5000}]}' \

@@ -31,11 +31,15 @@ if [ -n "$getcap" ]; then
 else
 	skip "nothing installed has file capabilities" "getcap (libcap2-bin) is not installed"
 fi
-# sr-limit and sr-jail are static (see the Makefile): they need nothing
-# at run time, not even a dynamic loader.
-for tool in sr-limit sr-jail; do
+# sr-limit and sr-jail are static (see the Makefile), and sr-exec when it
+# is built against musl: they need nothing at run time, not even a
+# dynamic loader. .build-flags says which libc the build linked them with.
+libc=$(sed -n 's/.* static:\([a-z]*\)$/\1/p' "$SR_ROOT/.build-flags" 2>/dev/null)
+for tool in sr-limit sr-jail sr-exec; do
 	if [ -n "${SAN:-}" ]; then
 		skip "$tool is statically linked" "sanitizer builds link dynamically (SAN=$SAN)"
+	elif [ "$tool" = sr-exec ] && [ "$libc" != musl ]; then
+		skip "$tool is statically linked" "built with LIBC=${libc:-?}: sr-exec links libseccomp.so"
 	else
 		hdr=$(readelf -lW "$d/opt/sr/bin/$tool" 2>&1)
 		unlike "$hdr" "INTERP|Requesting program interpreter" "$tool is statically linked (no program interpreter)"
