@@ -335,8 +335,18 @@ static void watch_start(void)
 	pthread_mutex_unlock(&news_lock);
 }
 
-/* Sleep until a job ends or ms pass. */
-static void wait_news(uint64_t ms)
+/* The count of jobs ended so far: read before looking whether a job has
+ * ended, and given to wait_news, so that one ending in between wakes it. */
+static unsigned long news_seen(void)
+{
+	pthread_mutex_lock(&news_lock);
+	unsigned long g = generation;
+	pthread_mutex_unlock(&news_lock);
+	return g;
+}
+
+/* Sleep until a job ends after news_seen gave g, or ms pass. */
+static void wait_news(unsigned long g, uint64_t ms)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -347,7 +357,6 @@ static void wait_news(uint64_t ms)
 		ts.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&news_lock);
-	unsigned long g = generation;
 	while (g == generation && pthread_cond_timedwait(&news, &news_lock, &ts) == 0)
 		;
 	pthread_mutex_unlock(&news_lock);
@@ -386,9 +395,14 @@ cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t er
 		uint64_t step = queued ? every : 1000;
 		every = every * 2 < 1000 ? every * 2 : 1000;
 		uint64_t slice = ms - waited < step ? ms - waited : step;
-		while (!in_done(id) && sr_now_ns() / 1000000 - start < waited + slice &&
-		       !(r && r->cancelled))
-			wait_news(watching > 0 ? waited + slice - (sr_now_ns() / 1000000 - start) : 50);
+		for (;;) {
+			unsigned long g = news_seen();
+			if (in_done(id) || sr_now_ns() / 1000000 - start >= waited + slice ||
+			    (r && r->cancelled))
+				break;
+			wait_news(g, watching > 0 ?
+				  waited + slice - (sr_now_ns() / 1000000 - start) : 50);
+		}
 		waited = sr_now_ns() / 1000000 - start;
 		if (in_done(id) || queued || waited - looked >= 1000 || waited >= ms) {
 			cJSON_Delete(st);

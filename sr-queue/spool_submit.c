@@ -3,7 +3,7 @@
  *
  * tmp/ID is built under the submitter's flock: job.jsonl and the stdin copy
  * are written and fsynced, and the files outside the spool the job reads,
- * then the directory itself, then it is renamed
+ * then the directory itself, then it is unlocked and renamed
  * into queue/ and queue/ is fsynced. Only then is the job submitted. Both
  * `sr-queue submit` and sr-mcp store their jobs through here; nothing here
  * exits. */
@@ -116,12 +116,17 @@ int sq_job_store(struct sq_spool *sp, const char *id, const cJSON *job,
 			goto fail;
 	sq_crash_point("submit:after-write");
 	*what = "fsync";
+	(void)futimens(fd, NULL);
 	if (sq_fsync_dir(fd) < 0)
 		goto fail;
+	/* Unlocked before the rename: a worker woken by it claims the job at
+	 * once, where it would find it still locked and come back 20 ms
+	 * later. Meanwhile the fresh mtime keeps tmp/'s cleanup, which takes
+	 * only unlocked entries SQ_TMP_MIN_AGE_S old, away from it. */
+	(void)flock(fd, LOCK_UN);
 	*what = "rename into queue/";
 	if (renameat(sp->tmp, id, sp->queue, id) < 0)
 		goto fail;
-	(void)flock(fd, LOCK_UN);
 	close(fd);
 	sq_crash_point("submit:after-rename");
 	*what = "fsync of queue/ (the job is queued)";
