@@ -258,10 +258,13 @@ static int apply_file(struct apply *a, int up, int host, const char *name,
 		int e = errno;
 		if (close(out) < 0 && r == 0)
 			e = errno, r = -1;
-		if (r == 0 && (r = replace(host, tmp, name)) == 0)
-			a->delta += (int64_t)st->st_size - (int64_t)old;
-		else if (r < 0)
+		if (r == 0) {
+			r = replace(host, tmp, name);       /* which removes tmp if it fails */
+			if (r == 0)
+				a->delta += (int64_t)st->st_size - (int64_t)old;
+		} else {
 			(void)unlinkat(host, tmp, 0);
+		}
 		errno = e;
 	}
 	int e = errno;

@@ -560,7 +560,7 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddBoolToObject(res, "deleted", 1);
-	ws_size_forget(ws);
+	ws_size_remove(ws);
 	snprintf(err, sizeof err, "workspace %s deleted", ws);
 	tool_reply(r, res, err, 0);
 }

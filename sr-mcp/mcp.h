@@ -244,13 +244,14 @@ time_t ws_last_used(const char *id);
 /* A workspace's size for its quota, from its size cache (retention.c):
  * the cache's path (for sr-jail --quota-cache, its directory made; -1 and
  * "" when it cannot be), the size (measured when the cache has none),
- * what a change of a file tool added or removed, and a change of unknown
- * size (the next use measures). */
+ * what a change of a file tool added or removed, a change of unknown
+ * size (the next use measures), and a workspace removed. */
 #define WS_SIZE_AGE 3600        /* seconds: then the size is measured again */
 int ws_size_path(const char *id, char *buf, size_t len);
 uint64_t ws_size(const char *id, int wfd);
 void ws_size_add(const char *id, int wfd, int64_t delta);
 void ws_size_forget(const char *id);
+void ws_size_remove(const char *id);   /* the workspace is gone */
 void retention_sweep(void);
 void quota_probe(void);                 /* in state_ready: the default quota works? */
 void retention_start(void);             /* the sweeper thread, with a TTL */

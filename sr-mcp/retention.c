@@ -148,6 +148,8 @@ uint64_t ws_size(const char *id, int wfd)
 
 void ws_size_add(const char *id, int wfd, int64_t delta)
 {
+	if (!cfg.ws_quota)
+		return;
 	int fd = size_open(id);
 	if (fd < 0)
 		return;
@@ -157,11 +159,20 @@ void ws_size_add(const char *id, int wfd, int64_t delta)
 
 void ws_size_forget(const char *id)
 {
+	if (!cfg.ws_quota)
+		return;
 	int fd = size_open(id);
 	if (fd < 0)
 		return;
 	sr_qcache_drop(fd);
 	close(fd);
+}
+
+void ws_size_remove(const char *id)
+{
+	char path[4400];
+	if (ws_size_path(id, path, sizeof path) == 0)
+		(void)unlink(path);
 }
 
 /* One workspace: removed when idle past the TTL and no job uses it. */
@@ -185,7 +196,7 @@ static void sweep_one(int root, const char *id, time_t now)
 		(void)unlinkat(d, id, 0);
 		close(d);
 	}
-	ws_size_forget(id);
+	ws_size_remove(id);
 	mcp_log("workspace %s removed: unused for longer than --workspace-ttl", id);
 }
 

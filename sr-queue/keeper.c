@@ -463,7 +463,6 @@ static void finish_report(struct run *r, struct sq_report *rep)
 	rep->stats_len = (uint32_t)r->stats.stored;
 }
 
-/* Close every fd but 0-2 and the two we keep. */
 /* Close every fd from 3 up but the n in keep (-1s ignored). */
 static void close_others(const int *keep, int n)
 {
