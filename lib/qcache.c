@@ -189,8 +189,12 @@ int sr_qcache_add(int fd, int dirfd, int64_t delta)
 {
 	struct stat st;
 	struct entry e;
-	if (fstat(dirfd, &st) < 0 || entry_read(fd, &st, &e) < 0)
+	if (fstat(dirfd, &st) < 0 || entry_read(fd, &st, &e) < 0) {
+		/* nothing trusted to adjust: whatever is there must not be
+		 * taken for the size after this change */
+		sr_qcache_drop(fd);
 		return -1;
+	}
 	if (delta < 0 && (uint64_t)-delta > e.bytes)
 		e.bytes = 0;
 	else

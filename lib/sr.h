@@ -118,8 +118,9 @@ uint64_t sr_entry_bytes(int dirfd, const char *name);
  * when an entry is trusted). open: the file, made when missing (-1 with
  * errno). Under lock: used gives the directory's size from the cache, or
  * measures it (then *measured is 1) and stores it; add adjusts a valid
- * entry by what a change added or removed (-1: none to adjust); drop
- * empties the cache, for a change whose size is not known. */
+ * entry by what a change added or removed (-1: none to adjust, and the
+ * cache is emptied); drop empties the cache, for a change whose size is
+ * not known. */
 int sr_qcache_open(const char *path);
 int sr_qcache_lock(int fd);
 void sr_qcache_unlock(int fd);
