@@ -79,9 +79,9 @@ int workspace_make(char *id, size_t idlen, int create, char *err, size_t errlen)
 	return -1;
 }
 
-/* A new private file under the code directory; its path in path. */
-/* The file, still open (its writeback started: the job's store fsyncs
- * it, see sq_new_job's deps), or -1 with err. */
+/* A new private file under the code directory, its path in path: the
+ * file, still open (its writeback started: the job's store fsyncs it, see
+ * sq_new_job's deps), or -1 with err. */
 static int write_private(const char *what, const void *buf, size_t len, char *path,
 			 size_t plen, char *err, size_t errlen)
 {
