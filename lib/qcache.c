@@ -12,7 +12,8 @@
  *
  * An entry is used only for the same directory (DEV, INO), from this boot
  * (a crash may have lost writes to the directory or to the cache), and
- * within max_age seconds of its measure; else the tree is measured again.
+ * within an hour of its measure (which also bounds the drift from changes
+ * made by other means); else the tree is measured again.
  * The cache is not fsynced: after a crash it is from another boot. */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include "sr.h"
 
 #define DEPTH_MAX 256
+#define MAX_AGE 3600    /* seconds */
 
 static uint64_t tree_bytes(int dirfd, int depth)
 {
@@ -161,7 +163,7 @@ void sr_qcache_unlock(int fd)
 	(void)flock(fd, LOCK_UN);
 }
 
-uint64_t sr_qcache_used(int fd, int dirfd, long max_age, int *measured)
+uint64_t sr_qcache_used(int fd, int dirfd, int *measured)
 {
 	struct stat st;
 	struct entry e;
@@ -170,7 +172,7 @@ uint64_t sr_qcache_used(int fd, int dirfd, long max_age, int *measured)
 	if (fstat(dirfd, &st) < 0)
 		return sr_tree_bytes(dirfd);
 	if (fd >= 0 && entry_read(fd, &st, &e) == 0 && (unsigned long long)now >= e.measured &&
-	    (max_age <= 0 || (unsigned long long)now - e.measured < (unsigned long long)max_age))
+	    (unsigned long long)now - e.measured < MAX_AGE)
 		return e.bytes;
 	*measured = 1;
 	uint64_t bytes = sr_tree_bytes(dirfd);

@@ -124,7 +124,7 @@ uint64_t sr_entry_bytes(int dirfd, const char *name);
 int sr_qcache_open(const char *path);
 int sr_qcache_lock(int fd);
 void sr_qcache_unlock(int fd);
-uint64_t sr_qcache_used(int fd, int dirfd, long max_age, int *measured);
+uint64_t sr_qcache_used(int fd, int dirfd, int *measured);
 int sr_qcache_add(int fd, int dirfd, int64_t delta);
 void sr_qcache_drop(int fd);
 /* "KILL" for SIGKILL, as kill -l names them; NULL for a signal without a

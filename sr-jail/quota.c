@@ -30,7 +30,6 @@
 #include "sr.h"
 
 #define DEPTH_MAX 256
-#define QUOTA_CACHE_AGE 3600  /* seconds: then a cached size is measured again */
 #define UPPER "/.sr-jail-upper"   /* transient, in the new root: see mount */
 #define LOWER "/.sr-jail-lower"
 
@@ -81,7 +80,7 @@ static uint64_t used_now(const struct jail *j, struct quota *q)
 	if (sr_qcache_lock(q->cache_fd) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to lock the --quota-cache %s", j->quota_cache);
 	int measured;
-	uint64_t used = sr_qcache_used(q->cache_fd, q->host_fd, QUOTA_CACHE_AGE, &measured);
+	uint64_t used = sr_qcache_used(q->cache_fd, q->host_fd, &measured);
 	sr_qcache_unlock(q->cache_fd);
 	jail_note(j, "%s: %llu bytes used, %s", q->dst, (unsigned long long)used,
 		  measured ? "measured" : "from the cache");

@@ -246,7 +246,6 @@ time_t ws_last_used(const char *id);
  * "" when it cannot be), the size (measured when the cache has none),
  * what a change of a file tool added or removed, a change of unknown
  * size (the next use measures), and a workspace removed. */
-#define WS_SIZE_AGE 3600        /* seconds: then the size is measured again */
 int ws_size_path(const char *id, char *buf, size_t len);
 uint64_t ws_size(const char *id, int wfd);
 void ws_size_add(const char *id, int wfd, int64_t delta);

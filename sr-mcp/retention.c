@@ -140,7 +140,7 @@ static int size_open(const char *id)
 uint64_t ws_size(const char *id, int wfd)
 {
 	int fd = size_open(id), measured;
-	uint64_t n = sr_qcache_used(fd, wfd, WS_SIZE_AGE, &measured);
+	uint64_t n = sr_qcache_used(fd, wfd, &measured);
 	if (fd >= 0)
 		close(fd);      /* and its lock */
 	return n;
