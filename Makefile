@@ -210,7 +210,7 @@ demo-mcp: all
 	  python3 scripts/mcp-session.py
 
 check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json
-	@SAN='$(SAN)' bash tests/run
+	@SAN='$(SAN)' TESTS='$(TESTS)' bash tests/run
 
 # sr jobs on a one-node Slurm cluster on loopback, started (as root) and
 # stopped by the script; it installs slurm-wlm and munge when missing, and
