@@ -133,6 +133,13 @@ const char *sr_signal_name(int sig);
 /* Resolve prog to an absolute path by searching PATH like execvp would.
  * Returns malloc'd path or NULL (errno ENOENT/EACCES). */
 char *sr_find_program(const char *prog);
+/* trust.c: is the absolute, resolved path a directory of the effective
+ * user's alone: owned by it and writable by nobody else, each directory
+ * above owned by root or it and writable by others only when sticky? 1
+ * yes; 0 with may_be_missing, the path is not all there and what is may
+ * hold it (make the rest, then ask again); -1 refused (errno 0: why names
+ * the path and its owner) or failed (errno). */
+int sr_dir_private(const char *path, int may_be_missing, char *why, size_t len);
 
 /* proc.c */
 /* Read at most size-1 bytes of a small file at dfd/name, NUL-terminated.

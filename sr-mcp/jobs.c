@@ -509,8 +509,14 @@ static char *sub_dir(const char *name, mode_t mode, char *err, size_t errlen)
 	char *p;
 	if (asprintf(&p, "%s/%s", cfg.state_dir, name) < 0)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
+	char why[900];
 	if (mkdir(p, mode) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "unable to create %s: %s", p, strerror(errno));
+		free(p);
+		return NULL;
+	}
+	if (sr_dir_private(p, 0, why, sizeof why) < 0) {
+		snprintf(err, errlen, "refusing %s: %s", p, why);
 		free(p);
 		return NULL;
 	}
@@ -524,10 +530,10 @@ int state_ready(char *err, size_t errlen)
 {
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	static int state;       /* 0 not yet, 1 ready, -1 failed */
-	static char why[600];
+	static char why[1200];
 	pthread_mutex_lock(&once);
 	if (state == 0) {
-		char *real = NULL, *out = NULL;
+		char *real = NULL, *out = NULL, refused[900];
 		char *argv[] = { "sr-jail", "true", NULL };
 		if (geteuid() == 0) {
 			snprintf(why, sizeof why, "sr-mcp is running as root, and the sandbox drops "
@@ -538,6 +544,9 @@ int state_ready(char *err, size_t errlen)
 			snprintf(why, sizeof why, "the state directory %s cannot be made (%s): "
 				 "set another with --state-dir or SR_MCP_STATE_DIR", cfg.state_dir,
 				 strerror(errno));
+		} else if (sr_dir_private(real, 0, refused, sizeof refused) < 0) {
+			snprintf(why, sizeof why, "refusing state directory %s: %s", real, refused);
+			free(real);
 		} else if (free(cfg.state_dir), cfg.state_dir = real,
 			   !(cfg.workspaces = sub_dir("workspaces", 0700, why, sizeof why)) ||
 			   !(cfg.code_dir = sub_dir("code", 0700, why, sizeof why))) {

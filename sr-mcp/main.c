@@ -283,6 +283,52 @@ static void state_default(void)
 	cfg.state_dir = xstrdup(buf);
 }
 
+/* A directory sr-mcp keeps or exchanges files in must be the user's alone
+ * (sr_dir_private): another local user who owns it, can write it, or can
+ * swap a directory above it would own every workspace and the code of
+ * every run. A path that is not all there yet is judged by what exists
+ * (the rest is made private); a refusal ends sr-mcp at start, naming the
+ * path and its owner. */
+static void dir_trusted(const char *what, const char *path)
+{
+	char why[PATH_MAX + 400], real[PATH_MAX], head[PATH_MAX];
+	size_t n = strlen(path), cut = n;
+	if (n >= sizeof head)
+		sr_fatal(SR_EXIT_SYS, "refusing %s %s: the path is too long", what, path);
+	/* resolve the longest part that exists; the rest is appended as given */
+	memcpy(head, path, n + 1);
+	while (!realpath(head, real)) {
+		if (errno != ENOENT)
+			sr_fatal(SR_EXIT_SYS, "unable to resolve %s %s: %s", what, path,
+				 strerror(errno));
+		char *slash = strrchr(head, '/');
+		if (!slash) {                    /* a relative name: under . */
+			cut = 0;
+			snprintf(head, sizeof head, ".");
+			continue;
+		}
+		cut = (size_t)(slash - head);
+		slash[slash == head] = '\0';     /* "/x" leaves "/" */
+	}
+	size_t m = strlen(real);
+	if (m + 1 + (n - cut) >= sizeof real)
+		sr_fatal(SR_EXIT_SYS, "refusing %s %s: the path is too long", what, path);
+	if (cut < n)
+		snprintf(real + m, sizeof real - m, "/%s", path + cut);
+	if (sr_dir_private(real, 1, why, sizeof why) < 0)
+		sr_fatal(SR_EXIT_SYS, "refusing %s %s: %s%s", what, path, why,
+			 errno ? "" : "; use a directory of your own that only you can write");
+}
+
+static void dirs_trusted(void)
+{
+	dir_trusted("state directory", cfg.state_dir);
+	if (cfg.spool)
+		dir_trusted("spool", cfg.spool);
+	for (char **d = cfg.host_dirs; d && *d; d++)
+		dir_trusted("host directory", *d);
+}
+
 /* Closing stdin ends the read loop: the way out for SIGTERM and SIGINT. */
 static volatile sig_atomic_t signalled;
 static void on_signal(int sig)
@@ -338,6 +384,7 @@ int main(int argc, char **argv)
 	defaults();
 	parse_args(argc, argv);
 	state_default();
+	dirs_trusted();
 	find_tools();
 	runners_load();
 	tools_init();

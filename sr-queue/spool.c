@@ -146,6 +146,23 @@ int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *w
 		snprintf(why, len, "unable to open spool %s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* and nobody else can swap it: every directory above is root's or
+	 * ours, and writable by others only when sticky */
+	char *real = realpath(path, NULL), up[PATH_MAX + 300];
+	int resolved = real != NULL;
+	int bad = !resolved ? -1 : sr_dir_private(real, 0, up, sizeof up);
+	free(real);
+	if (bad < 0) {
+		int e = errno;
+		if (!resolved)
+			snprintf(why, len, "unable to resolve spool %s: %s", path, strerror(e));
+		else
+			snprintf(why, len, "refusing spool %s: %s", path, up);
+		close(sp->root);
+		sp->root = -1;
+		errno = e;
+		return -1;
+	}
 	for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
 		*fds[i] = sq_open_private_dir(sp->root, subdirs[i], r, sizeof r);
 		if (*fds[i] == -1 && errno == ENOENT && create) {

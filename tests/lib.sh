@@ -10,6 +10,7 @@
 #   done_testing        print the plan; exit non-zero if anything failed
 #   wait_for DESC SECS [!] CMD...  poll CMD until it succeeds (with !, fails)
 #   need_userns / have_userns      skip unless sr-jail can make its namespaces
+#   need_two_users      root tests: victim/attacker accounts (vuid, auid)
 #   cc_probe / cc_probe_file       build a C probe into $T
 #   live_pids PID...    print those PIDs still alive; false if none is
 set -u
@@ -178,6 +179,23 @@ have_userns() {
 	esac
 	return 0
 }
+# Two users for the root tests: sets victim (the test account, made when
+# missing), attacker (nobody), vuid and auid; skips the file unless root.
+need_two_users() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root to act as two users (make check started as root runs it)"
+	victim=${SR_TEST_USER:-srcheck}
+	attacker=nobody
+	if ! id -u "$victim" >/dev/null 2>&1; then
+		echo "# creating unprivileged account '$victim'"
+		useradd --system --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin "$victim" || skip_all "cannot create account $victim"
+	fi
+	id -u "$attacker" >/dev/null 2>&1 || skip_all "no account $attacker"
+	vuid=$(id -u "$victim")
+	auid=$(id -u "$attacker")
+	[ "$vuid" != "$auid" ] || skip_all "$victim and $attacker are the same uid"
+}
+
 need_userns() {
 	have_userns || skip_all "no user namespaces here: $userns_why"
 }

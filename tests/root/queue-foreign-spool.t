@@ -7,18 +7,7 @@
 # this file as root (SR_QUEUE_BIN overrides the binary under test).
 . "$(dirname "$0")/../lib.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "needs root to act as two users (make check started as root runs it)"
-victim=${SR_TEST_USER:-srcheck}
-attacker=nobody
-if ! id -u "$victim" >/dev/null 2>&1; then
-	echo "# creating unprivileged account '$victim'"
-	useradd --system --no-create-home --home-dir /nonexistent \
-		--shell /usr/sbin/nologin "$victim" || skip_all "cannot create account $victim"
-fi
-id -u "$attacker" >/dev/null 2>&1 || skip_all "no account $attacker"
-vuid=$(id -u "$victim")
-auid=$(id -u "$attacker")
-[ "$vuid" != "$auid" ] || skip_all "$victim and $attacker are the same uid"
+need_two_users
 
 # Both users must reach the binary and a shared sticky directory, as /tmp is.
 chmod 0755 "$T"

@@ -1,0 +1,138 @@
+/* trust.c - is a directory the calling user's alone?
+ *
+ * A directory that another local user owns, or can write, or can swap
+ * (because they can write in a directory above it), is theirs as much as
+ * ours: whatever we keep there (a spool's jobs, sr-mcp's workspaces and
+ * the code of every run) they can read, replace or plant. The rule, as
+ * ssh's StrictModes has it for the files it trusts:
+ *
+ *   - the directory itself is owned by the effective uid and writable by
+ *     neither group nor others;
+ *   - each directory above it is owned by root or the effective uid, and
+ *     writable by group or others only with the sticky bit (/tmp), where
+ *     nobody else can rename what we made.
+ *
+ * The path is walked from / one component at a time with O_PATH and
+ * O_NOFOLLOW, so a symbolic link anywhere is refused, not followed: give
+ * a resolved path (realpath). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sr.h"
+
+static void who(uid_t uid, char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(uid);
+	if (pw && pw->pw_name)
+		snprintf(buf, len, "uid %lu (%s)", (unsigned long)uid, pw->pw_name);
+	else
+		snprintf(buf, len, "uid %lu", (unsigned long)uid);
+}
+
+/* NULL when st may stand at that place of the path; otherwise why not. */
+static const char *judge(const struct stat *st, int last, char *why, size_t len)
+{
+	uid_t me = geteuid();
+	char owner[96], mine[96];
+	if (!S_ISDIR(st->st_mode)) {
+		snprintf(why, len, "is not a directory");
+		return why;
+	}
+	if (last ? st->st_uid != me : st->st_uid != me && st->st_uid != 0) {
+		who(st->st_uid, owner, sizeof owner);
+		who(me, mine, sizeof mine);
+		snprintf(why, len, "is owned by %s, not by %s%s", owner, mine,
+			 last ? "" : " or root");
+		return why;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && (last || !(st->st_mode & S_ISVTX))) {
+		who(st->st_uid, owner, sizeof owner);
+		snprintf(why, len, "is writable by %s (mode 0%o, owner %s)",
+			 st->st_mode & S_IWOTH ? "others" : "its group",
+			 (unsigned)(st->st_mode & 07777), owner);
+		return why;
+	}
+	return NULL;
+}
+
+/* 1: path is a private directory; 0: with may_be_missing, a part of it
+ * is missing and what exists may hold it (the rest is to be made, then
+ * checked again); -1: refused (errno 0) or a failure (errno), why saying
+ * which path and why, naming its owner. */
+int sr_dir_private(const char *path, int may_be_missing, char *why, size_t len)
+{
+	char part[PATH_MAX], r[400];
+	size_t n = strlen(path);
+	if (path[0] != '/' || n >= sizeof part) {
+		snprintf(why, len, "%s: an absolute path is expected", path);
+		return -1;
+	}
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, len, "unable to open /: %s", strerror(errno));
+		return -1;
+	}
+	size_t at = 0;           /* part holds path[0 .. at) */
+	part[0] = '/';
+	part[1] = '\0';
+	for (;;) {
+		struct stat st;
+		size_t s = at;
+		while (path[s] == '/')
+			s++;
+		size_t e = s;
+		while (path[e] && path[e] != '/')
+			e++;
+		if (fstat(fd, &st) < 0) {
+			snprintf(why, len, "unable to stat %s: %s", part, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		/* the component in hand: the last is the directory itself */
+		if (judge(&st, e == s, r, sizeof r)) {
+			snprintf(why, len, "%s %s", part, r);
+			close(fd);
+			errno = 0;
+			return -1;
+		}
+		if (e == s)
+			break;
+		char name[NAME_MAX + 1];
+		if (e - s > NAME_MAX) {
+			snprintf(why, len, "%s: a name too long", path);
+			close(fd);
+			return -1;
+		}
+		memcpy(name, path + s, e - s);
+		name[e - s] = '\0';
+		memcpy(part, path, e);
+		part[e] = '\0';
+		at = e;
+		int sub = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			int err = errno;
+			struct stat lst;
+			close(fd);
+			if (err == ENOENT && may_be_missing)
+				return 0;
+			if (fstatat(AT_FDCWD, part, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(lst.st_mode))
+				snprintf(why, len, "%s is a symbolic link", part);
+			else
+				snprintf(why, len, "unable to open %s: %s", part, strerror(err));
+			errno = err == ENOENT ? ENOENT : 0;
+			return -1;
+		}
+		close(fd);
+		fd = sub;
+	}
+	close(fd);
+	return 1;
+}
