@@ -12,11 +12,13 @@
  * The network policy (--network): none gives no install the network (pip
  * from --pip-find-links still works), install gives it to this job alone,
  * full to every run. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -238,7 +240,7 @@ static const char *text_of(const cJSON *o, const char *k)
 
 /* The result: from the job's run result (status, output), the report. */
 static void reply(struct req *r, const char *manager, const char *ws, const cJSON *specs,
-		  int net, const char *id, const cJSON *st)
+		  int net, const char *id, const cJSON *st, const char *note)
 {
 	cJSON *run = result_object(id, ws, st, 0, 0);
 	const char *status = text_of(run, "status");
@@ -257,7 +259,7 @@ static void reply(struct req *r, const char *manager, const char *ws, const cJSO
 	cJSON_AddItemToObject(res, "packages", pk);
 	cJSON_AddStringToObject(res, "log", text_of(run, "stderr"));
 
-	char hint[600];
+	char hint[1600];
 	if (ok)
 		snprintf(hint, sizeof hint, "run_code with workspace_id %s and language %s finds "
 			 "them.", ws, strcmp(manager, "pip") ? "javascript (require)" :
@@ -271,6 +273,8 @@ static void reply(struct req *r, const char *manager, const char *ws, const cJSO
 			 "versions (only prebuilt packages can be installed: pip wheels, npm without "
 			 "install scripts)%s.", status, net ? "" : "; this install had no network, so "
 			 "only the administrator's local wheels were available");
+	if (note && *note)
+		snprintf(hint + strlen(hint), sizeof hint - strlen(hint), " %s", note);
 	cJSON_AddStringToObject(res, "hint", hint);
 
 	char *text = NULL;
@@ -291,6 +295,66 @@ static void reply(struct req *r, const char *manager, const char *ws, const cJSO
 	cJSON_Delete(run);
 	tool_reply(r, res, text, !ok && !going);
 	free(text);
+}
+
+/* npm: the installer builds the whole tree anew each time, reading no file
+ * of the workspace's, so the packages of earlier installs (the
+ * "dependencies" of the workspace's package.json, which it writes) come
+ * from here, each checked as a spec of the call is, then the call's specs.
+ * What does not pass is left out and named in note. */
+static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
+{
+	cJSON *all = cJSON_CreateArray(), *pj = NULL;
+	char err[300], why[400];
+	struct stat st;
+	size_t got = 0, left = 0;
+	note[0] = '\0';
+	int wfd = ws_open(ws, 0, err, sizeof err), fd = -1;
+	if (wfd >= 0)
+		fd = file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
+	if (fd >= 0 && st.st_size <= (1 << 20)) {
+		char *text = read_fd(fd, (size_t)st.st_size, &got);
+		pj = cJSON_Parse(text);
+		free(text);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (wfd >= 0)
+		close(wfd);
+	const cJSON *dep, *s;
+	cJSON_ArrayForEach(dep, cJSON_GetObjectItem(pj, "dependencies")) {
+		char spec[SPEC_MAX + 2];
+		int asked = 0;
+		cJSON_ArrayForEach(s, pk)
+			asked = asked || same_name("npm", s->valuestring, dep->string);
+		if (asked)
+			continue;
+		int fits = cJSON_IsString(dep) && (size_t)snprintf(spec, sizeof spec, "%s@%s",
+			   dep->string, dep->valuestring) < sizeof spec;
+		if (fits && package_spec_ok("npm", spec, why, sizeof why) &&
+		    cJSON_GetArraySize(all) < PKG_MAX) {
+			cJSON_AddItemToArray(all, cJSON_CreateString(spec));
+			continue;
+		}
+		size_t n = strlen(note);
+		if (!left++)
+			snprintf(note, len, "package.json's dependencies named what an install cannot "
+				 "take (only registry names and versions), so it was left out and "
+				 "removed from them:");
+		else if (n + 1 < len)
+			snprintf(note + n, len - n, ",");
+		n = strlen(note);
+		if (n + 1 < len) {
+			int bad;
+			char *shown = clean_text(dep->string, strlen(dep->string), &bad);
+			snprintf(note + n, len - n, " %.60s", shown);
+			free(shown);
+		}
+	}
+	cJSON_Delete(pj);
+	cJSON_ArrayForEach(s, pk)
+		cJSON_AddItemToArray(all, cJSON_CreateString(s->valuestring));
+	return all;
 }
 
 static int specs_ok(struct req *r, const char *manager, const cJSON *pk)
@@ -384,12 +448,18 @@ void install_packages(struct req *r, const cJSON *args)
 		.tenant = r->tenant, .net = !local, .env_extra = extra,
 	};
 	snprintf(s.workspace, sizeof s.workspace, "%s", ws);
-	if (workspace_make(s.workspace, sizeof s.workspace, 0, err, sizeof err) < 0 ||
-	    job_submit(&s, id, err, sizeof err) < 0) {
+	char note[800] = "";
+	cJSON *specs = NULL;
+	int made = workspace_make(s.workspace, sizeof s.workspace, 0, err, sizeof err);
+	if (made == 0 && !strcmp(manager, "npm"))
+		s.args = specs = npm_specs(s.workspace, pk, note, sizeof note);
+	if (made < 0 || job_submit(&s, id, err, sizeof err) < 0) {
+		cJSON_Delete(specs);
 		tool_error(r, "The install could not be started: %s. Nothing was installed. Tell "
 			   "the user; sr-mcp's log (its stderr) has details.", err);
 		return;
 	}
+	cJSON_Delete(specs);
 	req_set_job(r, id);
 	cJSON *st = job_wait(r, id, (uint64_t)(wait * 1000 + 0.5), err, sizeof err);
 	if (r->cancelled) {
@@ -399,6 +469,6 @@ void install_packages(struct req *r, const cJSON *args)
 	if (!st)
 		tool_error(r, "install job %s: %s", id, err);
 	else
-		reply(r, manager, ws, pk, s.net, id, st);
+		reply(r, manager, ws, pk, s.net, id, st, note);
 	cJSON_Delete(st);
 }

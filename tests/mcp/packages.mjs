@@ -4,7 +4,11 @@
 // from a local directory of wheels this test builds with the standard
 // library), install (npm from the npm registry; the runs that follow stay
 // offline) and full (runs share the host's network namespace). Package
-// specs that carry options, URLs or paths are refused.
+// specs that carry options, URLs or paths are refused. The installers read
+// nothing the workspace's code planted (a pip module, site hooks, pip.conf,
+// .npmrc, a git program, package.json dependencies that are no registry
+// version), each with a control that shows the plant works on a naive
+// installer.
 import { mkdtempSync, readlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -144,6 +148,26 @@ out = sc(await s.call('run_code', { workspace_id: 'p-pip', language: 'python', e
 is(out.stdout, '/tmp\n', "a PYTHONPATH in the call's env wins over the runner's");
 r = await s.call('install_packages', { workspace_id: 'p-pip', manager: 'npm', packages: ['is-number'] });
 ok(r.isError && /--network install/.test(text(r)), 'find-links does not open the network to npm', text(r));
+
+// The installer reads nothing the workspace's code wrote. The code plants
+// a pip module, site hooks and pip configuration where an installer that
+// ran `python -m pip` in /workspace, or read its configuration, would take
+// them; each leaves a mark in /workspace if it runs.
+const PLANT_PIP = `cd /workspace
+mark='import os; open("/workspace/PWNED-" + os.path.basename(__file__), "w").write("ran")'
+mkdir -p pip .config/pip .sr/pip
+echo "$mark" > pip/__init__.py; echo "$mark" > pip/__main__.py
+echo "$mark" > sitecustomize.py; echo "$mark" > usercustomize.py
+printf '[global]\nindex-url = http://127.0.0.1:9/\nno-index = true\nfind-links = /nowhere\n' > pip.conf
+cp pip.conf .config/pip/pip.conf; cp pip.conf .sr/pip/pip.conf; echo planted`;
+out = await run(s.call, 'p-evil', 'bash', PLANT_PIP);
+is(out.stdout, 'planted\n', 'pip attack: the code plants a pip module, site hooks and pip.conf in /workspace');
+out = await run(s.call, 'p-evil', 'bash', 'cd /workspace && python3 -m pip --version >/dev/null 2>&1; ls PWNED-* && rm -f PWNED-*');
+like(out.stdout, /PWNED-__init__\.py/, 'control: `python -m pip` run in /workspace imports the planted module', out);
+r = await s.call('install_packages', { workspace_id: 'p-evil', manager: 'pip', packages: ['srtop==0.1'] });
+ok(!r.isError && sc(r).status === 'succeeded', 'pip attack: the install succeeds (no planted configuration was read)', text(r));
+out = await run(s.call, 'p-evil', 'bash', 'ls -a /workspace');
+ok(out.status === 'succeeded' && !/PWNED/.test(out.stdout), 'pip attack: no planted module or hook ran in the install', out.stdout);
 await s.client.close();
 
 // --- install: the install step has the network, runs do not ---
@@ -162,6 +186,33 @@ if (reach.status !== 0) {
     sc(r).network === true, 'install: npm installs is-number@7.0.0 from the registry, with the network', text(r));
   out = await run(s.call, 'p-npm', 'javascript', 'const n = require("is-number"); console.log(n(5), n("x"))');
   is(out.stdout, 'true false\n', 'install: run_code in the workspace requires it');
+
+  // npm: a project .npmrc naming a git program of the code's and a
+  // registry that answers nothing, and a package.json whose dependencies
+  // are a git URL (which runs the configured git) and a local path.
+  const PLANT_NPM = `cd /workspace
+printf '#!/bin/sh\\ntouch /workspace/PWNED-git\\nexit 1\\n' > evil-git; chmod +x evil-git
+printf 'git=/workspace/evil-git\\nregistry=http://127.0.0.1:9/\\n' > .npmrc
+mkdir -p .sr/npm; cp .npmrc .sr/npm/.npmrc
+printf '{"name":"mine","private":true,"dependencies":{"sr-evil":"git+https://example.com/x.git","sr-file":"file:/etc","is-number":"7.0.0"}}' > package.json
+echo planted`;
+  out = await run(s.call, 'p-npm-evil', 'bash', PLANT_NPM);
+  is(out.stdout, 'planted\n', 'npm attack: the code plants .npmrc, a git program and git/file dependencies');
+  out = await run(s.call, 'p-npm-evil', 'bash', 'cd /workspace && npm config get registry');
+  is(out.stdout, 'http://127.0.0.1:9/\n', 'control: npm run in /workspace reads the planted .npmrc', out);
+  r = await s.call('install_packages', { workspace_id: 'p-npm-evil', manager: 'npm', packages: ['is-odd@3.0.1'] });
+  ok(!r.isError && sc(r).status === 'succeeded', 'npm attack: the install succeeds (the planted registry was not used)', text(r));
+  like(sc(r).hint || '', /left out.*sr-evil, sr-file/, 'the dependencies that are no registry version are named as left out', sc(r).hint);
+  out = await run(s.call, 'p-npm-evil', 'bash', 'ls -a /workspace');
+  ok(out.status === 'succeeded' && !/PWNED/.test(out.stdout), 'npm attack: the planted git program never ran', out.stdout);
+  const names = (sc(r).packages || []).map((p) => `${p.name}@${p.version}`);
+  ok(names.includes('is-odd@3.0.1') && names.includes('is-number@7.0.0'),
+    "the earlier registry dependency is installed again beside the new package", names);
+  out = await run(s.call, 'p-npm-evil', 'javascript',
+    'const fs = require("fs"); const p = JSON.parse(fs.readFileSync("/workspace/package.json"));' +
+    'console.log(p.name, Object.keys(p.dependencies).sort().join(","), require("is-odd")(3), require("is-number")(1))');
+  is(out.stdout, 'mine is-number,is-odd true true\n',
+    "package.json keeps the user's fields, its dependencies are what was installed, and both load", out);
 }
 out = await run(s.call, 'p-npm', 'python', CONNECT);
 like(out.stdout, /^refused:/, 'install: a run cannot connect out (the registry the install reached)');
