@@ -84,6 +84,7 @@ void jail_write_maps(const struct jail *j);
 void jail_hostname(const struct jail *j);
 void jail_loopback(const struct jail *j);
 void jail_limit_userns(const struct jail *j);
+void jail_limit_ucounts(void);
 void jail_new_keyring(void);
 
 /* mounts.c */

@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 	jail_resolve_prog(&j); /* in the new mount namespace: see plan_root */
 	jail_write_maps(&j);
 	jail_limit_userns(&j);
+	jail_limit_ucounts();
 	j.umask = umask(0);
 
 	jail_save_tty(&j);

@@ -179,3 +179,40 @@ void jail_limit_userns(const struct jail *j)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to forbid nested user namespaces "
 			     "(user.max_user_namespaces)");
 }
+
+/* The kernel counts inotify instances and watches (and fanotify groups and
+ * marks) per user, across all of the user's programs: a payload that took
+ * them all would make the user's own programs on the host fail (EMFILE,
+ * ENOSPC). The count is kept per user namespace and checked at every level
+ * up to the host's, so a lower limit in the jail's namespace bounds what
+ * the jail, and any namespace inside it, can take: an eighth of the user's,
+ * and at most 8192 (fs.inotify.max_user_instances 128 leaves the jail 16).
+ * The program has no capability to raise it. A limit the kernel does not
+ * have is passed over. */
+static const char *const ucounts[][2] = {
+	{ "/proc/sys/fs/inotify/max_user_instances", "/proc/sys/user/max_inotify_instances" },
+	{ "/proc/sys/fs/inotify/max_user_watches", "/proc/sys/user/max_inotify_watches" },
+	{ "/proc/sys/fs/fanotify/max_user_groups", "/proc/sys/user/max_fanotify_groups" },
+	{ "/proc/sys/fs/fanotify/max_user_marks", "/proc/sys/user/max_fanotify_marks" },
+};
+
+void jail_limit_ucounts(void)
+{
+	for (size_t i = 0; i < sizeof ucounts / sizeof *ucounts; i++) {
+		char *host = sr_read_file(ucounts[i][0], 64, NULL), *ours;
+		unsigned long long n = host ? strtoull(host, NULL, 10) : 0, cur = 0;
+		free(host);
+		ours = n ? sr_read_file(ucounts[i][1], 64, NULL) : NULL;
+		if (!ours)
+			continue;            /* no such count here */
+		cur = strtoull(ours, NULL, 10);
+		free(ours);
+		if (!n || n > cur)
+			n = cur;             /* the tighter of the two */
+		char v[32];
+		n = n / 8 ? n / 8 : 1;
+		snprintf(v, sizeof v, "%llu\n", n < 8192 ? n : 8192);
+		if (sr_write_str(ucounts[i][1], v) < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to limit %s in the jail", ucounts[i][1]);
+	}
+}

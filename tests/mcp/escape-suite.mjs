@@ -46,6 +46,11 @@ for (const c of ['.netrc', '.git-credentials', '.aws/credentials', '.docker/conf
   writeFileSync(join(home, c), `credential ${c} ${process.pid}\n`);
 }
 F.HOMEFILE = join(home, 'secret');
+// the jail's share of the user's inotify counts (tests/escape/55-user-counts.t)
+const eighth = (f) => Math.min(8192, Math.floor(Number(readFileSync(f, 'utf8')) / 8));
+F.IBOUND = String(eighth('/proc/sys/fs/inotify/max_user_instances'));
+F.WBOUND = String(eighth('/proc/sys/fs/inotify/max_user_watches'));
+F.WMORE = String(Number(F.WBOUND) + 500);
 writeFileSync(F.HOMEFILE, `home secret ${process.pid}\n`);
 mkdirSync(join(T, 'cwd'));
 writeFileSync(join(T, 'cwd/here'), 'cwd secret\n');

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +53,28 @@ int main(int argc, char **argv)
 		while (cpu_s() * 1000 < a)
 			;
 		printf("done\n");
+		return 0;
+	}
+	if (!strcmp(m, "inotify")) {     /* make up to A inotify instances, held B ms */
+		for (; n < a; n++)
+			if (inotify_init1(IN_CLOEXEC) < 0) { e = errno; break; }
+		printf("inotify %ld %s\n", n, err(e));
+		usleep((useconds_t)b * 1000);
+		return 0;
+	}
+	if (!strcmp(m, "watches")) {     /* watch up to A new files in directory argv[3] */
+		int in = inotify_init1(IN_CLOEXEC);
+		char path[4200];
+		if (in < 0 || (mkdir(argv[3], 0700) < 0 && errno != EEXIST)) {
+			printf("watches setup %s\n", err(errno));
+			return 1;
+		}
+		for (; n < a; n++) {
+			snprintf(path, sizeof path, "%s/%ld", argv[3], n);
+			close(open(path, O_WRONLY | O_CREAT, 0600));
+			if (inotify_add_watch(in, path, IN_MODIFY) < 0) { e = errno; break; }
+		}
+		printf("watches %ld %s\n", n, err(e));
 		return 0;
 	}
 	if (!strcmp(m, "fds")) {         /* open up to A descriptors */
