@@ -5,6 +5,7 @@
 // them; past --job-space the oldest go at start-up; with both off nothing
 // goes (the control).
 import { readdirSync, existsSync, utimesSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -34,6 +35,19 @@ async function runJob(call, bytes) {
   const r = await call('run_code', { language: 'bash', code: `head -c ${bytes} /dev/zero; echo end >&2` });
   return sc(r).job_id;
 }
+
+// ---- bad values are usage errors (exit 100); 0 and off are accepted -----------
+for (const [opt, v] of [['--job-ttl', '7x'], ['--job-ttl', '-1d'], ['--job-space', '12Q'],
+  ['--job-space', '1.5']]) {
+  const p = spawnSync(server, [opt, v, '--help'], { env: serverEnv(stateDir()), encoding: 'utf8' });
+  is(p.status, 100, `${opt} ${v}: usage error`);
+}
+for (const [opt, v] of [['--job-ttl', 'off'], ['--job-ttl', '0'], ['--job-space', '0'], ['--job-space', 'off']]) {
+  const p = spawnSync(server, [opt, v, '--help'], { env: serverEnv(stateDir()), encoding: 'utf8' });
+  is(p.status, 0, `${opt} ${v}: accepted`);
+}
+const bad = spawnSync(server, ['--help'], { env: serverEnv(stateDir(), { SR_MCP_JOB_SPACE: '1X' }), encoding: 'utf8' });
+is(bad.status, 100, 'SR_MCP_JOB_SPACE=1X: usage error');
 
 // ---- by age, by the sweeper, with --workspace-ttl off ------------------------
 const a = stateDir();
