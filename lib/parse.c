@@ -90,7 +90,8 @@ int sr_parse_duration_ns(const char *s, uint64_t *out)
 	static const struct { const char *name; uint64_t ns; } units[] = {
 		{ "ns", 1ULL }, { "us", 1000ULL }, { "ms", 1000000ULL },
 		{ "s", 1000000000ULL }, { "m", 60000000000ULL },
-		{ "h", 3600000000000ULL }, { "", 1000000000ULL },
+		{ "h", 3600000000000ULL }, { "d", 86400000000000ULL },
+		{ "", 1000000000ULL },
 	};
 	uint64_t ip, fn, fd, v;
 

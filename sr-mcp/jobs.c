@@ -273,13 +273,32 @@ static cJSON *status_of(const char *id, char *err, size_t errlen)
 	if (!cJSON_IsObject(j) || !cJSON_IsString(cJSON_GetObjectItem(j, "state"))) {
 		cJSON_Delete(j);
 		if (rc == 1 || rc == 111)
-			snprintf(err, errlen, "no job %s in %s (it may have been removed)", id,
-				 cfg.spool);
+			job_not_found(id, err, errlen);
 		else
 			snprintf(err, errlen, "sr-queue status failed (exit %d)", rc);
 		return NULL;
 	}
 	return j;
+}
+
+/* SPOOL/removed, which gc raises to the latest-submitted job it removes,
+ * tells a job the retention removed (or a wrong id older than it) from
+ * one that never was. */
+void job_not_found(const char *id, char *err, size_t errlen)
+{
+	char terms[200];
+	int root = cfg.spool ? open(cfg.spool, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			     : -1;
+	int removed = root >= 0 && sq_removed_before(root, id);
+	if (root >= 0)
+		close(root);
+	if (!removed) {
+		snprintf(err, errlen, "no job %s (list_jobs shows the jobs there are)", id);
+		return;
+	}
+	retention_terms(terms, sizeof terms);
+	snprintf(err, errlen, "job %s was removed by retention, with its output (%s): it "
+		 "cannot be read any more; run the code again if you need it", id, terms);
 }
 
 static int finished(const cJSON *st)

@@ -44,6 +44,8 @@ static const char usage_text[] =
 "      --pip-find-links DIR a directory of wheels install_packages uses offline\n"
 "      --workspace-quota SIZE|off  a workspace's size cap (default 1G)\n"
 "      --workspace-ttl DURATION|off  remove workspaces idle that long (default 7d)\n"
+"      --job-ttl DURATION|off  remove finished jobs' output that old (default 7d)\n"
+"      --job-space SIZE|off  finished jobs' output kept, at most (default 1G)\n"
 "      --compat sandrun     also offer Sandrun's tool names\n"
 "      --host-dir DIR       a host directory for export_workspace and import_files\n"
 "                           (repeatable; the first gets the exports)\n"
@@ -52,7 +54,7 @@ static const char usage_text[] =
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
-       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA };
+       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -74,6 +76,8 @@ static const struct option longopts[] = {
 	{ "compat", required_argument, 0, O_COMPAT },
 	{ "workspace-quota", required_argument, 0, O_WS_QUOTA },
 	{ "workspace-ttl", required_argument, 0, O_WS_TTL },
+	{ "job-ttl", required_argument, 0, O_JOB_TTL },
+	{ "job-space", required_argument, 0, O_JOB_SPACE },
 	{ "host-dir", required_argument, 0, O_HOST_DIR },
 	{ "via", required_argument, 0, O_VIA },
 	{ "help", no_argument, 0, 'h' },
@@ -94,6 +98,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_WS_QUOTA, "SR_MCP_WORKSPACE_QUOTA" }, { O_WS_TTL, "SR_MCP_WORKSPACE_TTL" },
 	{ O_HOST_DIR, "SR_MCP_HOST_DIRS" },
 	{ O_VIA, "SR_MCP_VIA" },
+	{ O_JOB_TTL, "SR_MCP_JOB_TTL" }, { O_JOB_SPACE, "SR_MCP_JOB_SPACE" },
 };
 
 /* A directory of wheels, resolved (sr-jail binds no symbolic link). */
@@ -174,6 +179,8 @@ static void set_opt(int c, const char *a, const char *name)
 		cfg.ws_quota_set = 1;
 		break;
 	case O_WS_TTL: cfg.ws_ttl_ms = ttl_ms(name, a); break;
+	case O_JOB_TTL: cfg.job_ttl_ms = ttl_ms(name, a); break;
+	case O_JOB_SPACE: cfg.job_space = strcmp(a, "off") ? sr_opt_size(name, a) : 0; break;
 	case O_COMPAT:
 		if (strcmp(a, "sandrun") && strcmp(a, "none"))
 			sr_usage("%s: expected sandrun or none: '%s'", name, a);

@@ -13,7 +13,8 @@
  *   util.c     the defaults, the log line, allocation
  *   files.c    the workspace file tools, following no link
  *   packages.c install_packages: pip and npm into a workspace, in a jail
- *   retention.c  idle workspaces removed (--workspace-ttl)
+ *   retention.c  idle workspaces removed (--workspace-ttl); finished jobs
+ *              and their code removed (--job-ttl, --job-space)
  *   images.c   the images a run leaves in /workspace/outputs, returned
  *   transfer.c export_workspace, import_files: host directories
  *   resources.c MCP resources: workspace files and job outputs
@@ -58,6 +59,8 @@ struct config {
 	uint64_t ws_quota;      /* --workspace-quota, bytes; 0: off */
 	int ws_quota_set;       /* given, not the default: required then */
 	uint64_t ws_ttl_ms;     /* --workspace-ttl; 0: off */
+	uint64_t job_ttl_ms;    /* --job-ttl: finished jobs kept that long; 0: off */
+	uint64_t job_space;     /* --job-space: finished jobs' room, bytes; 0: off */
 	int compat_sandrun;
 	mode_t umask;           /* the user's, recorded with each job */
 	char **host_dirs;       /* --host-dir: export and import, NULL-terminated */
@@ -153,6 +156,8 @@ const char *memory_via(void);                /* "cgroup" or "rlimit data" */
 int id_ok(const char *s);                    /* a job id: 32 hex digits */
 int workspace_id_ok(const char *s);
 int workspace_make(char *id, size_t idlen, int create, char *err, size_t errlen);
+/* What to say of a job not found: removed by the retention, or no such. */
+void job_not_found(const char *id, char *err, size_t errlen);
 
 /* result.c */
 struct cJSON *result_object(const char *job_id, const char *workspace,
@@ -252,8 +257,10 @@ void ws_size_add(const char *id, int wfd, int64_t delta);
 void ws_size_forget(const char *id);
 void ws_size_remove(const char *id);   /* the workspace is gone */
 void retention_sweep(void);
+/* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
+void retention_terms(char *buf, size_t len);
 void quota_probe(void);                 /* in state_ready: the default quota works? */
-void retention_start(void);             /* the sweeper thread, with a TTL */
+void retention_start(void);             /* the sweeper thread, with a retention */
 
 /* transfer.c */
 void transfer_export(struct req *r, const struct cJSON *args);

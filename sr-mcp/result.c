@@ -458,7 +458,7 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 {
 	int fd = job_file(id, "job.jsonl");
 	if (fd < 0) {
-		snprintf(err, errlen, "no job %s (list_jobs shows the jobs there are)", id);
+		job_not_found(id, err, errlen);
 		return NULL;
 	}
 	close(fd);

@@ -13,6 +13,11 @@
  * from reading a stamp to removing the workspace, so that no sr-mcp
  * sharing the state directory removes a workspace a run is starting in.
  *
+ * Finished jobs go by sr-queue gc at the same sweeps: those finished
+ * longer than --job-ttl ago, then the oldest until the finished jobs take
+ * at most --job-space on disk. The code of each run (STATE/code/HEX.code,
+ * HEX.env) goes once no job left in the spool names it (see code_sweep).
+ *
  * A workspace's size, for its quota, is kept in STATE/ws-size/ID (lib's
  * size cache, sr-jail --quota-cache): measured once, then adjusted by
  * every run (sr-jail) and every write of a file tool (here), so that
@@ -32,6 +37,7 @@
 #include <cjson/cJSON.h>
 
 #include "mcp.h"
+#include "spool.h"      /* sr-queue's spool core: the job records */
 #include "sr.h"
 
 #define STAMPS "ws-used"
@@ -200,10 +206,172 @@ static void sweep_one(int root, const char *id, time_t now)
 	mcp_log("workspace %s removed: unused for longer than --workspace-ttl", id);
 }
 
+/* ---- finished jobs and their code ---------------------------------------- */
+
+#define CODE_GRACE_S 600   /* code younger than this may be a job being stored */
+
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The code files a job's record names: every "CODE_DIR/NAME" in its
+ * environment (SR_CODE, SR_JAIL_ARGS' --env-file), NAME up to a blank. */
+static void job_names_code(int dfd, const char *id, struct names *in_use)
+{
+	cJSON *job = NULL, *e;
+	char pre[4200];
+	int n = snprintf(pre, sizeof pre, "%s/", cfg.code_dir);
+	int fd = openat(dfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)sq_job_read_at(fd, SQ_JOB_FILE, &job, NULL);
+	close(fd);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(job, "env")) {
+		const char *s = cJSON_IsString(e) ? e->valuestring : "";
+		for (const char *p = strstr(s, pre); p; p = strstr(p + n, pre)) {
+			size_t len = strcspn(p + n, " \t\n");
+			in_use->v = sr_grow(in_use->v, in_use->n, &in_use->cap, sizeof *in_use->v);
+			in_use->v[in_use->n++] = strndup(p + n, len);
+		}
+	}
+	cJSON_Delete(job);
+}
+
+/* Every job in the spool's directories (tmp/ too: jobs being stored);
+ * -1 when one cannot be read: then nothing is known to be unused. */
+static int code_in_use(struct names *in_use)
+{
+	static const char *const dirs[] = { "tmp", "queue", "run", "done" };
+	char path[4200];
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		snprintf(path, sizeof path, "%s/%s", cfg.spool, dirs[i]);
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		if (!d) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				job_names_code(dirfd(d), e->d_name, in_use);
+		closedir(d);
+	}
+	qsort(in_use->v, in_use->n, sizeof *in_use->v, by_name);
+	return 0;
+}
+
+/* STATE/code holds the code of every run: a file that no job of the spool
+ * names any more, and older than CODE_GRACE_S (a run writes its code just
+ * before it stores its job), is the code of a job that is gone. */
+static void code_sweep(void)
+{
+	struct names in_use = { 0 };
+	int cd = open(cfg.code_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = cd >= 0 && code_in_use(&in_use) == 0 ? fdopendir(cd) : NULL;
+	if (!d) {
+		if (cd >= 0)
+			close(cd);
+		goto out;
+	}
+	time_t now = time(NULL);
+	unsigned removed = 0;
+	struct dirent *e;
+	struct stat st;
+	while ((e = readdir(d))) {
+		const char *name = e->d_name;
+		if (name[0] == '.' || fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || now - st.st_mtime < CODE_GRACE_S ||
+		    bsearch(&name, in_use.v, in_use.n, sizeof *in_use.v, by_name))
+			continue;
+		if (unlinkat(dirfd(d), name, 0) == 0)
+			removed++;
+	}
+	closedir(d);
+	if (removed)
+		mcp_log("the code of %u runs whose jobs are gone removed", removed);
+out:
+	while (in_use.n > 0)
+		free(in_use.v[--in_use.n]);
+	free(in_use.v);
+}
+
+/* sr-queue gc with the jobs' retention; what it removed goes to the log. */
+static void jobs_sweep(void)
+{
+	char age[32], room[32], *out = NULL;
+	char *argv[10] = { "sr-queue", "gc", cfg.spool, "--json" };
+	int n = 4;
+	if (cfg.job_ttl_ms) {
+		snprintf(age, sizeof age, "%llums", (unsigned long long)cfg.job_ttl_ms);
+		argv[n++] = "--older-than";
+		argv[n++] = age;
+	}
+	if (cfg.job_space) {
+		snprintf(room, sizeof room, "%llu", (unsigned long long)cfg.job_space);
+		argv[n++] = "--max-bytes";
+		argv[n++] = room;
+	}
+	argv[n] = NULL;
+	int rc = spawn_capture(argv, &out, 4096, 0);
+	cJSON *j = rc == 0 && out ? cJSON_Parse(out) : NULL;
+	double removed = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "removed"));
+	if (rc != 0)
+		mcp_log("the jobs' retention failed: sr-queue gc exited %d", rc);
+	else if (removed > 0)
+		mcp_log("%.0f finished jobs removed by retention (%.0f bytes)", removed,
+			cJSON_GetNumberValue(cJSON_GetObjectItem(j, "removed_bytes")));
+	cJSON_Delete(j);
+	free(out);
+	code_sweep();
+}
+
+static void units(char *buf, size_t len, uint64_t v, const uint64_t *mult,
+		  const char *const *name, size_t n)
+{
+	size_t i = 0;
+	while (i + 1 < n && v % mult[i] != 0)
+		i++;
+	snprintf(buf, len, "%llu%s", (unsigned long long)(v / mult[i]), name[i]);
+}
+
+void retention_terms(char *buf, size_t len)
+{
+	static const uint64_t ms[] = { 86400000, 3600000, 60000, 1000, 1 };
+	static const char *const msn[] = { "d", "h", "m", "s", "ms" };
+	static const uint64_t by[] = { 1ULL << 30, 1ULL << 20, 1ULL << 10, 1 };
+	static const char *const byn[] = { "G", "M", "K", " bytes" };
+	char t[32], s[32];
+	units(t, sizeof t, cfg.job_ttl_ms, ms, msn, 5);
+	units(s, sizeof s, cfg.job_space, by, byn, 4);
+	if (cfg.job_ttl_ms && cfg.job_space)
+		snprintf(buf, len, "sr-mcp keeps finished jobs for %s and at most %s of them, the "
+			 "oldest removed first", t, s);
+	else if (cfg.job_ttl_ms)
+		snprintf(buf, len, "sr-mcp keeps finished jobs for %s", t);
+	else if (cfg.job_space)
+		snprintf(buf, len, "sr-mcp keeps at most %s of finished jobs, the oldest removed "
+			 "first", s);
+	else
+		snprintf(buf, len, "finished jobs are removed by sr-queue gc");
+}
+
 void retention_sweep(void)
 {
 	char err[600];
-	if (!cfg.ws_ttl_ms || state_ready(err, sizeof err) < 0)
+	if ((!cfg.ws_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space) ||
+	    state_ready(err, sizeof err) < 0)
+		return;
+	if (cfg.job_ttl_ms || cfg.job_space)
+		jobs_sweep();
+	if (!cfg.ws_ttl_ms)
 		return;
 	int lock = ws_hold(1);
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -235,7 +403,10 @@ static void *sweeper(void *arg)
 		 * directory that is not there yet holds nothing to remove */
 		if (stat(state_dir, &st) == 0)
 			retention_sweep();
-		uint64_t s = cfg.ws_ttl_ms / 1000;
+		uint64_t ms = cfg.ws_ttl_ms;
+		if (cfg.job_ttl_ms && (!ms || cfg.job_ttl_ms < ms))
+			ms = cfg.job_ttl_ms;
+		uint64_t s = ms ? ms / 1000 : 3600;     /* --job-space alone: hourly */
 		sleep(s < 1 ? 1 : s > 3600 ? 3600 : (unsigned)s);
 	}
 	return NULL;
@@ -244,11 +415,11 @@ static void *sweeper(void *arg)
 void retention_start(void)
 {
 	pthread_t t;
-	if (!cfg.ws_ttl_ms)
+	if (!cfg.ws_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space)
 		return;
 	state_dir = xstrdup(cfg.state_dir);
 	if (pthread_create(&t, NULL, sweeper, NULL) != 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to start the workspace sweeper");
+		sr_fatal_sys(SR_EXIT_SYS, "unable to start the retention sweeper");
 	pthread_detach(t);
 }
 

@@ -52,4 +52,6 @@ void cfg_defaults(void)
 	umask(cfg.umask);
 	cfg.ws_quota = 1ULL << 30;
 	cfg.ws_ttl_ms = 7ULL * 86400000;
+	cfg.job_ttl_ms = 7ULL * 86400000;
+	cfg.job_space = 1ULL << 30;
 }

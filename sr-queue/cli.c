@@ -172,9 +172,14 @@ void sq_resolve_or_exit(struct sq_spool *sp, const char *id, struct sq_jstat *js
 }
 
 /* After sq_job_resolve failed: exit 1 when there is no such job, else 111
- * (also when the job is refused: not ours alone, or a symbolic link). */
+ * (also when the job is refused: not ours alone, or a symbolic link). A
+ * job not found that is not newer than the last one gc removed was most
+ * likely removed by gc (or the id is wrong): say so. */
 void sq_no_such_job(const struct sq_spool *sp, const char *id)
 {
+	if (errno == ENOENT && sq_removed_before(sp->root, id))
+		sr_fatal(SR_EXIT_SOFT, "no job %s in %s: removed by gc, most likely (it is not "
+			 "newer than the last job gc removed; or the id is wrong)", id, sp->path);
 	if (errno == ENOENT)
 		sr_fatal(SR_EXIT_SOFT, "no job %s in %s", id, sp->path);
 	if (errno == EPERM && sq_job_refusal[0])
@@ -196,17 +201,18 @@ int sq_print_state(const char *id, const struct sq_jstat *js, int json)
 }
 
 /* "NAME N, NAME N" or a JSON object: what gc and recover print. */
-int sq_print_counts(int json, const char *const *names, const unsigned *vals, size_t n)
+int sq_print_counts(int json, const char *const *names, const unsigned long long *vals,
+		    size_t n)
 {
 	if (!json) {
 		for (size_t i = 0; i < n; i++)
-			printf("%s%s %u", i ? ", " : "", names[i], vals[i]);
+			printf("%s%s %llu", i ? ", " : "", names[i], vals[i]);
 		printf("\n");
 		return fflush(stdout) == 0 ? 0 : SR_EXIT_SYS;
 	}
 	cJSON *o = cJSON_CreateObject();
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddNumberToObject(o, names[i], vals[i]);
+		cJSON_AddNumberToObject(o, names[i], (double)vals[i]);
 	int r = sq_print_json(o);
 	cJSON_Delete(o);
 	return r;

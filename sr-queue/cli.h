@@ -43,7 +43,8 @@ struct cJSON *sq_status_json(const char *id, const struct sq_jstat *js, int jobi
 void sq_print_status_line(const char *id, const struct sq_jstat *js);
 int sq_print_json(const struct cJSON *obj);
 int sq_print_state(const char *id, const struct sq_jstat *js, int json);
-int sq_print_counts(int json, const char *const *names, const unsigned *vals, size_t n);
+int sq_print_counts(int json, const char *const *names, const unsigned long long *vals,
+		    size_t n);
 
 /* The commands: each returns the exit code. */
 int sq_cmd_submit(int argc, char **argv);     /* submit.c */

@@ -19,7 +19,7 @@ int sq_cmd_recover(int argc, char **argv)
 	sq_spool_close(&sp);
 	static const char *const names[] = { "lost", "requeued", "finished", "cancelled",
 					     "running", "tmp_removed" };
-	const unsigned vals[] = { rc.lost, rc.requeued, rc.finished, rc.cancelled, rc.busy,
+	const unsigned long long vals[] = { rc.lost, rc.requeued, rc.finished, rc.cancelled, rc.busy,
 				  rc.tmp };
 	return sq_print_counts(o.json, names, vals, 6);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -356,4 +357,57 @@ void sq_each_entry(int dfd, sq_entry_fn fn, void *ctx)
 		if (e->d_name[0] != '.')
 			fn(dfd, e->d_name, ctx);
 	closedir(d);
+}
+
+#define REMOVED "removed"
+
+/* The mark: the first SQ_ID_LEN bytes of SPOOL/removed, a valid id. */
+static int removed_read(int fd, char mark[SQ_ID_LEN + 1])
+{
+	ssize_t n = pread(fd, mark, SQ_ID_LEN, 0);
+	mark[n == SQ_ID_LEN ? SQ_ID_LEN : 0] = '\0';
+	return sq_id_valid(mark) ? 0 : -1;
+}
+
+/* Under the file's flock, so that two gc's never lower it; written in
+ * place, one short line (a torn one reads as no mark: a hint only). */
+int sq_removed_note(int root, const char *id)
+{
+	char mark[SQ_ID_LEN + 2], why[SQ_WHY_MAX];
+	struct stat st;
+	int fd = openat(root, REMOVED, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	int r = -1;
+	if (fstat(fd, &st) < 0 || flock(fd, LOCK_EX) < 0)
+		goto out;
+	if (!S_ISREG(st.st_mode) || sq_not_private(&st, why, sizeof why)) {
+		errno = EPERM;
+		goto out;
+	}
+	if (removed_read(fd, mark) == 0 && strcmp(mark, id) >= 0) {
+		r = 0;
+		goto out;
+	}
+	snprintf(mark, sizeof mark, "%s\n", id);
+	if (pwrite(fd, mark, SQ_ID_LEN + 1, 0) == SQ_ID_LEN + 1 && fsync(fd) == 0)
+		r = 0;
+out:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+int sq_removed_before(int root, const char *id)
+{
+	char mark[SQ_ID_LEN + 1];
+	struct stat st;
+	int fd = openat(root, REMOVED, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int r = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && removed_read(fd, mark) == 0 &&
+		sq_id_valid(id) && strcmp(id, mark) <= 0;
+	close(fd);
+	return r;
 }

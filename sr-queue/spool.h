@@ -7,6 +7,8 @@
  *   SPOOL/done/ID     finished: job.jsonl (with the result line) [stdout]
  *                     [stderr]
  *   SPOOL/cancel/ID   a cancel request for a running job
+ *   SPOOL/removed     the id of the latest-submitted job gc removed (one
+ *                     line): an id not found and not newer was removed
  * Every rename of a job directory is made by the holder of its flock.
  * The spool, its subdirectories and every job must belong to the user and
  * be writable by nobody else, and nothing in them is opened through a
@@ -70,6 +72,11 @@ int sq_id_valid(const char *s);
 int sq_tenant_valid(const char *s);
 uint64_t sq_now_ms(void);       /* CLOCK_REALTIME, for the records */
 void sq_crash_point(const char *name);
+/* SPOOL/removed, under the spool's fd: raise the mark to id (0, or -1
+ * errno); is id, not found, one that gc removed (1: not newer than the
+ * mark, so most likely; 0: no)? */
+int sq_removed_note(int root, const char *id);
+int sq_removed_before(int root, const char *id);
 
 /* spool_job.c: the job file (line 1 the job, line 2 its result). */
 int sq_job_read_at(int dfd, const char *name, struct cJSON **job, struct cJSON **res);

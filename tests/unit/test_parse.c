@@ -104,6 +104,8 @@ int main(void)
 	dur_ok("1.5m", 90000000000ULL);
 	dur_ok("5m", 300000000000ULL);
 	dur_ok("1h", 3600000000000ULL);
+	dur_ok("7d", 604800000000000ULL);
+	dur_ok("0.5d", 43200000000000ULL);
 	dur_ok("0.001s", 1000000ULL);
 	dur_bad("12X", EINVAL);
 	dur_bad("-1", EINVAL);
@@ -115,6 +117,8 @@ int main(void)
 	dur_bad("1.s", EINVAL);
 	dur_bad("99999999999999999999", ERANGE);
 	dur_bad("9999999999h", ERANGE);
+	dur_bad("999999d", ERANGE);
+	dur_bad("1dd", EINVAL);
 
 	count_ok("0", 10, 0);
 	count_ok("10", 10, 10);

@@ -1,0 +1,93 @@
+// retention.mjs - finished jobs' retention (--job-ttl, --job-space) through
+// the official SDK v1 client: finished jobs past the TTL are removed by the
+// sweeper (even with --workspace-ttl off), with their code in STATE/code;
+// job_status, job_logs and the job's resource then say retention removed
+// them; past --job-space the oldest go at start-up; with both off nothing
+// goes (the control).
+import { readdirSync, existsSync, utimesSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ok, is, like, done, server, stateDir, serverEnv, sc, text, sleep } from './tap.mjs';
+
+const T = { timeout: 120000 };
+async function connect(state, extra) {
+  const client = new Client({ name: 'sr-test-retention', version: '1' });
+  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
+    env: serverEnv(state, extra) }));
+  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
+  return { client, call };
+}
+const code = (state) => readdirSync(join(state, 'code'));
+// the code files older than the sweep's grace (a run writes its code just
+// before it stores its job)
+function ageCode(state) {
+  const old = new Date(Date.now() - 3600 * 1000);
+  for (const f of code(state)) utimesSync(join(state, 'code', f), old, old);
+}
+const done_ = (state, id) => existsSync(join(state, 'spool/done', id));
+async function until(cond, secs) {
+  for (let i = 0; i < secs * 10 && !cond(); i++) await sleep(100);
+  return cond();
+}
+async function runJob(call, bytes) {
+  const r = await call('run_code', { language: 'bash', code: `head -c ${bytes} /dev/zero; echo end >&2` });
+  return sc(r).job_id;
+}
+
+// ---- bad values are usage errors (exit 100); 0 and off are accepted -----------
+for (const [opt, v] of [['--job-ttl', '7x'], ['--job-ttl', '-1d'], ['--job-space', '12Q'],
+  ['--job-space', '1.5']]) {
+  const p = spawnSync(server, [opt, v, '--help'], { env: serverEnv(stateDir()), encoding: 'utf8' });
+  is(p.status, 100, `${opt} ${v}: usage error`);
+}
+for (const [opt, v] of [['--job-ttl', 'off'], ['--job-ttl', '0'], ['--job-space', '0'], ['--job-space', 'off']]) {
+  const p = spawnSync(server, [opt, v, '--help'], { env: serverEnv(stateDir()), encoding: 'utf8' });
+  is(p.status, 0, `${opt} ${v}: accepted`);
+}
+const bad = spawnSync(server, ['--help'], { env: serverEnv(stateDir(), { SR_MCP_JOB_SPACE: '1X' }), encoding: 'utf8' });
+is(bad.status, 100, 'SR_MCP_JOB_SPACE=1X: usage error');
+
+// ---- by age, by the sweeper, with --workspace-ttl off ------------------------
+const a = stateDir();
+let { client, call } = await connect(a, { SR_MCP_JOB_TTL: '2s', SR_MCP_WORKSPACE_TTL: 'off',
+  SR_MCP_JOB_SPACE: 'off' });
+const old = await runJob(call, 1000);
+like(old, /^[0-9a-f]{32}$/, 'a finished job');
+ok(code(a).length > 0, 'its code is in STATE/code', code(a));
+ageCode(a);
+ok(await until(() => !done_(a, old), 15), 'the sweeper removes the job past --job-ttl');
+ok(await until(() => code(a).length === 0, 10), 'and its code in STATE/code', code(a));
+let r = await call('job_status', { job_id: old });
+ok(r.isError, 'job_status of the removed job is an error');
+like(text(r), /removed by retention.*keeps finished jobs for 2s/, 'that says retention removed it, and the terms');
+r = await call('job_logs', { job_id: old, stream: 'stdout' });
+like(text(r), /removed by retention/, 'job_logs says so too');
+let e = null;
+try { await client.readResource({ uri: `sr://jobs/${old}/stdout` }); } catch (x) { e = x; }
+like(e && e.message, /removed by retention/, 'and the job output resource');
+r = await call('job_status', { job_id: 'f'.repeat(16) + '0'.repeat(16) });
+like(text(r), /^(?!.*retention).*no job f{16}0{16}/, 'control: an id newer than any removed is just not found');
+await client.close();
+
+// ---- by room, at start-up ----------------------------------------------------
+const b = stateDir();
+({ client, call } = await connect(b, { SR_MCP_JOB_TTL: 'off', SR_MCP_JOB_SPACE: 'off' }));
+const jobs = [];
+for (let i = 0; i < 3; i++) jobs.push(await runJob(call, 400000));
+await client.close();
+ok(jobs.every((id) => done_(b, id)), 'three finished jobs of 400 KB with retention off');
+ageCode(b);
+await sleep(1500);
+ok(jobs.every((id) => done_(b, id)) && code(b).length === 3, 'control: with retention off they all stay, and their code');
+({ client, call } = await connect(b, { SR_MCP_JOB_TTL: 'off', SR_MCP_JOB_SPACE: '600K' }));
+ok(await until(() => !done_(b, jobs[1]), 15), 'at start-up, past --job-space, old jobs are removed');
+ok(!done_(b, jobs[0]) && done_(b, jobs[2]), 'the oldest first: the newest stays');
+ok(await until(() => code(b).length === 1, 10), 'only the kept job\'s code stays', code(b));
+r = await call('job_status', { job_id: jobs[0] });
+like(text(r), /removed by retention.*at most 600K/, 'job_status says retention removed it');
+r = await call('job_status', { job_id: jobs[2] });
+is(sc(r).status, 'succeeded', 'the kept job reads as before');
+await client.close();
+done();
