@@ -23,12 +23,21 @@
  *    archive is first listed by tar in the sandbox (no workspace bound)
  *    and refused over IMPORT_ENTRIES_MAX entries or IMPORT_BYTES_MAX
  *    bytes, or with an absolute or ".." name; then extracted by tar in
- *    the sandbox, the workspace bound read-write, the archive as its
- *    stdin, under sr-limit --fsize and a wall clock. A link in the
+ *    the sandbox, the workspace bound read-write under its quota
+ *    (sr-jail --quota and --quota-cache, as a run: the listing's sizes,
+ *    in pages, are checked against the room left first, and the kernel
+ *    caps what tar writes whatever they said), the archive as its stdin,
+ *    under sr-limit --fsize and a wall clock. A link in the
  *    archive can only point within the sandbox's view, which holds
  *    nothing of the host's that is writable but the workspace. A plain
  *    file or directory is copied with files.c's confined lookups, links
- *    and special files skipped. */
+ *    and special files skipped, its bytes counted against the quota
+ *    before the copy and during it.
+ *
+ *  - both ways: no set-user-ID, set-group-ID or sticky bit is carried
+ *    (tar --mode out, --no-same-permissions in, fchmod & 0755 for a
+ *    copy) and no fifo, device or socket (tar -X with their names, from
+ *    a listing first); the result names them. The recipe refuses root. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
