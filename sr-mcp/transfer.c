@@ -23,12 +23,21 @@
  *    archive is first listed by tar in the sandbox (no workspace bound)
  *    and refused over IMPORT_ENTRIES_MAX entries or IMPORT_BYTES_MAX
  *    bytes, or with an absolute or ".." name; then extracted by tar in
- *    the sandbox, the workspace bound read-write, the archive as its
- *    stdin, under sr-limit --fsize and a wall clock. A link in the
+ *    the sandbox, the workspace bound read-write under its quota
+ *    (sr-jail --quota and --quota-cache, as a run: the listing's sizes,
+ *    in pages, are checked against the room left first, and the kernel
+ *    caps what tar writes whatever they said), the archive as its stdin,
+ *    under sr-limit --fsize and a wall clock. A link in the
  *    archive can only point within the sandbox's view, which holds
  *    nothing of the host's that is writable but the workspace. A plain
  *    file or directory is copied with files.c's confined lookups, links
- *    and special files skipped. */
+ *    and special files skipped, its bytes counted against the quota
+ *    before the copy and during it.
+ *
+ *  - both ways: no set-user-ID, set-group-ID or sticky bit is carried
+ *    (tar --mode out, --no-same-permissions in, fchmod & 0755 for a
+ *    copy) and no fifo, device or socket (tar -X with their names, from
+ *    a listing first); the result names them. The recipe refuses root. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +63,11 @@
 #define TAR_TIMEOUT "10m"               /* each tar in the sandbox */
 #define LINE_CAP 65536                  /* a line of tar's listing, at most */
 #define NOTE_CAP 1500                   /* tar's messages kept for the model */
+#define NAMES_CAP 600                   /* names listed for the model, at most */
+#define EXCLUDE_MAX 1000                /* special files left out, at most */
+#define EXCLUDE_MAX_S "1000"
+#define EXCLUDE_AT "/run/sr/exclude"    /* the list of them, in the sandbox */
+#define PAGE 4096ULL                    /* a tmpfs page: the quota's unit while tar writes */
 
 static const char how_to_allow[] =
 	"no host directory is allowed for export and import: the administrator starts "
@@ -70,10 +84,28 @@ static const char how_to_allow[] =
 struct chain {
 	char *v[48];
 	int n;
-	char mem[32], fsize[32], ws[4200];
+	char mem[32], fsize[32], ws[4200], quota[32], cache[4400];
 };
 
-static void chain_start(struct chain *c, const char *bind, const char *ws_id, uint64_t fsize)
+/* A workspace bound read-write gets the quota a run gets (sr-jail --quota
+ * and its size cache): the kernel caps what tar writes there, and sr-jail
+ * adds what it wrote to the cache. (An inode cap of the quota goes here
+ * too.) */
+static void chain_quota(struct chain *c, const char *bind, const char *ws_id)
+{
+	if (!cfg.ws_quota || strcmp(bind, "--bind"))
+		return;
+	snprintf(c->quota, sizeof c->quota, "%llu", (unsigned long long)cfg.ws_quota);
+	c->v[c->n++] = "--quota";
+	c->v[c->n++] = c->quota;
+	if (ws_size_path(ws_id, c->cache, sizeof c->cache) < 0)
+		return;     /* then sr-jail measures */
+	c->v[c->n++] = "--quota-cache";
+	c->v[c->n++] = c->cache;
+}
+
+static void chain_start(struct chain *c, const char *bind, const char *ws_id, uint64_t fsize,
+			const char *excl)
 {
 	c->n = 0;
 	c->v[c->n++] = "sr-limit";
@@ -97,8 +129,14 @@ static void chain_start(struct chain *c, const char *bind, const char *ws_id, ui
 		c->v[c->n++] = (char *)bind;
 		c->v[c->n++] = c->ws;
 		c->v[c->n++] = "/workspace";
+		chain_quota(c, bind, ws_id);
 		c->v[c->n++] = "--chdir";
 		c->v[c->n++] = "/workspace";
+	}
+	if (excl) {         /* the names tar leaves out (-X EXCLUDE_AT) */
+		c->v[c->n++] = "--ro-bind";
+		c->v[c->n++] = (char *)excl;
+		c->v[c->n++] = EXCLUDE_AT;
 	}
 	c->v[c->n++] = "sr-exec";
 	c->v[c->n++] = "tar";
@@ -179,6 +217,215 @@ static void note_add(struct note *n, const char *line)
 	free(c);
 }
 
+/* ---- the members tar lists: no special file, no set-ID bit --------------- */
+
+/* A name as tar --quoting-style=c shows it, from its opening quote: its
+ * end (the closing quote), or NULL. */
+static char *quoted_end(char *p)
+{
+	if (*p != '"')
+		return NULL;
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p == '"' ? p : NULL;
+}
+
+/* The bytes of the quoted name from q to e (its quotes) into out (room
+ * for e - q bytes): their count. */
+static size_t unquote(const char *q, const char *e, char *out)
+{
+	static const char esc[] = "a\ab\bf\fn\nr\rt\tv\v";
+	size_t n = 0;
+	for (const char *p = q + 1; p < e; p++) {
+		if (*p != '\\' || p + 1 >= e) {
+			out[n++] = *p;
+			continue;
+		}
+		p++;
+		if (*p >= '0' && *p <= '7') {
+			int v = 0;
+			for (int k = 0; k < 3 && p < e && *p >= '0' && *p <= '7'; k++, p++)
+				v = v * 8 + (*p - '0');
+			p--;
+			out[n++] = (char)v;
+			continue;
+		}
+		const char *x = NULL;
+		for (size_t k = 0; k + 1 < sizeof esc && !x; k += 2)
+			if (esc[k] == *p)
+				x = esc + k + 1;
+		out[n++] = x ? *x : *p;
+	}
+	return n;
+}
+
+/* One line of `tar -tv` (or -cvv) --numeric-owner --quoting-style=c:
+ *   -rw-r--r-- 0/0   6 2024-01-01 00:00 "name"
+ *   lrwxrwxrwx 0/0   0 2024-01-01 00:00 "name" -> "target"
+ *   hrw-r--r-- 0/0   0 2024-01-01 00:00 "name" link to "target"  */
+struct member {
+	char type;                 /* the mode's first letter: - d l h p c b ... */
+	int setid;                 /* a set-user-ID, set-group-ID or sticky bit */
+	unsigned long long size;   /* "1,3" of a device: 1 */
+	char *name, *name_end;     /* the quotes around the name */
+	char *to, *to_end;         /* around a hard link's target, or NULL */
+};
+
+/* 0, or -1 when the line is not one of those. */
+static int member_parse(char *line, struct member *m)
+{
+	char *p = line, *field[5];
+	for (int k = 0; k < 5; k++) {
+		while (*p == ' ')
+			p++;
+		field[k] = p;
+		while (*p && *p != ' ')
+			p++;
+	}
+	while (*p == ' ')
+		p++;
+	memset(m, 0, sizeof *m);
+	m->type = line[0];
+	m->setid = strcspn(line, " ") >= 10 && (line[3] == 's' || line[3] == 'S' || line[6] == 's' ||
+						 line[6] == 'S' || line[9] == 't' || line[9] == 'T');
+	m->size = strtoull(field[2], NULL, 10);
+	m->name = p;
+	m->name_end = quoted_end(p);
+	if (m->name_end && m->type == 'h') {
+		char *to = strstr(m->name_end, " link to ");
+		m->to = to ? to + 9 : NULL;
+		m->to_end = to ? quoted_end(to + 9) : NULL;
+		if (!m->to_end)
+			return -1;
+	}
+	return m->name_end ? 0 : -1;
+}
+
+/* What export and import leave out (fifos, devices, sockets, and hard
+ * links to them: tar -X takes their names) and what they change (set-ID
+ * and sticky bits, dropped): the names, for the model. */
+struct members {
+	char *excl;                /* names to leave out, one a line */
+	size_t excl_len, nexcl, nchanged;
+	size_t nskip;              /* left out by tar itself (sockets) */
+	int unnameable;            /* one of them has a newline in its name */
+	char left_out[NAMES_CAP], changed[NAMES_CAP];
+	char path[4200];           /* the list, written for tar (members_file) */
+};
+
+static void names_add(char *list, const char *q, const char *e)
+{
+	size_t n = strlen(list), k = (size_t)(e - q - 1);
+	if (n + k + 8 < NAMES_CAP)
+		snprintf(list + n, NAMES_CAP - n, "%s%.*s", n ? ", " : "", (int)k, q + 1);
+	else if (n + 6 < NAMES_CAP && !strstr(list, ", ..."))
+		snprintf(list + n, NAMES_CAP - n, ", ...");
+}
+
+static int members_has(const struct members *s, const char *raw, size_t n)
+{
+	for (const char *p = s->excl, *end = s->excl + s->excl_len; p && p < end; ) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if ((size_t)(nl - p) == n && !memcmp(p, raw, n))
+			return 1;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/* A member seen: 1 when it is left out, 0 when kept, -1 when there are
+ * more to leave out than EXCLUDE_MAX. */
+static int members_see(struct members *s, const struct member *m)
+{
+	size_t room = (size_t)(m->name_end - m->name) + (m->to ? (size_t)(m->to_end - m->to) : 0);
+	char *raw = xmalloc(room + 1);
+	int out = !strchr("-dlhC", m->type);
+	if (m->type == 'h' && s->nexcl)
+		out = members_has(s, raw, unquote(m->to, m->to_end, raw));
+	if (!out) {
+		if (m->setid) {
+			s->nchanged++;
+			names_add(s->changed, m->name, m->name_end);
+		}
+		free(raw);
+		return 0;
+	}
+	size_t n = unquote(m->name, m->name_end, raw);
+	s->unnameable |= memchr(raw, '\n', n) != NULL;
+	names_add(s->left_out, m->name, m->name_end);
+	if (++s->nexcl > EXCLUDE_MAX) {
+		free(raw);
+		return -1;
+	}
+	s->excl = realloc(s->excl, s->excl_len + n + 1);
+	if (!s->excl)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	memcpy(s->excl + s->excl_len, raw, n);
+	s->excl_len += n;
+	s->excl[s->excl_len++] = '\n';
+	free(raw);
+	return 1;
+}
+
+/* The names to leave out written for tar -X (bound at EXCLUDE_AT): its
+ * path, NULL when there is none, or NULL with *failed set (errno). */
+static const char *members_file(struct members *s, int *failed)
+{
+	*failed = 0;
+	if (!s->nexcl)
+		return NULL;
+	snprintf(s->path, sizeof s->path, "%s/exclude.XXXXXX", cfg.code_dir);
+	int fd = mkostemp(s->path, O_CLOEXEC);
+	if (fd < 0 || sr_write_all(fd, s->excl, s->excl_len) < 0) {
+		int e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(s->path);
+		}
+		s->path[0] = '\0';
+		*failed = 1;
+		errno = e;
+		return NULL;
+	}
+	close(fd);
+	return s->path;
+}
+
+static void members_free(struct members *s)
+{
+	if (s->path[0])
+		unlink(s->path);
+	free(s->excl);
+}
+
+/* tar's arguments that leave those out: anchored, literal names. */
+static void members_args(struct chain *c, const struct members *s)
+{
+	if (!s->nexcl)
+		return;
+	chain_add(c, "--anchored");
+	chain_add(c, "--no-wildcards");
+	chain_add(c, "--no-ignore-case");
+	chain_add(c, "-X");
+	chain_add(c, EXCLUDE_AT);
+}
+
+/* What was left out and changed: counted in res, named in buf. */
+static void members_report(const struct members *s, cJSON *res, char *buf, size_t len)
+{
+	size_t n = s->nexcl + s->nskip;
+	buf[0] = '\0';
+	cJSON_AddNumberToObject(res, "left_out", (double)n);
+	cJSON_AddNumberToObject(res, "mode_changed", (double)s->nchanged);
+	if (n)
+		snprintf(buf, len, " Left out, as fifos, devices and sockets are not carried (nor "
+			 "hard links to them): %zu: %s.", n, s->left_out);
+	if (s->nchanged)
+		snprintf(buf + strlen(buf), len - strlen(buf), " Set-user-ID, set-group-ID and sticky "
+			 "bits dropped from %zu: %s.", s->nchanged, s->changed);
+}
+
 /* ---- the host directories ---------------------------------------------- */
 
 static int no_host_dirs(struct req *r, const char *tool)
@@ -225,10 +472,11 @@ static cJSON *link_block(const char *path, const char *name, const char *mime, u
 struct export {
 	int fd;
 	uint64_t bytes;
-	int over, io_error;
+	int over, io_error, raced, too_many, archiving;
 	volatile int *cancel;
 	size_t files;
 	struct note note;
+	struct members m;
 };
 
 static int export_out(void *ctx, const char *p, size_t n)
@@ -246,16 +494,95 @@ static int export_out(void *ctx, const char *p, size_t n)
 	return 0;
 }
 
-/* tar -v with the archive on stdout lists each name on stderr; its
- * messages start "tar: ". Directories end in '/'. */
+/* A message of tar's: kept; a socket it ignored counted as left out. */
+static void export_note(struct export *e, char *line)
+{
+	size_t k = strlen(line);
+	char *q = line + 5, *end = quoted_end(q);
+	if (end && k > 18 && !strcmp(line + k - 17, ": socket ignored")) {
+		if (e->archiving)   /* counted at the first look */
+			return;
+		e->m.nskip++;
+		names_add(e->m.left_out, q, end);
+		return;
+	}
+	note_add(&e->note, line);
+}
+
+/* The first look (tar -cvv to /dev/null: names, types and modes, no
+ * file read): what to leave out, what will change. */
+static int export_list_line(struct lines *l, char *line, size_t len)
+{
+	struct export *e = l->ctx;
+	struct member m;
+	(void)len;
+	if (!strncmp(line, "tar: ", 5))
+		export_note(e, line);
+	else if (member_parse(line, &m) == 0 && members_see(&e->m, &m) < 0)
+		e->too_many = 1;
+	return e->too_many ? -1 : 0;
+}
+
+/* The archive made (tar -czvv, its names on stderr): files counted, and
+ * a special file there (made since the first look) stops it. */
 static int export_err_line(struct lines *l, char *line, size_t len)
 {
 	struct export *e = l->ctx;
-	if (!strncmp(line, "tar: ", 5))
-		note_add(&e->note, line);
-	else if (len && line[len - 1] != '/')
-		e->files++;
+	struct member m;
+	(void)len;
+	if (!strncmp(line, "tar: ", 5)) {
+		export_note(e, line);
+		return 0;
+	}
+	if (member_parse(line, &m) < 0)
+		return 0;
+	if (!strchr("-dlhC", m.type) || !m.type) {
+		e->raced = 1;
+		return -1;
+	}
+	e->files += m.type != 'd';
 	return 0;
+}
+
+/* tar in the sandbox over the workspace, read-only: the first look, or
+ * (archive) the archive to e->fd. Its exit status. */
+static int export_tar(struct req *r, const char *ws, struct export *e, int archive,
+		      const char *excl)
+{
+	struct lines l = { .fn = archive ? export_err_line : export_list_line, .ctx = e },
+		     nl = { .fn = export_err_line, .ctx = e };
+	struct chain c;
+	e->archiving = archive;
+	chain_start(&c, "--ro-bind", ws, 0, excl);
+	chain_add(&c, archive ? "-czvvf" : "-cvvf");
+	chain_add(&c, archive ? "-" : "/dev/null");
+	chain_add(&c, "--numeric-owner");
+	chain_add(&c, "--quoting-style=c");
+	if (archive)        /* no set-ID or sticky bit leaves */
+		chain_add(&c, "--mode=ug-s,a-t");
+	members_args(&c, &e->m);
+	chain_add(&c, "-C");
+	chain_add(&c, "/workspace");
+	chain_add(&c, ".");
+	struct spawn_io io = { .in_fd = -1, .stop = &r->cancelled };
+	if (archive) {
+		io.out = export_out;
+		io.out_ctx = e;
+		io.err = lines_sink;
+		io.err_ctx = &l;
+	} else {            /* (tar -v to /dev/null lists on stdout) */
+		nl.fn = export_list_line;
+		io.out = lines_sink;
+		io.out_ctx = &l;
+		io.err = lines_sink;
+		io.err_ctx = &nl;
+	}
+	int rc = spawn_io(c.v, &io);
+	if (lines_end(&l) < 0 && !archive)
+		e->too_many = 1;
+	if (!archive)
+		lines_end(&nl);
+	return rc;
 }
 
 /* A name safe inside '...' in a shell and on a comment line. */
@@ -376,11 +703,18 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 	    "# point anywhere, and package.json or .npmrc may ask npm for anything.\n"
 	    "# Read them before SR_INSTALL=1 (npm runs with --ignore-scripts, pip with\n"
 	    "# python3 -I, which keeps the directory off Python's path).\n"
+	    "# It refuses to run as root: what sandboxed code wrote is not root's to\n"
+	    "# unpack (set-ID bits and owners are dropped, but do not rely on that).\n"
 	    "set -eu\n"
+	    "if [ \"$(id -u)\" = 0 ]; then\n"
+	    "\techo \"$0: refusing to run as root: the files were written by sandboxed code; "
+	    "run it as an ordinary user\" >&2\n"
+	    "\texit 1\n"
+	    "fi\n"
 	    "here=$(CDPATH= cd -- \"$(dirname -- \"$0\")\" && pwd)\n"
 	    "dir=${1:-%s}\n"
 	    "mkdir -p -- \"$dir\"\n"
-	    "tar -xzf \"$here/%s\" -C \"$dir\" --no-same-owner\n"
+	    "tar -xzf \"$here/%s\" -C \"$dir\" --no-same-owner --no-same-permissions\n"
 	    "echo \"unpacked %s into $dir\"\n\n"
 	    "# The languages: sr-mcp's runners then, this machine now.\n",
 	    ws, when, SR_VERSION, archive, ws, ws, archive, archive);
@@ -546,6 +880,7 @@ void transfer_export(struct req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		return;
 	}
+	struct export e = { .fd = -1 };
 	const char *host = cfg.host_dirs[0];
 	hfd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (hfd < 0 || !realpath(host, dir)) {
@@ -566,20 +901,20 @@ void transfer_export(struct req *r, const cJSON *args)
 	struct tm tm;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 
-	struct export e = { .fd = afd };
-	struct lines l = { .fn = export_err_line, .ctx = &e };
-	struct chain c;
-	chain_start(&c, "--ro-bind", ws, 0);
-	const char *targs[] = { "-czvf", "-", "--numeric-owner", "-C", "/workspace", "." };
-	for (size_t i = 0; i < sizeof targs / sizeof *targs; i++)
-		chain_add(&c, targs[i]);
-	struct spawn_io io = { .in_fd = -1, .out = export_out, .out_ctx = &e, .err = lines_sink,
-			       .err_ctx = &l, .stop = &r->cancelled };
-	int rc = spawn_io(c.v, &io);
-	lines_end(&l);
+	e.fd = afd;
+	int rc = export_tar(r, ws, &e, 0, NULL), failed = 0;
+	const char *excl = NULL;
+	if (rc == 0 || rc == 1) {
+		excl = e.too_many || e.m.unnameable ? NULL : members_file(&e.m, &failed);
+		if (failed)
+			e.io_error = errno ? errno : EIO;
+		else if (!e.too_many && !e.m.unnameable && !r->cancelled)
+			rc = export_tar(r, ws, &e, 1, excl);
+	}
 	char path[PATH_MAX + 700], rpath[PATH_MAX + 700];
 	char *text = NULL;
-	if (!(e.over || e.io_error || (rc != 0 && rc != 1) || r->cancelled)) {
+	int refused = e.too_many || e.m.unnameable || e.raced;
+	if (!(refused || e.over || e.io_error || (rc != 0 && rc != 1) || r->cancelled)) {
 		text = unnamed ? export_publish(hfd, wfd, ws, when, afd, rfd, a, s, sizeof a) :
 			         write_recipe(rfd, wfd, ws, a, when);
 		if (!text)
@@ -592,7 +927,15 @@ void transfer_export(struct req *r, const cJSON *args)
 			unlinkat(hfd, a, 0);
 			unlinkat(hfd, s, 0);
 		}
-		if (e.over)     /* (a cancelled call's answer is dropped by send_result) */
+		if (refused)
+			tool_error(r, "workspace %s: not exported, nothing was kept: %s", ws,
+				   e.too_many ? "it holds more than " EXCLUDE_MAX_S " fifos, devices "
+				   "and sockets, which export_workspace leaves out; delete them (run_code, "
+				   "e.g. find . -type p -delete)" : e.m.unnameable ? "a fifo, device or "
+				   "socket in it has a newline in its name, which export_workspace cannot "
+				   "leave out; delete or rename it (run_code)" : "a fifo, device or socket "
+				   "appeared in it while it was archived (a run still going?); try again");
+		else if (e.over)     /* (a cancelled call's answer is dropped by send_result) */
 			tool_error(r, "workspace %s: the archive passed export_workspace's cap of "
 				   "%llu MiB (compressed) and was removed. Delete what is not needed "
 				   "(delete_path), or leave out big files with run_code (move them "
@@ -621,13 +964,15 @@ void transfer_export(struct req *r, const cJSON *args)
 	if (e.note.len)
 		cJSON_AddStringToObject(res, "warnings", e.note.text);
 	free(uri);
-	char *msg = NULL;
+	char *msg = NULL, changes[2 * NAMES_CAP + 300];
 	size_t mlen = 0;
+	members_report(&e.m, res, changes, sizeof changes);
 	put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
-	    "%s rebuilds it elsewhere (sh %s DIR: unpack, compare the languages; with SR_INSTALL=1 "
-	    "install the packages again). Symbolic links were archived as links. import_files with host_path %s "
-	    "brings it back into a workspace.%s%s", ws, e.files, (unsigned long long)e.bytes, path,
-	    rpath, s, a, e.note.len ? "\ntar said:\n" : "", e.note.text);
+	    "%s rebuilds it elsewhere (sh %s DIR, as an ordinary user, not root: unpack, compare "
+	    "the languages; with SR_INSTALL=1 install the packages again). Symbolic links were "
+	    "archived as links.%s import_files with host_path %s brings it back into a "
+	    "workspace.%s%s", ws, e.files, (unsigned long long)e.bytes, path, rpath, s, changes, a,
+	    e.note.len ? "\ntar said:\n" : "", e.note.text);
 	cJSON *out = tool_result(res, msg, 0), *content = cJSON_GetObjectItem(out, "content");
 	cJSON_AddItemToArray(content, link_block(path, a, "application/gzip", e.bytes,
 						 "The workspace's files, a gzip-compressed tar archive"));
@@ -637,6 +982,7 @@ void transfer_export(struct req *r, const cJSON *args)
 	free(msg);
 	send_result(r, out);
 out:
+	members_free(&e.m);
 	if (afd >= 0)
 		close(afd);
 	if (rfd >= 0)
@@ -802,14 +1148,16 @@ static void base_name(const struct host *h, char *buf, size_t len)
 
 struct copy {
 	int dst;                  /* the destination directory */
-	uint64_t bytes;
-	size_t files, dirs, skipped;
-	int over, failed;
+	int dry;                  /* count only: the bytes a copy would add */
+	uint64_t bytes, room;     /* copied; at most (the quota's room) */
+	int64_t delta;            /* the workspace's size: what the copy changed */
+	size_t files, dirs, skipped, changed;
+	int over, failed, quota;
 	char err[1200];
-	char skipped_names[400];
+	char skipped_names[400], changed_names[400];
 };
 
-/* 0, -1 (errno), or 1 when the cap was passed. */
+/* 0, -1 (errno), 1 when import_files' cap was passed, 2 the quota's room. */
 static int copy_fd(int in, int out, struct copy *c)
 {
 	char buf[65536];
@@ -824,6 +1172,8 @@ static int copy_fd(int in, int out, struct copy *c)
 			return 0;
 		if (c->bytes + (uint64_t)n > IMPORT_BYTES_MAX)
 			return 1;
+		if (c->bytes + (uint64_t)n > c->room)
+			return 2;
 		if (write_at(out, buf, (size_t)n, at) < 0)
 			return -1;
 		at += n;
@@ -831,7 +1181,15 @@ static int copy_fd(int in, int out, struct copy *c)
 	}
 }
 
-/* The regular file in (already open) to path rel beneath c->dst. */
+static void name_list_add(char *list, size_t len, const char *name)
+{
+	size_t n = strlen(list);
+	if (n + strlen(name) + 3 < len)
+		snprintf(list + n, len - n, "%s%s", n ? ", " : "", name);
+}
+
+/* The regular file in (already open) to path rel beneath c->dst, its
+ * mode without set-ID or sticky bits. A copy stopped by a cap is removed. */
 static int copy_file(struct copy *c, int in, const struct stat *ist, const char *rel)
 {
 	char dir[4096];
@@ -847,18 +1205,36 @@ static int copy_file(struct copy *c, int in, const struct stat *ist, const char 
 		return -1;
 	}
 	int out = file_open(dfd, name, rel, O_WRONLY | O_CREAT, &st, c->err, sizeof c->err);
-	close(dfd);
-	if (out < 0)
+	if (out < 0) {
+		close(dfd);
 		return -1;
+	}
+	uint64_t before = c->bytes;
 	int r = ftruncate(out, 0) < 0 ? -1 : copy_fd(in, out, c);
 	int e = errno;
-	if (r == 0)
+	c->delta -= (int64_t)st.st_size;
+	if (r == 0) {
 		(void)fchmod(out, (ist->st_mode & 0755) | 0600);
+		c->delta += (int64_t)(c->bytes - before);
+		if (ist->st_mode & 07000) {
+			c->changed++;
+			name_list_add(c->changed_names, sizeof c->changed_names, rel);
+		}
+	} else {
+		(void)unlinkat(dfd, name, 0);   /* cut short: not left half made */
+	}
 	close(out);
-	if (r > 0) {
+	close(dfd);
+	if (r == 1) {
 		c->over = 1;
 		snprintf(c->err, sizeof c->err, "the import passed import_files' cap of %llu MiB "
 			 "at %s", IMPORT_BYTES_MAX >> 20, rel);
+	} else if (r == 2) {
+		c->quota = c->over = 1;
+		snprintf(c->err, sizeof c->err, "the workspace's quota of %llu bytes was reached "
+			 "at %s (the files grew since they were counted?); delete what is not needed "
+			 "(delete_path) or ask the administrator for a larger --workspace-quota",
+			 (unsigned long long)cfg.ws_quota, rel);
 	} else if (r < 0) {
 		snprintf(c->err, sizeof c->err, "%s: unable to copy: %s", rel, strerror(e));
 	}
@@ -874,6 +1250,9 @@ static void copy_one(struct walk *w, int dirfd, const char *name, const char *re
 		c->over = 1;
 		snprintf(c->err, sizeof c->err, "the directory has more than import_files' cap "
 			 "of %d entries", IMPORT_ENTRIES_MAX);
+	} else if (c->dry) {
+		if (S_ISREG(st->st_mode) && st->st_nlink == 1)
+			c->bytes += (uint64_t)st->st_size;
 	} else if (S_ISDIR(st->st_mode)) {
 		int fd = dir_open(c->dst, rel, 1);
 		if (fd < 0)
@@ -898,13 +1277,22 @@ static void copy_one(struct walk *w, int dirfd, const char *name, const char *re
 	} else {
 		/* a link, a file of several links, a fifo, socket or device */
 		c->skipped++;
-		size_t n = strlen(c->skipped_names);
-		if (n + strlen(rel) + 3 < sizeof c->skipped_names)
-			snprintf(c->skipped_names + n, sizeof c->skipped_names - n, "%s%s",
-				 n ? ", " : "", rel);
+		name_list_add(c->skipped_names, sizeof c->skipped_names, rel);
 	}
 	if (c->over || c->failed)
 		w->stop = 1;
+}
+
+/* The directory fd (taken) walked: copied, or (c->dry) counted. */
+static void copy_tree(struct copy *c, int fd)
+{
+	struct walk w = { .fn = copy_one, .recursive = 1, .ctx = c };
+	walk_dir(&w, fd, "", 0);
+	if (w.cut && !c->failed && !c->over) {
+		c->over = 1;
+		snprintf(c->err, sizeof c->err, "the directory is too big or too deep to copy "
+			 "whole");
+	}
 }
 
 /* ---- import_files: archives ---------------------------------------------- */
@@ -912,21 +1300,11 @@ static void copy_one(struct walk *w, int dirfd, const char *name, const char *re
 struct listing {
 	size_t entries;
 	uint64_t bytes;
+	uint64_t pages;        /* what tar may take under the quota while it writes */
 	int bad;
 	char why[2000];
+	struct members m;
 };
-
-/* A name as tar --quoting-style=c shows it, from its opening quote: its
- * end (the closing quote), or NULL. */
-static char *quoted_end(char *p)
-{
-	if (*p != '"')
-		return NULL;
-	for (p++; *p && *p != '"'; p++)
-		if (*p == '\\' && p[1])
-			p++;
-	return *p == '"' ? p : NULL;
-}
 
 /* Absolute, or a ".." component: the quoted name from q to e. */
 static int unsafe_name(const char *q, const char *e)
@@ -943,45 +1321,34 @@ static int unsafe_name(const char *q, const char *e)
 	return 0;
 }
 
-/* One line of `tar -tv --numeric-owner --quoting-style=c`:
- *   -rw-r--r-- 0/0   6 2024-01-01 00:00 "name"
- *   lrwxrwxrwx 0/0   0 2024-01-01 00:00 "name" -> "target"
- *   hrw-r--r-- 0/0   0 2024-01-01 00:00 "name" link to "target"  */
+/* One line of tar -tv (member_parse): checked, counted. */
 static int list_line(struct lines *l, char *line, size_t len)
 {
 	struct listing *t = l->ctx;
-	char *p = line, *field[5];
+	struct member m;
 	(void)len;
-	for (int k = 0; k < 5; k++) {
-		while (*p == ' ')
-			p++;
-		field[k] = p;
-		while (*p && *p != ' ')
-			p++;
-	}
-	while (*p == ' ')
-		p++;
-	char *end = quoted_end(p);
-	/* a hard link's target: after the name, ' link to "target"' */
-	char *to = end && line[0] == 'h' ? strstr(end, " link to ") : NULL;
-	char *to_end = to ? quoted_end(to + 9) : NULL;
-	int rep = 0;
+	int rep = 0, bad = member_parse(line, &m) < 0;
 	char *shown = clean_text(line, strlen(line) > 300 ? 300 : strlen(line), &rep);
-	if (!end || l->too_long || (line[0] == 'h' && !to_end)) {
+	if (bad || l->too_long) {
 		snprintf(t->why, sizeof t->why, "tar listed a line sr-mcp cannot read: %s", shown);
-	} else if (unsafe_name(p, end)) {
+	} else if (unsafe_name(m.name, m.name_end)) {
 		snprintf(t->why, sizeof t->why, "a member's name is absolute or has a '..' in it "
 			 "(%s): sr-mcp extracts no such archive", shown);
-	} else if (to_end && unsafe_name(to + 9, to_end)) {
+	} else if (m.to && unsafe_name(m.to, m.to_end)) {
 		snprintf(t->why, sizeof t->why, "a hard link in it points to an absolute path "
 			 "or through '..' (%s): sr-mcp extracts no such archive", shown);
 	} else if (++t->entries > IMPORT_ENTRIES_MAX) {
 		snprintf(t->why, sizeof t->why, "it has more than import_files' cap of %d entries",
 			 IMPORT_ENTRIES_MAX);
-	} else {
-		unsigned long long size = strtoull(field[2], NULL, 10);  /* "1,3" of a device: 1 */
-		t->bytes += size;
-		if (size > IMPORT_BYTES_MAX || t->bytes > IMPORT_BYTES_MAX)
+	} else if ((bad = members_see(&t->m, &m)) < 0) {
+		snprintf(t->why, sizeof t->why, "it has more than %d fifos, devices and sockets, "
+			 "which import_files leaves out", EXCLUDE_MAX);
+	} else if (!bad) {
+		/* a file's bytes, in whole pages as the tmpfs under the quota
+		 * holds them; a link's target may take one too */
+		t->bytes += m.size;
+		t->pages += (m.size + PAGE - 1) / PAGE * PAGE + (m.type == 'l' ? PAGE : 0);
+		if (m.size > IMPORT_BYTES_MAX || t->bytes > IMPORT_BYTES_MAX)
 			snprintf(t->why, sizeof t->why, "its files add up to more than import_files' "
 				 "cap of %llu MiB (a sparse or compressed file counts at its full "
 				 "size)", IMPORT_BYTES_MAX >> 20);
@@ -1024,7 +1391,7 @@ static int archive_list(struct req *r, struct host *h, const char *flags, struct
 	struct note msgs = { .len = 0 };
 	struct lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
 	struct chain c;
-	chain_start(&c, NULL, NULL, 0);
+	chain_start(&c, NULL, NULL, 0, NULL);
 	/* --absolute-names: names and link targets as they are in the archive
 	 * (tar -t strips a leading / or ../ of a hard link's target otherwise,
 	 * and the check below would see the stripped one) */
@@ -1044,41 +1411,91 @@ static int archive_list(struct req *r, struct host *h, const char *flags, struct
 	return t->bad || rc != 0 ? -1 : 0;
 }
 
-/* Extracted by tar in the sandbox, the workspace bound read-write, into
- * dest; the result answered. */
-static void archive_extract(struct req *r, const char *ws, struct host *h, const char *flags,
-			    const char *dest, const struct listing *t, cJSON *res)
+/* Would need bytes more pass the workspace's quota? Then 1, answered:
+ * the quota, what the import would add, what to do. */
+static int import_over(struct req *r, const char *ws, int wfd, const char *hp, uint64_t need,
+		       const char *how)
 {
-	char into[4200], text[3000];
+	if (!cfg.ws_quota)
+		return 0;
+	uint64_t used = ws_size(ws, wfd), left = used < cfg.ws_quota ? cfg.ws_quota - used : 0;
+	if (need <= left)
+		return 0;
+	tool_error(r, "%s: not imported, nothing was written: it would add %llu bytes%s to "
+		   "workspace %s, which holds %llu bytes of its quota of %llu bytes (%llu MiB): "
+		   "%llu bytes are left. Delete what is not needed there (delete_path), import "
+		   "less, or ask the administrator for a larger --workspace-quota", hp,
+		   (unsigned long long)need, how, ws, (unsigned long long)used,
+		   (unsigned long long)cfg.ws_quota, (unsigned long long)(cfg.ws_quota >> 20),
+		   (unsigned long long)left);
+	return 1;
+}
+
+/* Extracted by tar in the sandbox into dest, the workspace bound
+ * read-write under its quota (sr-jail --quota: the kernel caps what tar
+ * writes, whatever the listing said), special files left out; the
+ * result answered. */
+static void archive_extract(struct req *r, const char *ws, struct host *h, const char *flags,
+			    const char *dest, struct listing *t, cJSON *res)
+{
+	char into[4200], text[3000 + 2 * NAMES_CAP], changes[2 * NAMES_CAP + 300];
 	snprintf(into, sizeof into, "/workspace/%s", dest);
 	struct note msgs = { .len = 0 };
 	struct lines ml = { .fn = note_line, .ctx = &msgs };
 	struct chain c;
-	chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX);
+	int failed;
+	const char *excl = members_file(&t->m, &failed);
+	if (failed) {
+		cJSON_Delete(res);
+		tool_error(r, "unable to write the list of what %s leaves out: %s", h->rel,
+			   strerror(errno));
+		return;
+	}
+	chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX, excl);
 	const char *args[] = { "-x", flags, "-", "--no-same-owner", "--no-same-permissions",
-			       "--no-overwrite-dir", "-C", into };
+			       "--no-overwrite-dir" };
 	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
 		chain_add(&c, args[i]);
+	members_args(&c, &t->m);
+	chain_add(&c, "-C");
+	chain_add(&c, into);
 	struct spawn_io io = { .in_fd = h->fd, .err = lines_sink, .err_ctx = &ml,
 			       .stop = &r->cancelled };
 	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
 	lines_end(&ml);
 	if (rc != 0) {
+		int quota = strstr(msgs.text, "sr-jail: warning: /workspace: quota of") != NULL;
 		cJSON_Delete(res);
 		tool_error(r, "%s: extracting it into workspace %s failed (exit %d%s); what was "
-			   "extracted before stays (list_files shows it). tar said: %s", h->rel, ws, rc,
-			   rc == 124 ? ": the wall clock of " TAR_TIMEOUT " ran out" :
-			   rc == 128 + SIGXFSZ ? ": a file passed the size cap" : "", msgs.text);
+			   "extracted before stays (list_files shows it)%s. tar said: %s", h->rel, ws,
+			   rc, rc == 124 ? ": the wall clock of " TAR_TIMEOUT " ran out" :
+			   rc == 128 + SIGXFSZ ? ": a file passed the size cap" : "",
+			   quota ? ": the workspace reached its quota, which the archive's "
+			   "listing said it would not (was the archive changed meanwhile?); delete "
+			   "what is not needed (delete_path) or ask the administrator for a larger "
+			   "--workspace-quota" : "", msgs.text);
 		return;
 	}
+	members_report(&t->m, res, changes, sizeof changes);
 	cJSON_AddStringToObject(res, "kind", "archive");
-	cJSON_AddNumberToObject(res, "files", (double)t->entries);
+	cJSON_AddNumberToObject(res, "files", (double)(t->entries - t->m.nexcl));
 	cJSON_AddNumberToObject(res, "bytes", (double)t->bytes);
 	snprintf(text, sizeof text, "extracted %s (%zu entries, %llu bytes) into workspace %s at "
-		 "/workspace%s%s; list_files shows them.%s%s", h->rel, t->entries,
+		 "/workspace%s%s; list_files shows them.%s%s%s", h->rel, t->entries - t->m.nexcl,
 		 (unsigned long long)t->bytes, ws, strcmp(dest, ".") ? "/" : "",
-		 strcmp(dest, ".") ? dest : "", msgs.len ? "\ntar said:\n" : "", msgs.text);
+		 strcmp(dest, ".") ? dest : "", changes, msgs.len ? "\ntar said:\n" : "", msgs.text);
 	tool_reply(r, res, text, 0);
+}
+
+/* The size of the regular file name in dir beneath the workspace, or 0. */
+static uint64_t dest_size(int wfd, const char *dir, const char *name)
+{
+	struct stat st;
+	int d = dir_open(wfd, dir, 0);
+	int r = d >= 0 ? fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) : -1;
+	if (d >= 0)
+		close(d);
+	return r == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
 /* ---- import_files ---------------------------------------------------------- */
@@ -1107,6 +1524,7 @@ void transfer_import(struct req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		return;
 	}
+	int wfd = -1;
 	snprintf(ws, sizeof ws, "%s", wsa ? wsa : "");
 	int archive = S_ISREG(h.st.st_mode) && extract && is_archive_name(h.rel);
 	const char *kind = archive ? tar_kind(h.fd) : NULL;
@@ -1128,22 +1546,46 @@ void transfer_import(struct req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		goto out;
 	}
-	int wfd = ws_open(ws, 1, err, sizeof err);
+	wfd = ws_open(ws, 1, err, sizeof err);
 	if (wfd < 0) {
 		tool_error(r, "%s", err);
 		goto out;
 	}
-	/* the destination directory (the file's parent for a file), made */
 	char dir[4096];
 	const char *name = S_ISREG(h.st.st_mode) && !archive ? split(rel, dir, sizeof dir) : NULL;
 	if (S_ISREG(h.st.st_mode) && !archive && !name) {
-		close(wfd);
 		tool_error(r, "%s: not a file name (give the file's path in the workspace, e.g. "
 			   "data/in.csv)", rel);
 		goto out;
 	}
-	struct copy c = { .dst = dir_open(wfd, name ? dir : rel, 1) };
-	close(wfd);
+	/* what it would add, against the quota's room, before a byte is written */
+	struct copy c = { .dst = -1, .room = UINT64_MAX };
+	uint64_t need = archive ? t.pages : name ? (uint64_t)h.st.st_size : 0, old;
+	if (!archive && !name) {
+		c.dry = 1;
+		copy_tree(&c, openat(h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		need = c.bytes;
+		if (c.over || c.failed) {
+			tool_error(r, "%s: %s. Nothing was written.", hp, c.err);
+			goto out;
+		}
+		c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? need : UINT64_MAX };
+	} else if (name) {
+		old = dest_size(wfd, dir, name);
+		c.room = cfg.ws_quota ? need : UINT64_MAX;
+		need = need > old ? need - old : 0;
+	}
+	if (import_over(r, ws, wfd, hp, need, archive ? " while it is extracted (its files' "
+			"sizes, each rounded up to whole pages of 4 KiB as the quota counts them "
+			"then)" : ""))
+		goto out;
+	if (archive && t.m.unnameable) {
+		tool_error(r, "%s: not extracted: a fifo, device or socket in it has a newline in its "
+			   "name, which import_files cannot leave out. Nothing was written.", hp);
+		goto out;
+	}
+	/* the destination directory (the file's parent for a file), made */
+	c.dst = dir_open(wfd, name ? dir : rel, 1);
 	if (c.dst < 0) {
 		path_why(err, sizeof err, name ? dir : rel, errno);
 		tool_error(r, "%s", err);
@@ -1155,39 +1597,37 @@ void transfer_import(struct req *r, const cJSON *args)
 	if (archive) {
 		close(c.dst);
 		archive_extract(r, ws, &h, flags, rel, &t, res);
-		goto out;
+		goto out;       /* (sr-jail --quota-cache added what it wrote) */
 	}
-	if (name) {
+	if (name)
 		c.failed = copy_file(&c, h.fd, &h.st, name) < 0;
-	} else {
-		struct walk w = { .fn = copy_one, .recursive = 1, .ctx = &c };
-		walk_dir(&w, dup(h.fd), "", 0);
-		if (w.cut && !c.failed && !c.over) {
-			c.over = 1;
-			snprintf(c.err, sizeof c.err, "the directory is too big or too deep to copy "
-				 "whole");
-		}
-	}
+	else
+		copy_tree(&c, openat(h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	close(c.dst);
 	if (c.failed || c.over) {
+		ws_size_forget(ws);     /* partly copied: measured again */
 		cJSON_Delete(res);
 		tool_error(r, "%s: %s; what was copied before stays in workspace %s (list_files "
 			   "shows it)", hp, c.err, ws);
 		goto out;
 	}
+	ws_size_add(ws, wfd, c.delta);
 	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
 	cJSON_AddNumberToObject(res, "files", (double)c.files);
 	cJSON_AddNumberToObject(res, "bytes", (double)c.bytes);
 	cJSON_AddNumberToObject(res, "skipped", (double)c.skipped);
+	cJSON_AddNumberToObject(res, "left_out", (double)c.skipped);
+	cJSON_AddNumberToObject(res, "mode_changed", (double)c.changed);
 	snprintf(err, sizeof err, "copied %s into workspace %s at /workspace/%s: %zu file%s, "
-		 "%llu bytes%s%s", hp, ws, rel, c.files, c.files == 1 ? "" : "s",
+		 "%llu bytes%s%s%s%s", hp, ws, rel, c.files, c.files == 1 ? "" : "s",
 		 (unsigned long long)c.bytes, c.skipped ? "; skipped (links, files of several "
-		 "links, special files): " : "", c.skipped_names);
+		 "links, fifos, devices and sockets): " : "", c.skipped_names,
+		 c.changed ? "; set-user-ID, set-group-ID and sticky bits dropped from: " : "",
+		 c.changed_names);
 	tool_reply(r, res, err, 0);
 out:
-	/* what was copied in is not counted in the workspace's size cache:
-	 * the next run measures it */
-	if (ws[0])
-		ws_size_forget(ws);
+	if (wfd >= 0)
+		close(wfd);
+	members_free(&t.m);
 	host_close(&h);
 }
