@@ -253,12 +253,16 @@ static const char export_workspace_def[] =
 "administrator allowed (the first --host-dir), with a shell script beside it (a recipe) that "
 "unpacks it elsewhere, compares the language versions and can install the workspace's packages again. Returns both as resource links "
 "and their paths, for the user. Symbolic links are archived as links, never followed. At most 1 GiB "
-"compressed. If no host directory is allowed, the result says how to allow one.\","
+"compressed. Set-ID and sticky bits are dropped and fifos, devices and sockets left out (the result "
+"names them); the recipe refuses to run as root. If no host directory is allowed, the result says how "
+"to allow one.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
 "\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
 "\"path\":{\"type\":\"string\",\"description\":\"The archive, on the host.\"},\"uri\":{\"type\":\"string\"},"
 "\"bytes\":{\"type\":\"integer\"},\"files\":{\"type\":\"integer\",\"description\":\"Files archived (directories not counted).\"},"
+"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
+"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
 "\"recipe\":{\"type\":\"string\",\"description\":\"The shell script beside it.\"},\"warnings\":{\"type\":\"string\"}},"
 "\"required\":[\"workspace_id\",\"path\",\"bytes\",\"files\",\"recipe\"]},"
 "\"annotations\":{\"title\":\"Export workspace\",\"readOnlyHint\":false,\"destructiveHint\":false,"
@@ -271,7 +275,9 @@ static const char import_files_def[] =
 "it as a file) into dest, by default the workspace's root; a file or directory goes to dest, by "
 "default its own name. No symbolic link is followed on the host; links and special files in a "
 "directory are skipped. Archives with absolute or '..' names are refused; an import is capped at "
-"100000 entries and 1 GiB. If no host directory is allowed, the result says how to allow one.\","
+"100000 entries and 1 GiB, and what it adds must fit the workspace quota (counted before anything is "
+"written). Set-ID and sticky bits are dropped, fifos and devices left out. If no host directory is "
+"allowed, the result says how to allow one.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"host_path\":{\"type\":\"string\",\"description\":\"A file or directory in an allowed host directory: absolute, or relative to one (an export_workspace result's path works).\"},"
 "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace to copy into, made if it does not exist; omit it for a new one.\"},"
@@ -281,6 +287,8 @@ static const char import_files_def[] =
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
 "\"dest\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\",\"enum\":[\"archive\",\"file\",\"dir\"]},"
 "\"files\":{\"type\":\"integer\",\"description\":\"Files copied, or entries extracted.\"},"
+"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
+"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
 "\"bytes\":{\"type\":\"integer\"},\"skipped\":{\"type\":\"integer\",\"description\":\"Links and special files not copied.\"}},"
 "\"required\":[\"workspace_id\",\"dest\",\"kind\",\"files\",\"bytes\"]},"
 "\"annotations\":{\"title\":\"Import files\",\"readOnlyHint\":false,\"destructiveHint\":true,"
@@ -819,6 +827,15 @@ static void sandbox_info(struct req *r, const cJSON *args)
 		cJSON_AddNumberToObject(c, "workspace_idle_s", (double)(cfg.ws_ttl_ms / 1000));
 	else
 		cJSON_AddNullToObject(c, "workspace_idle_s");
+	/* finished jobs' output is kept this long, and in this much room */
+	if (cfg.job_ttl_ms)
+		cJSON_AddNumberToObject(c, "job_kept_s", (double)(cfg.job_ttl_ms / 1000));
+	else
+		cJSON_AddNullToObject(c, "job_kept_s");
+	if (cfg.job_space)
+		cJSON_AddNumberToObject(c, "job_space_bytes", (double)cfg.job_space);
+	else
+		cJSON_AddNullToObject(c, "job_space_bytes");
 	cJSON_AddStringToObject(res, "network", network_policy());
 	cJSON_AddStringToObject(res, "network_note", cfg.net_full ? "runs and installs reach "
 		"the network" : cfg.net_install ? "install_packages reaches the network; runs do "

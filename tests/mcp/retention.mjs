@@ -53,6 +53,8 @@ is(bad.status, 100, 'SR_MCP_JOB_SPACE=1X: usage error');
 const a = stateDir();
 let { client, call } = await connect(a, { SR_MCP_JOB_TTL: '2s', SR_MCP_WORKSPACE_TTL: 'off',
   SR_MCP_JOB_SPACE: 'off' });
+let caps = sc(await call('sandbox_info', {})).caps || {};
+ok(caps.job_kept_s === 2 && caps.job_space_bytes === null, 'sandbox_info gives the job retention (2 s, no room bound)', caps);
 const old = await runJob(call, 1000);
 like(old, /^[0-9a-f]{32}$/, 'a finished job');
 ok(code(a).length > 0, 'its code is in STATE/code', code(a));
@@ -82,6 +84,8 @@ ageCode(b);
 await sleep(1500);
 ok(jobs.every((id) => done_(b, id)) && code(b).length === 3, 'control: with retention off they all stay, and their code');
 ({ client, call } = await connect(b, { SR_MCP_JOB_TTL: 'off', SR_MCP_JOB_SPACE: '600K' }));
+caps = sc(await call('sandbox_info', {})).caps || {};
+ok(caps.job_kept_s === null && caps.job_space_bytes === 600 * 1024, 'sandbox_info gives the room bound', caps);
 ok(await until(() => !done_(b, jobs[1]), 15), 'at start-up, past --job-space, old jobs are removed');
 ok(!done_(b, jobs[0]) && done_(b, jobs[2]), 'the oldest first: the newest stays');
 ok(await until(() => code(b).length === 1, 10), 'only the kept job\'s code stays', code(b));
