@@ -42,7 +42,7 @@
 #define IMAGE_MAX MCP_IMAGE_MAX
 #define LIST_MAX 1000                  /* list_files: entries returned */
 #define WALK_MAX 200000                /* entries looked at in one walk */
-#define DEPTH_MAX 256                  /* directories deep */
+#define REL_MAX 4095                   /* a path from a walk start, at most */
 #define LINE_MAX_CHARS 2000            /* read_file: a longer line is cut */
 #define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
@@ -316,64 +316,44 @@ static void iso_time(time_t t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* ---- walking and removing trees ---------------------------------------- */
+/* ---- walking trees ----------------------------------------------------- */
 
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* dirfd is consumed. */
-void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
+/* Without recursion, at any depth (lib/walk.c): each directory in name
+ * order, WALK_MAX entries at most; a path longer than rel_max is given
+ * cut (rel_cut), or not at all with skip_cut. fd0 is consumed. */
+void walk_dir(struct walk *w, int fd0)
 {
-	DIR *d = fdopendir(fd0);
-	if (!d) {
-		close(fd0);
+	struct sr_tree t = { .sorted = 1, .names_max = WALK_MAX,
+			     .path_max = w->rel_max ? w->rel_max : REL_MAX };
+	if (sr_tree_open(&t, fd0) < 0) {
+		w->cut = 1;
 		return;
 	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+	int k = 0;
+	while (!w->stop && (k = sr_tree_next(&t)) > 0) {
+		struct stat st;
+		if (k == SR_TREE_LEAVE || fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		if (w->seen + n >= WALK_MAX) {
+		if (++w->seen >= WALK_MAX) {
 			w->cut = 1;
 			break;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			names = realloc(names, cap * sizeof *names);
-			if (!names)
-				sr_fatal(SR_EXIT_SYS, "out of memory");
-		}
-		names[n++] = xstrdup(e->d_name);
-	}
-	if (n)    /* qsort of NULL, even of 0 items, is undefined */
-		qsort(names, n, sizeof *names, by_name);
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-		char rel[4200];
-		snprintf(rel, sizeof rel, "%s%s%s", prefix, *prefix ? "/" : "", names[i]);
-		if (w->stop || fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+		w->rel_cut = t.path_cut;
+		w->cut |= t.path_cut;
+		if (t.path_cut && w->skip_cut)
 			continue;
-		w->seen++;
-		w->fn(w, dirfd(d), names[i], rel, &st);
-		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop) {
-			if (depth >= DEPTH_MAX) {
-				w->cut = 1;
-				continue;
-			}
-			int sub = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_CLOEXEC);
-			if (sub >= 0)
-				walk_dir(w, sub, rel, depth + 1);
-		}
+		w->fn(w, t.dirfd, t.name, t.path, &st);
+		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop)
+			(void)sr_tree_enter(&t);   /* unreadable: its entries are not seen */
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	closedir(d);
+	if (k < 0 || t.cut)
+		w->cut = 1;
+	sr_tree_close(&t);
 }
 
 /* ---- list_workspaces, delete_workspace ------------------------------------ */
@@ -441,7 +421,7 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 			iso_time((time_t)sx.stx_btime.tv_sec, born, sizeof born);
 		struct usage u = { 0, 0, st.st_mtime };
 		struct walk w = { .fn = count, .recursive = 1, .ctx = &u };
-		walk_dir(&w, fd, "", 0);
+		walk_dir(&w, fd);
 		char when[32];
 		iso_time(u.newest, when, sizeof when);
 		cJSON *o = cJSON_CreateObject();
@@ -682,7 +662,7 @@ void files_list(struct req *r, const cJSON *args)
 	l.entries = cJSON_AddArrayToObject(res, "entries");
 	struct walk w = { .fn = list_one, .recursive = recursive || (glob && strchr(glob, '/')),
 			  .ctx = &l };
-	walk_dir(&w, dfd, "", 0);
+	walk_dir(&w, dfd);
 	cJSON_AddBoolToObject(res, "truncated", l.truncated || w.cut);
 	char *text = xmalloc(l.tlen + 600);
 	snprintf(text, l.tlen + 600, "%s%s%s", l.tlen ? l.text : "(no entries)\n",

@@ -206,7 +206,7 @@ static void list(struct req *r)
 		if (fd >= 0) {
 			struct walk w = { .fn = list_one, .recursive = 1, .ctx = &l };
 			l.ws = names[i];
-			walk_dir(&w, fd, "", 0);
+			walk_dir(&w, fd);
 		}
 		free(names[i]);
 	}

@@ -1160,8 +1160,8 @@ void transfer_import(struct req *r, const cJSON *args)
 	if (name) {
 		c.failed = copy_file(&c, h.fd, &h.st, name) < 0;
 	} else {
-		struct walk w = { .fn = copy_one, .recursive = 1, .ctx = &c };
-		walk_dir(&w, dup(h.fd), "", 0);
+		struct walk w = { .fn = copy_one, .recursive = 1, .skip_cut = 1, .ctx = &c };
+		walk_dir(&w, dup(h.fd));
 		if (w.cut && !c.failed && !c.over) {
 			c.over = 1;
 			snprintf(c.err, sizeof c.err, "the directory is too big or too deep to copy "
