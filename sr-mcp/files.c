@@ -331,7 +331,7 @@ static int by_name(const void *a, const void *b)
 void walk_dir(struct walk *w, int fd0)
 {
 	struct sr_tree t = { .sorted = 1, .names_max = WALK_MAX,
-			     .path_max = w->rel_max ? w->rel_max : REL_MAX };
+			     .path_max = w->no_rel ? 0 : w->rel_max ? w->rel_max : REL_MAX };
 	if (sr_tree_open(&t, fd0) < 0) {
 		w->cut = 1;
 		return;
@@ -349,7 +349,7 @@ void walk_dir(struct walk *w, int fd0)
 		w->cut |= t.path_cut;
 		if (t.path_cut && w->skip_cut)
 			continue;
-		w->fn(w, t.dirfd, t.name, t.path, &st);
+		w->fn(w, t.dirfd, t.name, t.path ? t.path : "", &st);
 		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop)
 			(void)sr_tree_enter(&t);   /* unreadable: its entries are not seen */
 	}
@@ -442,7 +442,7 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
 			iso_time((time_t)sx.stx_btime.tv_sec, born, sizeof born);
 		struct usage u = { 0, 0, st.st_mtime };
-		struct walk w = { .fn = count, .recursive = 1, .ctx = &u };
+		struct walk w = { .fn = count, .recursive = 1, .no_rel = 1, .ctx = &u };
 		walk_dir(&w, fd);
 		char when[32];
 		iso_time(u.newest, when, sizeof when);

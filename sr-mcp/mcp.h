@@ -198,6 +198,7 @@ struct walk {
 	int recursive;
 	size_t rel_max;       /* a longer rel is cut (0: 4095 bytes) */
 	int skip_cut;         /* an entry whose rel is cut is not given */
+	int no_rel;           /* rel is always "": no path is kept */
 	size_t seen;
 	int cut;              /* WALK_MAX reached, a rel cut, the walk failed */
 	int rel_cut;          /* this call's rel is cut: its deepest ancestor's */
