@@ -105,9 +105,48 @@ void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep);
  * planted at path is replaced, never written through. 0, or -1 with errno
  * set and nothing left behind. */
 int sr_write_file_atomic(const char *path, const char *buf, size_t len);
-/* Remove name in the directory parent, a directory's tree included,
- * following no link (a directory made unreadable is given back its
- * owner's rights first). 0, or -1 with errno set. */
+/* walk.c: a tree walked without recursion, at any depth, with at most
+ * SR_TREE_OPEN descriptors open (the directories between the root and the
+ * deepest few are opened again through "..", their device and inode
+ * checked: ESTALE when the tree moved). Set the caller's fields, then
+ * sr_tree_open (takes fd; -1 with errno). sr_tree_next gives
+ * SR_TREE_ENTRY for each entry (name in dirfd, at depth, its path from
+ * the root in path), SR_TREE_LEAVE when a directory entered with
+ * sr_tree_enter has been walked (name in dirfd is that directory again),
+ * 0 at the end, -1 (errno) when the walk cannot go on. After an entry,
+ * sr_tree_enter goes into it (O_NOFOLLOW: no link is followed; -1 with
+ * errno, and the walk goes on beside it). path is kept to path_max bytes:
+ * when an entry's would be longer, path_cut is set and path is that of
+ * the deepest ancestor that fits. drain: a directory's entries are read
+ * as a stream and are to be removed as they come (the walk reads a
+ * directory again from its start after it was closed): sr_tree_keep marks
+ * the entry (or the directory left) that stays; every directory entered
+ * is given back u+rwx first. Otherwise each directory's names are read
+ * whole when it is entered (sorted, if asked), at most names_max held at
+ * once (cut set when some were left out). sr_tree_close frees all. */
+#define SR_TREE_OPEN 16
+enum { SR_TREE_ENTRY = 1, SR_TREE_LEAVE = 2 };
+struct sr_tree_dir;
+struct sr_tree {
+	int drain, sorted;
+	size_t names_max, path_max;
+	int dirfd;
+	const char *name, *path;
+	int path_cut, cut;
+	size_t depth;
+	struct sr_tree_dir *dirs;       /* the walk's own */
+	size_t ndirs, cap, low, held, pcap;
+	char *pbuf;
+};
+int sr_tree_open(struct sr_tree *t, int fd);
+int sr_tree_next(struct sr_tree *t);
+int sr_tree_enter(struct sr_tree *t);
+void sr_tree_keep(struct sr_tree *t);
+void sr_tree_close(struct sr_tree *t);
+/* Remove name in the directory parent, a directory's tree included, at
+ * any depth, following no link; a directory the sandboxed code made
+ * unreadable or unwritable (parent too) is given back u+rwx first. 0, or
+ * -1 with errno set (what could be removed is). */
 int sr_remove_tree(int parent, const char *name);
 /* qcache.c: the bytes of the regular files under dirfd (links not
  * followed), and of the entry name in dirfd (a directory's tree, a

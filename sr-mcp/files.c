@@ -40,9 +40,11 @@
 
 #define FILE_MAX (10U << 20)           /* read_file, edit_file: at most */
 #define IMAGE_MAX MCP_IMAGE_MAX
-#define LIST_MAX 1000                  /* list_files: entries returned */
+#define LIST_MAX 1000                  /* list_files: entries in a page */
+#define WS_PAGE 200                    /* list_workspaces: workspaces in a page */
+#define LIST_BUDGET (RESULT_BUDGET - 16384)   /* list_files, list_workspaces: a page's bytes */
 #define WALK_MAX 200000                /* entries looked at in one walk */
-#define DEPTH_MAX 256                  /* directories deep */
+#define REL_MAX 4095                   /* a path from a walk start, at most */
 #define LINE_MAX_CHARS 2000            /* read_file: a longer line is cut */
 #define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
@@ -316,64 +318,57 @@ static void iso_time(time_t t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* ---- walking and removing trees ---------------------------------------- */
+/* ---- walking trees ----------------------------------------------------- */
 
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* dirfd is consumed. */
-void walk_dir(struct walk *w, int fd0, const char *prefix, int depth)
+/* Without recursion, at any depth (lib/walk.c): each directory in name
+ * order, WALK_MAX entries at most; a path longer than rel_max is given
+ * cut (rel_cut), or not at all with skip_cut. fd0 is consumed. */
+void walk_dir(struct walk *w, int fd0)
 {
-	DIR *d = fdopendir(fd0);
-	if (!d) {
-		close(fd0);
+	struct sr_tree t = { .sorted = 1, .names_max = WALK_MAX,
+			     .path_max = w->no_rel ? 0 : w->rel_max ? w->rel_max : REL_MAX };
+	if (sr_tree_open(&t, fd0) < 0) {
+		w->cut = 1;
 		return;
 	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+	int k = 0;
+	while (!w->stop && (k = sr_tree_next(&t)) > 0) {
+		struct stat st;
+		if (k == SR_TREE_LEAVE || fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		if (w->seen + n >= WALK_MAX) {
+		if (++w->seen >= WALK_MAX) {
 			w->cut = 1;
 			break;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			names = realloc(names, cap * sizeof *names);
-			if (!names)
-				sr_fatal(SR_EXIT_SYS, "out of memory");
-		}
-		names[n++] = xstrdup(e->d_name);
-	}
-	if (n)    /* qsort of NULL, even of 0 items, is undefined */
-		qsort(names, n, sizeof *names, by_name);
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-		char rel[4200];
-		snprintf(rel, sizeof rel, "%s%s%s", prefix, *prefix ? "/" : "", names[i]);
-		if (w->stop || fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+		w->rel_cut = t.path_cut;
+		w->cut |= t.path_cut;
+		if (t.path_cut && w->skip_cut)
 			continue;
-		w->seen++;
-		w->fn(w, dirfd(d), names[i], rel, &st);
-		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop) {
-			if (depth >= DEPTH_MAX) {
-				w->cut = 1;
-				continue;
-			}
-			int sub = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_CLOEXEC);
-			if (sub >= 0)
-				walk_dir(w, sub, rel, depth + 1);
-		}
+		w->fn(w, t.dirfd, t.name, t.path ? t.path : "", &st);
+		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop)
+			(void)sr_tree_enter(&t);   /* unreadable: its entries are not seen */
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	closedir(d);
+	if (k < 0 || t.cut)
+		w->cut = 1;
+	sr_tree_close(&t);
+}
+
+static void text_add(char **b, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*b = realloc(*b, *cap);
+		if (!*b)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+	}
+	memcpy(*b + *len, s, n + 1);
+	*len += n;
 }
 
 /* ---- list_workspaces, delete_workspace ------------------------------------ */
@@ -398,7 +393,9 @@ static void count(struct walk *w, int dirfd, const char *name, const char *rel,
 
 void files_list_workspaces(struct req *r, const cJSON *args)
 {
-	(void)args;
+	double from = 0;
+	if (tool_arg_num(r, "list_workspaces", args, "offset", 0, &from) < 0)
+		return;
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root < 0) {
 		tool_error(r, "unable to open %s: %s", cfg.workspaces, strerror(errno));
@@ -420,13 +417,18 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 				sr_fatal(SR_EXIT_SYS, "out of memory");
 			names[n++] = xstrdup(e->d_name);
 		}
-	qsort(names, n, sizeof *names, by_name);
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
 	cJSON *res = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(res, "workspaces");
-	size_t tlen = 0, tcap = 256;
+	size_t tlen = 0, tcap = 256, bytes = 1000, i = 0, shown = 0;
 	char *text = xmalloc(tcap);
 	text[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
+	for (; i < n && i < (size_t)from; i++)
+		free(names[i]);
+	for (; i < n; i++) {
 		struct stat st;
+		if (shown >= WS_PAGE || bytes > LIST_BUDGET)
+			break;
 		int fd = openat2_safe(dirfd(d), names[i], O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0 || fstat(fd, &st) < 0) {
 			if (fd >= 0)
@@ -440,8 +442,8 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
 			iso_time((time_t)sx.stx_btime.tv_sec, born, sizeof born);
 		struct usage u = { 0, 0, st.st_mtime };
-		struct walk w = { .fn = count, .recursive = 1, .ctx = &u };
-		walk_dir(&w, fd, "", 0);
+		struct walk w = { .fn = count, .recursive = 1, .no_rel = 1, .ctx = &u };
+		walk_dir(&w, fd);
 		char when[32];
 		iso_time(u.newest, when, sizeof when);
 		cJSON *o = cJSON_CreateObject();
@@ -472,6 +474,8 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 			cJSON_AddNullToObject(o, "expires_at");
 		}
 		cJSON_AddItemToArray(arr, o);
+		bytes += 2 * json_size(o);
+		shown++;
 		char line[300];
 		int m = snprintf(line, sizeof line, "%s  created %s, %llu files, %llu%s bytes, "
 				 "modified %s%s, last used %s, expires %s\n", names[i], born[0] ? born : "?",
@@ -487,9 +491,19 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		tlen += (size_t)m;
 		free(names[i]);
 	}
+	if (i < n) {
+		char more[200];
+		cJSON_AddNumberToObject(res, "next_offset", (double)i);
+		snprintf(more, sizeof more, "[... %zu more workspaces: list_workspaces with offset %zu "
+			 "lists them ...]\n", n - i, i);
+		text_add(&text, &tlen, &tcap, more);
+	}
+	for (; i < n; i++)
+		free(names[i]);
 	free(names);
 	closedir(d);
-	tool_reply(r, res, tlen ? text : "no workspaces yet (run_code or write_file makes one)", 0);
+	tool_reply(r, res, tlen ? text : from ? "no workspaces from this offset" :
+		   "no workspaces yet (run_code or write_file makes one)", 0);
 	free(text);
 }
 
@@ -571,6 +585,9 @@ struct listing {
 	cJSON *entries;
 	const char *base;     /* the listed path, "" for the root */
 	const char *glob;
+	size_t skip;          /* matching entries before this page */
+	size_t matched;       /* matching entries met */
+	size_t bytes;         /* the page's size, both blocks */
 	int n, truncated;
 	char *text;
 	size_t tlen, tcap;
@@ -581,78 +598,105 @@ static const char *type_of(mode_t m)
 	return S_ISREG(m) ? "file" : S_ISDIR(m) ? "dir" : S_ISLNK(m) ? "symlink" : "other";
 }
 
-static void list_one(struct walk *w, int dirfd, const char *name, const char *rel,
-		     const struct stat *st)
+static const char *kind_of(mode_t m)
+{
+	return S_ISFIFO(m) ? "fifo" : S_ISSOCK(m) ? "socket" : "device";
+}
+
+/* An entry's object and its line of text; a path cut (w->rel_cut) is
+ * its deepest ancestor's, followed by "/...", and marked path_cut. */
+static cJSON *entry(struct walk *w, int dirfd, const char *name, const char *rel,
+		    const struct stat *st, char **line)
 {
 	struct listing *l = w->ctx;
-	if (l->glob && fnmatch(l->glob, strchr(l->glob, '/') ? rel : name, 0) != 0)
-		return;
-	if (l->n >= LIST_MAX) {
-		l->truncated = 1;
-		w->stop = 1;
-		return;
-	}
-	char path[4300], when[32], target[4096] = "";
-	snprintf(path, sizeof path, "%s%s%s", l->base, *l->base ? "/" : "", rel);
+	char when[32], *path = NULL, *target = NULL, *t = NULL;
+	if (asprintf(&path, "%s%s%s%s", l->base, *l->base && *rel ? "/" : "", rel,
+		     !w->rel_cut ? "" : *l->base || *rel ? "/..." : "...") < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
 	iso_time(st->st_mtime, when, sizeof when);
 	int rep = 0;
 	char *p = clean_text(path, strlen(path), &rep);   /* a name need not be UTF-8 */
+	free(path);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "path", p);
 	if (rep)
 		cJSON_AddBoolToObject(o, "invalid_utf8", 1);
+	if (w->rel_cut)
+		cJSON_AddBoolToObject(o, "path_cut", 1);
 	cJSON_AddStringToObject(o, "type", type_of(st->st_mode));
 	cJSON_AddNumberToObject(o, "bytes", S_ISDIR(st->st_mode) ? 0 : (double)st->st_size);
 	cJSON_AddStringToObject(o, "mtime", when);
-	if (S_ISLNK(st->st_mode)) {
-		ssize_t k = readlinkat(dirfd, name, target, sizeof target - 1);
-		target[k > 0 ? k : 0] = '\0';
-		char *t = clean_text(target, strlen(target), &rep);
+	if (S_ISLNK(st->st_mode) && !w->rel_cut) {
+		char buf[4097];
+		ssize_t k = readlinkat(dirfd, name, buf, sizeof buf - 1);
+		buf[k > 0 ? k : 0] = '\0';
+		t = clean_text(buf, strlen(buf), &rep);
 		cJSON_AddStringToObject(o, "target", t);
-		snprintf(target, sizeof target, " -> %s (not followed)", t);
-		free(t);
-	} else if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
-		snprintf(target, sizeof target, " (%s)", S_ISFIFO(st->st_mode) ? "fifo" :
-			 S_ISSOCK(st->st_mode) ? "socket" : "device");
 	}
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode))
-		cJSON_AddStringToObject(o, "kind", S_ISFIFO(st->st_mode) ? "fifo" :
-					S_ISSOCK(st->st_mode) ? "socket" : "device");
+		cJSON_AddStringToObject(o, "kind", kind_of(st->st_mode));
 	if (S_ISREG(st->st_mode) && st->st_nlink > 1)
 		cJSON_AddNumberToObject(o, "links", (double)st->st_nlink);
+	if (asprintf(&target, "%s%s%s%s%s", t ? " -> " : "", t ? t : "",
+		     t ? " (not followed)" : "",
+		     !t && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode) ?
+		     " " : "", !t && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) &&
+		     !S_ISLNK(st->st_mode) ? kind_of(st->st_mode) : "") < 0 ||
+	    asprintf(line, "%-7s %10lld  %s  %s%s%s%s\n", type_of(st->st_mode),
+		     S_ISDIR(st->st_mode) ? 0LL : (long long)st->st_size, when, p,
+		     S_ISDIR(st->st_mode) && !w->rel_cut ? "/" : "", target,
+		     w->rel_cut ? " (path cut: too long to list; run_code reaches it)" : "") < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	free(p);
+	free(t);
+	free(target);
+	return o;
+}
+
+static void list_one(struct walk *w, int dirfd, const char *name, const char *rel,
+		     const struct stat *st)
+{
+	struct listing *l = w->ctx;
+	if (l->glob && (w->rel_cut || fnmatch(l->glob, strchr(l->glob, '/') ? rel : name, 0)))
+		return;
+	if (++l->matched <= l->skip)
+		return;
+	char *line;
+	cJSON *o = l->n < LIST_MAX ? entry(w, dirfd, name, rel, st, &line) : NULL;
+	size_t cost = o ? json_size(o) + 1 + json_str_size(line) : 0;
+	if (!o || l->bytes + cost > LIST_BUDGET) {
+		if (o) {
+			cJSON_Delete(o);
+			free(line);
+		}
+		l->truncated = 1;
+		w->stop = 1;
+		return;
+	}
+	l->bytes += cost;
 	cJSON_AddItemToArray(l->entries, o);
 	l->n++;
-	char line[8800];
-	int m = snprintf(line, sizeof line, "%-7s %10lld  %s  %s%s%s\n", type_of(st->st_mode),
-			 S_ISDIR(st->st_mode) ? 0LL : (long long)st->st_size, when, p,
-			 S_ISDIR(st->st_mode) ? "/" : "", target);
-	free(p);
-	if (m < 0)
-		return;
-	if ((size_t)m >= sizeof line)
-		m = (int)sizeof line - 1;
-	if (l->tlen + (size_t)m + 1 > l->tcap) {
-		l->tcap = (l->tlen + (size_t)m + 1) * 2;
-		l->text = realloc(l->text, l->tcap);
-		if (!l->text)
-			sr_fatal(SR_EXIT_SYS, "out of memory");
-	}
-	memcpy(l->text + l->tlen, line, (size_t)m);
-	l->tlen += (size_t)m;
-	l->text[l->tlen] = '\0';
+	text_add(&l->text, &l->tlen, &l->tcap, line);
+	free(line);
 }
 
 void files_list(struct req *r, const cJSON *args)
 {
 	const char *T = "list_files", *ws, *path = ".", *glob = NULL;
 	int recursive = 0;
+	double from = 0;
 	char err[1200];
 	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
 	    tool_arg_str(r, T, args, "glob", &glob) < 0 ||
-	    get_bool(r, T, args, "recursive", &recursive) < 0)
+	    get_bool(r, T, args, "recursive", &recursive) < 0 ||
+	    tool_arg_num(r, T, args, "offset", 0, &from) < 0)
 		return;
 	if (glob && !*glob)
 		glob = NULL;
+	if (glob && strlen(glob) > 4000) {
+		tool_bad_args(r, T, "glob is too long (at most 4000 bytes)");
+		return;
+	}
 	const char *rel = rel_path(path, err, sizeof err);
 	if (!rel) {
 		tool_error(r, "%s", err);
@@ -675,23 +719,38 @@ void files_list(struct req *r, const cJSON *args)
 	snprintf(base, sizeof base, "%s", strcmp(rel, ".") ? rel : "");
 	for (size_t n = strlen(base); n > 0 && base[n - 1] == '/'; n--)
 		base[n - 1] = '\0';
-	struct listing l = { .base = base, .glob = glob, .text = xstrdup(""), .tcap = 1 };
+	struct listing l = { .base = base, .glob = glob, .text = xstrdup(""), .tcap = 1,
+			     .skip = (size_t)from, .bytes = 2 * strlen(base) + 1000 };
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddStringToObject(res, "path", *base ? base : ".");
+	cJSON_AddNumberToObject(res, "offset", (double)l.skip);
 	l.entries = cJSON_AddArrayToObject(res, "entries");
 	struct walk w = { .fn = list_one, .recursive = recursive || (glob && strchr(glob, '/')),
-			  .ctx = &l };
-	walk_dir(&w, dfd, "", 0);
+			  .rel_max = REL_MAX - strlen(base) - 1, .ctx = &l };
+	walk_dir(&w, dfd);
 	cJSON_AddBoolToObject(res, "truncated", l.truncated || w.cut);
-	char *text = xmalloc(l.tlen + 600);
-	snprintf(text, l.tlen + 600, "%s%s%s", l.tlen ? l.text : "(no entries)\n",
-		 l.truncated ? "[... more entries not shown: at most 1000; narrow with path or "
-		 "glob ...]\n" : "",
-		 w.cut ? "[... the walk stopped early: too many entries or too deep ...]\n" : "");
+	char note[700] = "";
+	if (l.truncated) {
+		cJSON_AddNumberToObject(res, "next_offset", (double)(l.skip + (size_t)l.n));
+		snprintf(note, sizeof note, "[... more entries: this page holds %d (at most %d, and "
+			 "under the result cap); list_files with offset %zu gives the next page, "
+			 "or narrow with path or glob ...]\n", l.n, LIST_MAX, l.skip + (size_t)l.n);
+	}
+	if (w.cut)
+		snprintf(note + strlen(note), sizeof note - strlen(note), "[... not every entry "
+			 "is listed: a walk looks at %d entries at most, and a path longer than %d "
+			 "bytes is cut (path_cut); list a deeper directory with path, or use "
+			 "run_code ...]\n", WALK_MAX, REL_MAX);
+	if (*note)
+		cJSON_AddStringToObject(res, "note", note);
+	if (!l.n && !l.skip)
+		text_add(&l.text, &l.tlen, &l.tcap, "(no entries)\n");
+	else if (!l.n)
+		text_add(&l.text, &l.tlen, &l.tcap, "(no entries from this offset)\n");
+	text_add(&l.text, &l.tlen, &l.tcap, note);
+	tool_reply(r, res, l.text, 0);
 	free(l.text);
-	tool_reply(r, res, text, 0);
-	free(text);
 }
 
 /* ---- read_file ----------------------------------------------------------- */

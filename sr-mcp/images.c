@@ -245,8 +245,8 @@ cJSON *images_collect(cJSON *res, const cJSON *st)
 	 * its start, as the chain takes longer than a tick to start the
 	 * program. And no file of an earlier run is newer. */
 	struct scan s = { .since_ns = (int64_t)t->valuedouble * 1000000 };
-	struct walk w = { .fn = look, .recursive = 1, .ctx = &s };
-	walk_dir(&w, dfd, "", 0);
+	struct walk w = { .fn = look, .recursive = 1, .skip_cut = 1, .ctx = &s };
+	walk_dir(&w, dfd);
 	if (!s.n && !s.more)
 		return NULL;
 

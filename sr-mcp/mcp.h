@@ -119,6 +119,11 @@ int tool_arg_str(struct req *r, const char *tool, const struct cJSON *args, cons
 		 const char **out);
 int tool_arg_num(struct req *r, const char *tool, const struct cJSON *args, const char *k,
 		 double min, double *out);
+/* The result cap less room for the envelope (id, _meta); a result's
+ * size as sent (json_size), and a string's as a JSON string. */
+#define RESULT_BUDGET (MCP_RESULT_MAX - 16384)
+size_t json_size(const struct cJSON *v);
+size_t json_str_size(const char *s);
 struct cJSON *run_result(const char *id, const char *ws, const struct cJSON *st,
 			 uint64_t out_off, uint64_t err_off);
 
@@ -188,7 +193,7 @@ void files_delete_path(struct req *r, const struct cJSON *args);
  * on failure); file_open opens a regular file of one link, O_NONBLOCK
  * (err set on failure); read_fd reads at most size bytes; walk_dir walks
  * a directory (its descriptor consumed) in name order, following no
- * link. */
+ * link, without recursion and with a bounded number of descriptors. */
 #define MCP_IMAGE_MAX (700U << 10)  /* an image block, at most (base64 grows it 4/3) */
 struct stat;
 struct walk {
@@ -196,8 +201,12 @@ struct walk {
 	void (*fn)(struct walk *w, int dirfd, const char *name, const char *rel,
 		   const struct stat *st);
 	int recursive;
+	size_t rel_max;       /* a longer rel is cut (0: 4095 bytes) */
+	int skip_cut;         /* an entry whose rel is cut is not given */
+	int no_rel;           /* rel is always "": no path is kept */
 	size_t seen;
-	int cut;              /* WALK_MAX or DEPTH_MAX reached */
+	int cut;              /* WALK_MAX reached, a rel cut, the walk failed */
+	int rel_cut;          /* this call's rel is cut: its deepest ancestor's */
 	int stop;             /* the callback has enough */
 	void *ctx;
 };
@@ -213,7 +222,7 @@ int file_open(int ws, const char *path, const char *shown, int flags, struct sta
 	      char *err, size_t len);
 char *read_fd(int fd, size_t size, size_t *got);
 int write_at(int fd, const void *buf, size_t n, off_t off);
-void walk_dir(struct walk *w, int fd0, const char *prefix, int depth);  /* takes fd0 */
+void walk_dir(struct walk *w, int fd0);  /* takes fd0; no recursion, any depth */
 char *base64(const unsigned char *p, size_t n);
 const char *image_type(const unsigned char *p, size_t n);
 

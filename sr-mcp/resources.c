@@ -12,7 +12,8 @@
  * does), anything else as a base64 "blob"; each under a cap. A job's
  * output is the page job_logs gives from its start, with a note when
  * there is more. resources/list gives the regular files of the
- * workspaces, at most RES_LIST_MAX, without pagination; job outputs are
+ * workspaces, a page of at most RES_LIST_MAX under the result cap, and a
+ * nextCursor for the next (the number of files before it); job outputs are
  * reached through their templates only. A resource that is not there is
  * -32002 (-32602 in 2026-07-28, which retired -32002). */
 #include <dirent.h>
@@ -32,6 +33,7 @@
 #define RES_LIST_MAX 1000             /* resources/list: files, at most */
 #define RES_MAX (700U << 10)          /* a resource read, at most (as base64 it
 					 * stays under clients' 1 MiB) */
+#define URI_MAX 16384                 /* a uri read, at most: 4000 bytes %-encoded */
 #define WS_PREFIX "sr://workspaces/"
 #define JOB_PREFIX "sr://jobs/"
 
@@ -146,7 +148,9 @@ static void templates(struct req *r)
 struct listing {
 	cJSON *arr;
 	const char *ws;
-	int n;
+	size_t skip, met;     /* resources before this page; met so far */
+	size_t bytes;
+	int n, more;
 };
 
 static void list_one(struct walk *w, int dirfd, const char *name, const char *rel,
@@ -157,13 +161,9 @@ static void list_one(struct walk *w, int dirfd, const char *name, const char *re
 	int rep = 0;
 	if (!S_ISREG(st->st_mode))
 		return;
-	if (l->n >= RES_LIST_MAX) {
-		w->stop = 1;
-		return;
-	}
 	char *clean = clean_text(rel, strlen(rel), &rep);
 	free(clean);
-	if (rep)
+	if (rep || ++l->met <= l->skip)
 		return;     /* a name that is not UTF-8 has no URI */
 	char *uri = uri_of(l->ws, rel), shown[4400];
 	cJSON *o = cJSON_CreateObject();
@@ -172,9 +172,17 @@ static void list_one(struct walk *w, int dirfd, const char *name, const char *re
 	cJSON_AddStringToObject(o, "name", shown);
 	cJSON_AddStringToObject(o, "mimeType", mime_of(rel, "application/octet-stream"));
 	cJSON_AddNumberToObject(o, "size", (double)st->st_size);
+	free(uri);
+	size_t cost = json_size(o) + 1;
+	if (l->n >= RES_LIST_MAX || l->bytes + cost > RESULT_BUDGET) {
+		cJSON_Delete(o);
+		l->more = 1;      /* the page is full: nextCursor */
+		w->stop = 1;
+		return;
+	}
+	l->bytes += cost;
 	cJSON_AddItemToArray(l->arr, o);
 	l->n++;
-	free(uri);
 }
 
 static int by_name(const void *a, const void *b)
@@ -182,10 +190,32 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* resources/list's cursor: the resources before the page, in decimal. */
+static int cursor(struct req *r, size_t *skip)
+{
+	const cJSON *c = cJSON_GetObjectItem(r->params, "cursor");
+	*skip = 0;
+	if (!c || cJSON_IsNull(c))
+		return 0;
+	const char *p = cJSON_IsString(c) ? c->valuestring : "";
+	uint64_t v;
+	if (sr_parse_count(p, SIZE_MAX, &v) < 0) {
+		send_error(r, -32602, "Invalid params: cursor must be a nextCursor that "
+			   "resources/list gave", NULL);
+		return -1;
+	}
+	*skip = (size_t)v;
+	return 0;
+}
+
 static void list(struct req *r)
 {
+	size_t skip;
+	if (cursor(r, &skip) < 0)
+		return;
 	cJSON *res = cJSON_CreateObject();
-	struct listing l = { .arr = cJSON_AddArrayToObject(res, "resources") };
+	struct listing l = { .arr = cJSON_AddArrayToObject(res, "resources"), .skip = skip,
+			     .bytes = 1000 };
 	DIR *d = opendir(cfg.workspaces);
 	char **names = NULL, err[600];
 	size_t n = 0;
@@ -202,15 +232,21 @@ static void list(struct req *r)
 	if (n)
 		qsort(names, n, sizeof *names, by_name);
 	for (size_t i = 0; i < n; i++) {
-		int fd = l.n < RES_LIST_MAX ? ws_open(names[i], 0, err, sizeof err) : -1;
+		int fd = !l.more ? ws_open(names[i], 0, err, sizeof err) : -1;
 		if (fd >= 0) {
-			struct walk w = { .fn = list_one, .recursive = 1, .ctx = &l };
+			/* a path too long for a URI is not a resource */
+			struct walk w = { .fn = list_one, .recursive = 1, .skip_cut = 1, .ctx = &l };
 			l.ws = names[i];
-			walk_dir(&w, fd, "", 0);
+			walk_dir(&w, fd);
 		}
 		free(names[i]);
 	}
 	free(names);
+	if (l.more) {
+		char next[32];
+		snprintf(next, sizeof next, "%zu", skip + (size_t)l.n);
+		cJSON_AddStringToObject(res, "nextCursor", next);
+	}
 	with_cache(r, res);
 	send_result(r, res);
 }
@@ -223,6 +259,39 @@ static void contents(struct req *r, cJSON *item)
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "contents"), item);
 	with_cache(r, res);
 	send_result(r, res);
+}
+
+/* Text whose JSON (quotes and backslashes escaped, control characters
+ * shown as three-byte symbols) would pass the result cap: cut on a line,
+ * with a note that says where read_file goes on. */
+static void text_fit(char **text, const char *ws, const char *rel, long long size)
+{
+	size_t room = RESULT_BUDGET - 2 * URI_MAX - 1024;
+	if (json_str_size(*text) <= room)
+		return;
+	char *t = *text;
+	size_t keep = 0, used = 0, lines = 0, cut = 0;
+	for (const char *p = t; *p && used < room; p++) {
+		used += *p == '"' || *p == '\\' || *p == '\n' || *p == '\r' || *p == '\t' ? 2 : 1;
+		if (*p == '\n' && used < room) {
+			keep = (size_t)(p - t) + 1;
+			lines++;
+		}
+	}
+	if (!keep) {      /* one line longer than the room: cut inside it */
+		keep = room / 2;
+		while (keep && ((unsigned char)t[keep] & 0xc0) == 0x80)
+			keep--;
+		cut = 1;
+	}
+	char *o = NULL;
+	if (asprintf(&o, "%.*s\n[... cut: the file (%lld bytes) does not fit a result of %u "
+		     "bytes; read_file with workspace_id %s, path %s and offset_line %zu reads "
+		     "the rest%s ...]\n", (int)keep, t, size, MCP_RESULT_MAX, ws, rel, lines + 1,
+		     cut ? " (this line was cut too: run_code reads it whole)" : "") < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	free(t);
+	*text = o;
 }
 
 static void read_file_res(struct req *r, const char *uri)
@@ -286,6 +355,7 @@ static void read_file_res(struct req *r, const char *uri)
 		cJSON_AddStringToObject(item, "uri", uri);
 		if (!rep) {
 			cJSON_AddStringToObject(item, "mimeType", mime_of(rel, "text/plain"));
+			text_fit(&text, ws, rel, (long long)n);
 			cJSON_AddStringToObject(item, "text", text);
 		} else {
 			const char *img = image_type((unsigned char *)data, n);
@@ -357,6 +427,9 @@ void resources_call(struct req *r)
 		const cJSON *u = cJSON_GetObjectItem(r->params, "uri");
 		if (!cJSON_IsString(u))
 			send_error(r, -32602, "Invalid params: resources/read needs a uri", NULL);
+		else if (strlen(u->valuestring) > URI_MAX)
+			send_error(r, -32602, "Invalid params: the uri is too long (a path is at "
+				   "most 4000 bytes)", NULL);
 		else if (!strncmp(u->valuestring, WS_PREFIX, strlen(WS_PREFIX)))
 			read_file_res(r, u->valuestring);
 		else if (!strncmp(u->valuestring, JOB_PREFIX, strlen(JOB_PREFIX)))

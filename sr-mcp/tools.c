@@ -107,14 +107,17 @@ static const char cancel_job_def[] =
 
 static const char list_jobs_def[] =
 "{\"name\":\"list_jobs\",\"title\":\"List jobs\","
-"\"description\":\"The most recent jobs, newest first: id, state, language, workspace.\","
+"\"description\":\"The most recent jobs, newest first: id, state, language, workspace. At most "
+"limit (default 50, at most 500) from offset (default 0); next_offset, when there are older jobs, "
+"is the offset that lists them.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500}},\"additionalProperties\":false},"
+"\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500},"
+"\"offset\":{\"type\":\"integer\",\"minimum\":0}},\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"jobs\":{\"type\":\"array\",\"items\":"
 "{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
 "\"reason\":{\"type\":\"string\"},\"language\":{\"type\":\"string\"},\"workspace_id\":{\"type\":\"string\"},"
 "\"submitted_ms\":{\"type\":\"number\"}},\"required\":[\"job_id\",\"state\"]}},"
-"\"total\":{\"type\":\"integer\"}},\"required\":[\"jobs\",\"total\"]},"
+"\"total\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"}},\"required\":[\"jobs\",\"total\"]},"
 "\"annotations\":{\"title\":\"List jobs\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
 static const char sandbox_info_def[] =
@@ -146,8 +149,10 @@ static const char list_workspaces_def[] =
 "{\"name\":\"list_workspaces\",\"title\":\"List workspaces\","
 "\"description\":\"The workspaces there are, with the bytes and number of files in each, when "
 "it was created, when a file in it last changed, its size quota, when it was last used and when it expires (a workspace "
-"unused for the server's retention time is removed).\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false},"
+"unused for the server's retention time is removed). A page holds at most 200; next_offset, when "
+"there are more, is the offset that lists them.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"offset\":{\"type\":\"integer\",\"minimum\":0,"
+"\"description\":\"Workspaces to pass over: a previous page's next_offset (default 0).\"}},\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspaces\":{\"type\":\"array\",\"items\":"
 "{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
 "\"created\":{\"type\":[\"string\",\"null\"],\"description\":\"ISO 8601, UTC (null: the file system does not keep it).\"},"
@@ -155,7 +160,8 @@ static const char list_workspaces_def[] =
 "\"files\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\",\"description\":\"ISO 8601, UTC.\"},"
 "\"partial\":{\"type\":\"boolean\"},\"quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"Its size cap in bytes (null: none).\"},"
 "\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
-"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}}},"
+"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
+"\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"}},"
 "\"required\":[\"workspaces\"]},"
 "\"annotations\":{\"title\":\"List workspaces\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
@@ -174,18 +180,24 @@ static const char list_files_def[] =
 "{\"name\":\"list_files\",\"title\":\"List files in a workspace\","
 "\"description\":\"The entries of a directory of a workspace (path, default the root), or of its "
 "whole tree with recursive: type (file, dir, symlink with its target, or other), bytes and mtime. "
-"glob filters by name (*.csv), or by path from the directory when it has a / (src/*.py). At most "
-"1000 entries; truncated says there were more.\","
+"glob filters by name (*.csv), or by path from the directory when it has a / (src/*.py). A page "
+"holds at most 1000 entries and stays under the result cap: when truncated, next_offset is the "
+"offset that gives the next page (the order is by name, depth first). A path over 4095 bytes is "
+"cut (path_cut).\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
 "\"recursive\":{\"type\":\"boolean\",\"description\":\"List the whole tree (default false).\"},"
+"\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Entries to pass over: a previous page's next_offset (default 0).\"},"
 "\"glob\":{\"type\":\"string\",\"description\":\"Only entries that match, e.g. *.png.\"}},"
 "\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
 "\"path\":{\"type\":\"string\"},\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
 "\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"dir\",\"symlink\",\"other\"]},"
 "\"bytes\":{\"type\":\"integer\"},\"mtime\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
-"\"kind\":{\"type\":\"string\"},\"links\":{\"type\":\"integer\"},\"invalid_utf8\":{\"type\":\"boolean\"}},"
-"\"required\":[\"path\",\"type\",\"bytes\",\"mtime\"]}},\"truncated\":{\"type\":\"boolean\"}},"
+"\"kind\":{\"type\":\"string\"},\"links\":{\"type\":\"integer\"},\"invalid_utf8\":{\"type\":\"boolean\"},"
+"\"path_cut\":{\"type\":\"boolean\",\"description\":\"The path was too long: path is its deepest ancestor's, then /....\"}},"
+"\"required\":[\"path\",\"type\",\"bytes\",\"mtime\"]}},\"truncated\":{\"type\":\"boolean\"},"
+"\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"},"
+"\"note\":{\"type\":\"string\"}},"
 "\"required\":[\"workspace_id\",\"entries\",\"truncated\"]},"
 "\"annotations\":{\"title\":\"List files\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
@@ -426,9 +438,65 @@ cJSON *tool_result(cJSON *res, const char *text, int is_error)
 	return out;
 }
 
+size_t json_size(const cJSON *v)
+{
+	char *p = cJSON_PrintUnformatted(v);
+	if (!p)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	size_t n = strlen(p);
+	free(p);
+	return n;
+}
+
+size_t json_str_size(const char *s)
+{
+	size_t n = 2;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		n += *p == '"' || *p == '\\' || *p == '\b' || *p == '\f' || *p == '\n' ||
+		     *p == '\r' || *p == '\t' ? 2 : *p < 0x20 ? 6 : 1;
+	return n;
+}
+
+/* The last guard of the result cap: a result that would pass it is not
+ * sent; a note that says how to ask for less is, instead. */
+static cJSON *bounded(cJSON *out)
+{
+	size_t n = json_size(out);
+	if (n <= RESULT_BUDGET)
+		return out;
+	cJSON_Delete(out);
+	char msg[600];
+	snprintf(msg, sizeof msg, "the result of this call would be %zu bytes, over the cap of a "
+		 "result (%u bytes): nothing of it is shown. Ask for a part: list_files and "
+		 "list_workspaces take an offset (and list_files a path or glob), read_file "
+		 "offset_line and limit_lines, job_logs offset and limit_bytes; or have run_code "
+		 "write less.", n, MCP_RESULT_MAX);
+	return tool_result(NULL, msg, 1);
+}
+
 void tool_reply(struct req *r, cJSON *res, const char *text, int is_error)
 {
-	send_result(r, tool_result(res, text, is_error));
+	send_result(r, bounded(tool_result(res, text, is_error)));
+}
+
+/* A stream's text in res cut to half, with a note, when it is long. */
+static int halve_stream(cJSON *res, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(res, k);
+	size_t n = cJSON_IsString(v) ? strlen(v->valuestring) : 0;
+	if (n < 2000)
+		return 0;
+	size_t keep = n / 2;
+	while (keep > 0 && ((unsigned char)v->valuestring[keep] & 0xc0) == 0x80)
+		keep--;
+	char *t = NULL;
+	if (asprintf(&t, "%.*s\n[... the rest of this %s did not fit the result cap of %u bytes: "
+		     "job_logs with this job_id and stream %s reads all of it ...]\n", (int)keep,
+		     v->valuestring, k, MCP_RESULT_MAX, k) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	cJSON_ReplaceItemInObject(res, k, cJSON_CreateString(t));
+	free(t);
+	return 1;
 }
 
 cJSON *run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
@@ -438,12 +506,23 @@ cJSON *run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_
 	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
 	int is_error = strcmp(status, "succeeded") && strcmp(status, "running") &&
 		       strcmp(status, "queued");
+	/* Output cleaned for the model can be three times its bytes, and the
+	 * text block repeats it: cut until both fit, before the images take
+	 * what room is left. */
+	for (;;) {
+		char *text = result_text(res);
+		size_t n = json_size(res) + json_str_size(text);
+		free(text);
+		if (n <= RESULT_BUDGET - 4096 ||
+		    !(halve_stream(res, "stdout") | halve_stream(res, "stderr")))
+			break;
+	}
 	cJSON *images = images_collect(res, st);
 	char *text = result_text(res);
 	cJSON *out = tool_result(res, text, is_error);
 	images_attach(out, images);
 	free(text);
-	return out;
+	return bounded(out);
 }
 
 /* isError with text only: for a tool with an outputSchema a client would
@@ -695,6 +774,13 @@ static void job_logs(struct req *r, const cJSON *args)
 		return;
 	}
 	cJSON *res = result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
+	/* cleaned, a page can be three times its bytes, and both blocks hold
+	 * it: a smaller page until it fits (next_offset says where to go on) */
+	while (res && lim > 1 && 2 * json_size(res) > RESULT_BUDGET - 4096) {
+		cJSON_Delete(res);
+		lim = (double)((uint64_t)lim / 2);
+		res = result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
+	}
 	if (!res) {
 		tool_error(r, "%s", err);
 		return;
@@ -734,10 +820,13 @@ static int newest_first(const void *a, const void *b)
 
 static void list_jobs(struct req *r, const cJSON *args)
 {
-	double limit = 50;
+	double limit = 50, from = 0;
 	char err[300];
-	if (tool_arg_num(r, "list_jobs", args, "limit", 1, &limit) < 0)
+	if (tool_arg_num(r, "list_jobs", args, "limit", 1, &limit) < 0 ||
+	    tool_arg_num(r, "list_jobs", args, "offset", 0, &from) < 0)
 		return;
+	if (limit > 500)
+		limit = 500;    /* a page: its lines are short, 500 fit the result cap */
 	cJSON *all = job_list(err, sizeof err);
 	if (!all) {
 		tool_error(r, "%s", err);
@@ -752,7 +841,8 @@ static void list_jobs(struct req *r, const cJSON *args)
 	cJSON *res = cJSON_CreateObject(), *jobs = cJSON_AddArrayToObject(res, "jobs");
 	char *text = xstrdup(""), line[300];
 	size_t tlen = 0;
-	for (int i = 0; i < k && i < limit; i++) {
+	int i = from < k ? (int)from : k, end = i + (int)limit;
+	for (; i < k && i < end; i++) {
 		const cJSON *j = v[i];
 		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
 		if (!cJSON_IsString(state))
@@ -786,6 +876,14 @@ static void list_jobs(struct req *r, const cJSON *args)
 		tlen += (size_t)m;
 	}
 	cJSON_AddNumberToObject(res, "total", k);
+	if (i < k) {
+		cJSON_AddNumberToObject(res, "next_offset", i);
+		snprintf(line, sizeof line, "[... %d older jobs: list_jobs with offset %d lists "
+			 "them ...]\n", k - i, i);
+		text = realloc(text, tlen + strlen(line) + 1);
+		memcpy(text + tlen, line, strlen(line) + 1);
+		tlen += strlen(line);
+	}
 	free(v);
 	cJSON_Delete(all);
 	tool_reply(r, res, tlen ? text : "no jobs yet", 0);

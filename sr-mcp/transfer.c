@@ -1286,8 +1286,8 @@ static void copy_one(struct walk *w, int dirfd, const char *name, const char *re
 /* The directory fd (taken) walked: copied, or (c->dry) counted. */
 static void copy_tree(struct copy *c, int fd)
 {
-	struct walk w = { .fn = copy_one, .recursive = 1, .ctx = c };
-	walk_dir(&w, fd, "", 0);
+	struct walk w = { .fn = copy_one, .recursive = 1, .skip_cut = 1, .ctx = c };
+	walk_dir(&w, fd);
 	if (w.cut && !c->failed && !c->over) {
 		c->over = 1;
 		snprintf(c->err, sizeof c->err, "the directory is too big or too deep to copy "
