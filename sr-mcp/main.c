@@ -351,8 +351,9 @@ int main(int argc, char **argv)
 	/* End of input: calls in flight get 2 seconds to answer (so that
 	 * `printf REQUEST | sr-mcp` works); a signal: out at once. Runs go
 	 * on either way: they are sr-queue jobs, found again by id. */
-	for (int i = 0; i < 200 && !signalled && inflight_count() > 0; i++)
+	for (int i = 0; i < 200 && !signalled && proto_pending() > 0; i++)
 		usleep(10000);
+	proto_flush();
 	spawn_kill_all();
 	_exit(0);
 }

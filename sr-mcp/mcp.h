@@ -75,6 +75,7 @@ extern size_t nrunners;
 
 /* proto.c */
 enum era { ERA_LEGACY, ERA_MODERN };
+struct rpc_batch;
 struct req {
 	struct cJSON *id;       /* a copy; NULL for a notification */
 	char *method;
@@ -87,6 +88,7 @@ struct req {
 	char job_id[33];        /* the job it waits for, once submitted */
 	int task_legacy;        /* tools/call with params.task (2025-11-25) */
 	int task_modern;        /* the client takes io.modelcontextprotocol/tasks */
+	struct rpc_batch *batch; /* the batch it came in (its answer goes there), or NULL */
 };
 void proto_line(char *line, size_t len);     /* one line from stdin */
 void proto_line_too_long(void);
@@ -94,11 +96,16 @@ void send_result(struct req *r, struct cJSON *result);   /* takes result */
 void send_error(struct req *r, int code, const char *msg, struct cJSON *data);
 void send_progress(struct req *r, double progress, const char *message);
 void req_free(struct req *r);
+/* The job a call waits for ("" none): a cancel of the call kills it. */
 void req_set_job(struct req *r, const char *job_id);
 /* Requests that wait (tools/call): registered so that a cancel finds them. */
 void inflight_add(struct req *r);
 void inflight_del(struct req *r);
 int inflight_count(void);
+/* At the end: calls and cancels not done yet; the answers of batches
+ * still going written out (what is there). */
+int proto_pending(void);
+void proto_flush(void);
 
 /* tools.c */
 void tools_init(void);
