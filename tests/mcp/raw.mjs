@@ -94,6 +94,7 @@ s.p.stdin.end();
 // A batch is served like its requests one by one: its calls run on their
 // own threads and the reader goes on, so a ping or a cancel sent after it
 // is served while its runs go on; its answers come as one array.
+const tool = (id, name, args) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const run = (id, code, extra = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'run_code', arguments: { language: 'bash', code }, ...extra } });
 const isBatch = (ids) => (m) => Array.isArray(m) && m.some((a) => ids.includes(a.id));
 const wsOf = (a) => a?.result?.structuredContent?.workspace_id;
@@ -123,18 +124,31 @@ r = await s.ask({ jsonrpc: '2.0', id: 'l1', method: 'tools/call', params: { name
 ok(r.result?.structuredContent?.jobs?.filter((j) => j.state === 'cancelled').length === 1, "... and the cancelled item's job was cancelled", r.result?.structuredContent);
 s.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', method: 'notifications/progress', params: {} }]);
 is(await s.quiet(500), 0, 'a batch of notifications only: no answer');
+// A batch over the in-flight limit (64 calls): the calls past it get the
+// error a single call over the limit gets, in the batch's array.
+r = await s.ask(tool('r0', 'run_code', { language: 'bash', code: 'sleep 3; echo done', wait_s: 0 }));
+const jid = r.result?.structuredContent?.job_id;
+ok(jid, 'a run to wait on', r);
+if (jid) {
+  const waits = Array.from({ length: 66 }, (_, i) => tool(`w${i}`, 'job_status', { job_id: jid, wait_s: 30 }));
+  s.send(waits);
+  b = await s.until(isBatch(['w0']), 30000);
+  const over = (b?.m || []).filter((a) => a.error?.code === -32603 && /serving 64 calls/.test(a.error.message));
+  const done = (b?.m || []).filter((a) => a.result?.structuredContent?.stdout === 'done\n');
+  ok(b && b.m.length === 66 && over.length === 2 && done.length === 64,
+    'a batch of 66 waiting calls: 64 served at once, 2 told the server is busy, in one array', b?.m?.length, over.length, done.length);
+}
 
 // Bytes that are not UTF-8 in any field sr-mcp echoes: every line out is
 // still UTF-8 and JSON (checked strictly by start()). ~ marks where
 // they go: a stray byte, an overlong form, a surrogate, a code point past
 // U+10FFFF, a cut sequence, a lone continuation byte, a 5-byte form, ESC,
 // a sequence cut by NUL.
-const junk = Buffer.from('ff c0 af ed a0 80 f4 90 80 80 e2 82 80 fe f8 88 80 80 80 1b 41 c3 00'.replace(/ /g, ''), 'hex');
+const junk = Buffer.from('ff c0 af ed a0 80 f4 90 80 80 e2 82 21 80 fe f8 88 80 80 80 1b 41 c3 00'.replace(/ /g, ''), 'hex');
 const withJunk = (o) => {
   const parts = JSON.stringify(o).split('~');
   return Buffer.concat(parts.flatMap((p, i) => (i ? [junk, Buffer.from(p)] : [Buffer.from(p)])));
 };
-const tool = (id, name, args) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const junked = [
   { jsonrpc: '2.0', id: 'u1', method: 'no/such~method' },
   tool('u2', 'no_such_tool~', {}),
@@ -181,6 +195,19 @@ ok(m1?.error?.message.includes('no/such\ufffd') && m1.error.message.includes('A\
   'a method name with such bytes is echoed with U+FFFD for each ill-formed part', m1);
 is(s.bad().length, 0, 'no line on stdout is anything but UTF-8 JSON');
 s.p.stdin.end();
+// The end of input with a batch in flight: what has been answered in the
+// 2 seconds sr-mcp waits goes out, as for single calls.
+s = start({ SR_MCP_JOBS: '2' });
+await s.ask(init('2025-03-26'));
+s.send([run('e1', 'echo quick'), run('e2', 'sleep 30')]);
+await new Promise((res) => setTimeout(res, 300));
+s.p.stdin.end();
+const closed = await Promise.race([new Promise((res) => s.p.on('close', () => res(true))),
+  new Promise((res) => setTimeout(() => res(false), 10000))]);
+b = await s.until(isBatch(['e1', 'e2']), 100);
+ok(closed && b?.m.length === 1 && b.m[0].id === 'e1' && b.m[0].result?.structuredContent?.stdout === 'quick\n',
+  'end of input during a batch: sr-mcp ends, the answers it has are sent', closed, b?.m);
+if (!closed) s.p.kill();
 // A state directory that cannot be made: every tool says so, nothing runs.
 {
   const bad = spawn(server, [], { env: serverEnv('/proc/sr-no-such/state'), stdio: ['pipe', 'pipe', 'pipe'] });
