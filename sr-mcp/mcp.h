@@ -17,6 +17,7 @@
  *   images.c   the images a run leaves in /workspace/outputs, returned
  *   transfer.c export_workspace, import_files: host directories
  *   resources.c MCP resources: workspace files and job outputs
+ *   utf8.c     every line out made UTF-8
  */
 #ifndef SR_MCP_H
 #define SR_MCP_H
@@ -298,6 +299,12 @@ struct spawn_io {
 };
 int spawn_io(char *const argv[], const struct spawn_io *io);
 void spawn_kill_all(void);
+
+/* utf8.c: s (n bytes, NUL-terminated) with each ill-formed UTF-8 sequence
+ * and each raw control character (a JSON string holds none) made U+FFFD:
+ * s itself when there is none, else a new string (s freed), or NULL; *n
+ * its length. */
+char *utf8_clean(char *s, size_t *n);
 
 /* util.c */
 void cfg_defaults(void);

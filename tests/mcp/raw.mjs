@@ -1,6 +1,8 @@
 // raw.mjs - the wire itself, line by line, where a client library would
 // hide it: every protocol version, malformed and oversized lines,
-// batches, notifications, unknown versions.
+// batches (served concurrently, cancelled, over the in-flight limit, at the
+// end of input), notifications, unknown versions, bytes that are not
+// UTF-8 (every line out must be UTF-8 JSON).
 import { spawn } from 'node:child_process';
 import { ok, is, like, done, server, stateDir, serverEnv } from './tap.mjs';
 
@@ -193,6 +195,21 @@ ok(junkProg && junkProg.m.params.progressToken.includes('\ufffd'), 'a progress t
 const m1 = (await s.until((m) => m.id === 'u1', 100))?.m;
 ok(m1?.error?.message.includes('no/such\ufffd') && m1.error.message.includes('A\ufffd'),
   'a method name with such bytes is echoed with U+FFFD for each ill-formed part', m1);
+// Each ill-formed part is one U+FFFD, as a WHATWG decoder (Node's) makes
+// it: every lead byte with continuations in and out of its range.
+const seqs = [];
+for (let lead = 0x80; lead <= 0xff; lead++)
+  for (const [b2, b3, b4] of [[0x80, 0x80, 0x80], [0x8f, 0xbf, 0xbf], [0x90, 0x80, 0x41], [0x9f, 0xbf, 0x80], [0xa0, 0x80, 0x80], [0xbf, 0x41, 0x80], [0xc0, 0x80, 0x80], [0x41, 0x80, 0x80]])
+    seqs.push(Buffer.from([0x6d, lead, b2, b3, b4, 0x7a]));
+for (const [i, q] of seqs.entries())
+  s.send(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":"s${i}","method":"`), q, Buffer.from('"}')]));
+const loose = new TextDecoder('utf-8');
+const wrong = [];
+for (const [i, q] of seqs.entries()) {
+  const a = await s.until((m) => m.id === `s${i}`, 10000);
+  if (a?.m.error?.message !== `Method not found: ${loose.decode(q)}`) wrong.push([q.toString('hex'), a?.m.error?.message]);
+}
+ok(wrong.length === 0, `${seqs.length} byte sequences echoed: one U+FFFD for each ill-formed part, as a WHATWG decoder has it`, wrong.slice(0, 5));
 is(s.bad().length, 0, 'no line on stdout is anything but UTF-8 JSON');
 s.p.stdin.end();
 // The end of input with a batch in flight: what has been answered in the
