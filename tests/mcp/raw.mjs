@@ -184,7 +184,9 @@ s.send(withJunk({ jsonrpc: '2.0', id: '~', method: 'ping' }));
 s.send(withJunk({ jsonrpc: '2.0', id: 'u0', method: 'ping', params: { '~': '~' } }));
 s.send(withJunk([{ jsonrpc: '2.0', id: 'v1', method: 'no~such' }, { jsonrpc: '2.0', id: 'v2', method: 'tools/call', params: { name: 'job_logs', arguments: { job_id: '~' } } }]));
 s.send(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"u99","method":"'), junk]));
-const answered = async (id) => (await s.until((m) => m.id === id || (Array.isArray(m) && m.some((a) => a.id === id)), 15000)) !== null;
+const answerBy = Date.now() + 15000;
+const answered = async (id) => (await s.until((m) => m.id === id || (Array.isArray(m) && m.some((a) => a.id === id)),
+  Math.max(answerBy - Date.now(), 50))) !== null;
 const missing = [];
 for (const id of [...junked.map((o) => o.id), 'u0', 'v1']) if (!(await answered(id))) missing.push(id);
 ok(missing.length === 0, 'every request carrying bytes that are not UTF-8 is answered, on a line that is UTF-8 JSON', missing, s.bad());
@@ -204,9 +206,9 @@ for (let lead = 0x80; lead <= 0xff; lead++)
 for (const [i, q] of seqs.entries())
   s.send(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":"s${i}","method":"`), q, Buffer.from('"}')]));
 const loose = new TextDecoder('utf-8');
-const wrong = [];
+const wrong = [], by = Date.now() + 15000;
 for (const [i, q] of seqs.entries()) {
-  const a = await s.until((m) => m.id === `s${i}`, 10000);
+  const a = await s.until((m) => m.id === `s${i}`, Math.max(by - Date.now(), 50));
   if (a?.m.error?.message !== `Method not found: ${loose.decode(q)}`) wrong.push([q.toString('hex'), a?.m.error?.message]);
 }
 ok(wrong.length === 0, `${seqs.length} byte sequences echoed: one U+FFFD for each ill-formed part, as a WHATWG decoder has it`, wrong.slice(0, 5));
