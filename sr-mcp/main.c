@@ -403,10 +403,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	serve();
 	/* End of input: calls in flight get 2 seconds to answer (so that
-	 * `printf REQUEST | sr-mcp` works); a signal: out at once. Runs go
-	 * on either way: they are sr-queue jobs, found again by id. */
-	for (int i = 0; i < 200 && !signalled && inflight_count() > 0; i++)
+	 * `printf REQUEST | sr-mcp` works), a batch's answers given by then
+	 * go out; a signal: out at once. Runs go on either way: they are
+	 * sr-queue jobs, found again by id. */
+	for (int i = 0; i < 200 && !signalled && proto_pending() > 0; i++)
 		usleep(10000);
+	proto_flush();
 	spawn_kill_all();
 	_exit(0);
 }

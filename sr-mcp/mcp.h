@@ -18,6 +18,7 @@
  *   images.c   the images a run leaves in /workspace/outputs, returned
  *   transfer.c export_workspace, import_files: host directories
  *   resources.c MCP resources: workspace files and job outputs
+ *   utf8.c     every line out made UTF-8
  */
 #ifndef SR_MCP_H
 #define SR_MCP_H
@@ -78,6 +79,7 @@ extern size_t nrunners;
 
 /* proto.c */
 enum era { ERA_LEGACY, ERA_MODERN };
+struct rpc_batch;
 struct req {
 	struct cJSON *id;       /* a copy; NULL for a notification */
 	char *method;
@@ -90,6 +92,7 @@ struct req {
 	char job_id[33];        /* the job it waits for, once submitted */
 	int task_legacy;        /* tools/call with params.task (2025-11-25) */
 	int task_modern;        /* the client takes io.modelcontextprotocol/tasks */
+	struct rpc_batch *batch; /* the batch it came in (its answer goes there), or NULL */
 };
 void proto_line(char *line, size_t len);     /* one line from stdin */
 void proto_line_too_long(void);
@@ -97,11 +100,16 @@ void send_result(struct req *r, struct cJSON *result);   /* takes result */
 void send_error(struct req *r, int code, const char *msg, struct cJSON *data);
 void send_progress(struct req *r, double progress, const char *message);
 void req_free(struct req *r);
+/* The job a call waits for ("" none): a cancel of the call kills it. */
 void req_set_job(struct req *r, const char *job_id);
 /* Requests that wait (tools/call): registered so that a cancel finds them. */
 void inflight_add(struct req *r);
 void inflight_del(struct req *r);
 int inflight_count(void);
+/* At the end: calls and cancels not done yet; the answers of batches
+ * still going written out (what is there). */
+int proto_pending(void);
+void proto_flush(void);
 
 /* tools.c */
 void tools_init(void);
@@ -307,6 +315,12 @@ struct spawn_io {
 };
 int spawn_io(char *const argv[], const struct spawn_io *io);
 void spawn_kill_all(void);
+
+/* utf8.c: s (n bytes, NUL-terminated) with each ill-formed UTF-8 sequence
+ * and each raw control character (a JSON string holds none) made U+FFFD:
+ * s itself when there is none, else a new string (s freed), or NULL; *n
+ * its length. */
+char *utf8_clean(char *s, size_t *n);
 
 /* util.c */
 void cfg_defaults(void);

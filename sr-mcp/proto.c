@@ -7,9 +7,10 @@
  * in its _meta is served in that version's terms; one without, in the
  * terms of the initialize handshake (2025-11-25 if there was none).
  *
- * Every message is one line on stdout, written whole under a lock:
- * requests are served concurrently (a tools/call waits on its own
- * thread), so a ping is answered while a run is going on. */
+ * Every message is one line on stdout, written whole under a lock, valid
+ * UTF-8 whatever a request carried: requests are served concurrently (a
+ * tools/call waits on its own thread, a batch's calls too), so a ping or a
+ * cancel is served while a run is going on; the reader never waits. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -33,18 +34,31 @@ static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static char negotiated[16] = "";         /* by initialize */
 static char client_name[65] = "default"; /* tenant, from clientInfo */
 static struct req *inflight[MCP_MAX_INFLIGHT];
-/* A batch being answered: its responses are gathered here. */
-static __thread cJSON *batch_out;
+static int cancelling;                   /* threads killing a cancelled call's job */
+
+/* A batch being answered: its requests are served like single ones, and
+ * their answers gather in out, written as one array when the last of them
+ * has ended. refs: its requests not ended yet, plus one for the reader
+ * while it is still going through the batch. */
+struct rpc_batch {
+	cJSON *out;
+	int refs;
+	struct rpc_batch *prev, *next;   /* the batches in flight, for proto_flush */
+};
+static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rpc_batch *batches;
 
 static void write_line(cJSON *msg)
 {
 	char *s = cJSON_PrintUnformatted(msg);
+	size_t n = s ? strlen(s) : 0;
+	if (s)
+		s = utf8_clean(s, &n);
 	if (!s) {
 		mcp_log("out of memory writing a message");
 		return;
 	}
-	size_t n = strlen(s);
-	s[n] = '\n';   /* cJSON's buffer has the NUL there: replaced, not grown */
+	s[n] = '\n';   /* the NUL there: replaced, the buffer not grown */
 	pthread_mutex_lock(&out_lock);
 	if (sr_write_all(1, s, n + 1) < 0)
 		mcp_log("unable to write to stdout: %s", strerror(errno));
@@ -52,14 +66,77 @@ static void write_line(cJSON *msg)
 	free(s);
 }
 
-static void send_msg(cJSON *msg)
+static void send_msg(struct rpc_batch *b, cJSON *msg)
 {
-	if (batch_out)
-		cJSON_AddItemToArray(batch_out, msg);
-	else {
+	if (b) {
+		pthread_mutex_lock(&batch_lock);
+		cJSON_AddItemToArray(b->out, msg);
+		pthread_mutex_unlock(&batch_lock);
+	} else {
 		write_line(msg);
 		cJSON_Delete(msg);
 	}
+}
+
+static struct rpc_batch *batch_new(void)
+{
+	struct rpc_batch *b = calloc(1, sizeof *b);
+	if (!b || !(b->out = cJSON_CreateArray())) {
+		free(b);
+		return NULL;
+	}
+	b->refs = 1;
+	pthread_mutex_lock(&batch_lock);
+	if ((b->next = batches))
+		batches->prev = b;
+	batches = b;
+	pthread_mutex_unlock(&batch_lock);
+	return b;
+}
+
+static void batch_get(struct rpc_batch *b)
+{
+	pthread_mutex_lock(&batch_lock);
+	b->refs++;
+	pthread_mutex_unlock(&batch_lock);
+}
+
+/* One of its requests has ended (or the reader is through it): the last
+ * one writes the answers, if there are any. */
+static void batch_put(struct rpc_batch *b)
+{
+	if (!b)
+		return;
+	pthread_mutex_lock(&batch_lock);
+	int last = --b->refs == 0;
+	if (last) {
+		if (b->prev)
+			b->prev->next = b->next;
+		else
+			batches = b->next;
+		if (b->next)
+			b->next->prev = b->prev;
+	}
+	pthread_mutex_unlock(&batch_lock);
+	if (!last)
+		return;
+	if (cJSON_GetArraySize(b->out) > 0)
+		write_line(b->out);
+	cJSON_Delete(b->out);
+	free(b);
+}
+
+void proto_flush(void)
+{
+	pthread_mutex_lock(&batch_lock);
+	for (struct rpc_batch *b = batches; b; b = b->next) {
+		if (cJSON_GetArraySize(b->out) == 0)
+			continue;
+		write_line(b->out);
+		cJSON_Delete(b->out);
+		b->out = cJSON_CreateArray();
+	}
+	pthread_mutex_unlock(&batch_lock);
 }
 
 static cJSON *envelope(const cJSON *id)
@@ -70,7 +147,8 @@ static cJSON *envelope(const cJSON *id)
 	return m;
 }
 
-static void error_to(const cJSON *id, int code, const char *msg, cJSON *data)
+static void error_to(struct rpc_batch *b, const cJSON *id, int code, const char *msg,
+		     cJSON *data)
 {
 	cJSON *m = envelope(id), *e = cJSON_CreateObject();
 	cJSON_AddNumberToObject(e, "code", code);
@@ -78,7 +156,7 @@ static void error_to(const cJSON *id, int code, const char *msg, cJSON *data)
 	if (data)
 		cJSON_AddItemToObject(e, "data", data);
 	cJSON_AddItemToObject(m, "error", e);
-	send_msg(m);
+	send_msg(b, m);
 }
 
 void send_error(struct req *r, int code, const char *msg, cJSON *data)
@@ -87,7 +165,7 @@ void send_error(struct req *r, int code, const char *msg, cJSON *data)
 		cJSON_Delete(data);
 		return;
 	}
-	error_to(r->id, code, msg, data);
+	error_to(r->batch, r->id, code, msg, data);
 }
 
 void send_result(struct req *r, cJSON *result)
@@ -106,7 +184,7 @@ void send_result(struct req *r, cJSON *result)
 	}
 	cJSON *m = envelope(r->id);
 	cJSON_AddItemToObject(m, "result", result);
-	send_msg(m);
+	send_msg(r->batch, m);
 }
 
 void send_progress(struct req *r, double progress, const char *message)
@@ -129,6 +207,7 @@ void req_free(struct req *r)
 {
 	if (!r)
 		return;
+	batch_put(r->batch);
 	cJSON_Delete(r->id);
 	cJSON_Delete(r->params);
 	cJSON_Delete(r->progress);
@@ -136,11 +215,45 @@ void req_free(struct req *r)
 	free(r);
 }
 
+/* fn(arg) on a detached thread of its own: 0, or -1 when none was made. */
+static int run_detached(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 256 * 1024);
+	int rc = pthread_create(&t, &a, fn, arg);
+	pthread_attr_destroy(&a);
+	return rc ? -1 : 0;
+}
+
+static void kill_job(const char *job)
+{
+	char err[256];
+	if (job_cancel(job, err, sizeof err) < 0)
+		mcp_log("cancel of job %s: %s", job, err);
+}
+
+/* sr-queue cancel waits for the job to end: never on the reader. */
+static void *cancel_thread(void *arg)
+{
+	kill_job(arg);
+	free(arg);
+	pthread_mutex_lock(&state_lock);
+	cancelling--;
+	pthread_mutex_unlock(&state_lock);
+	return NULL;
+}
+
 void req_set_job(struct req *r, const char *job_id)
 {
 	pthread_mutex_lock(&state_lock);
 	snprintf(r->job_id, sizeof r->job_id, "%s", job_id);
+	int late = r->cancelled && *job_id;   /* the cancel came before its job */
 	pthread_mutex_unlock(&state_lock);
+	if (late)
+		kill_job(job_id);
 }
 
 void inflight_add(struct req *r)
@@ -278,25 +391,31 @@ static void do_set_level(struct req *r)
 }
 
 /* notifications/cancelled: the waiting call gets no answer, its job is
- * killed with every process of it. */
+ * killed with every process of it (by req_set_job when the job comes
+ * after the cancel), once, on a thread of its own. */
 static void do_cancelled(const cJSON *params)
 {
 	const cJSON *id = cJSON_GetObjectItem(params, "requestId");
-	char job[33] = "";
+	char jobs[MCP_MAX_INFLIGHT][33];
+	size_t n = 0;
 	if (!id)
 		return;
 	pthread_mutex_lock(&state_lock);
 	for (size_t i = 0; i < MCP_MAX_INFLIGHT; i++) {
 		struct req *r = inflight[i];
-		if (r && r->id && cJSON_Compare(r->id, id, 1)) {
-			r->cancelled = 1;
-			memcpy(job, r->job_id, sizeof job);
-		}
+		if (!r || !r->id || r->cancelled || !cJSON_Compare(r->id, id, 1))
+			continue;
+		r->cancelled = 1;
+		if (r->job_id[0])
+			memcpy(jobs[n++], r->job_id, sizeof *jobs);
 	}
+	cancelling += (int)n;
 	pthread_mutex_unlock(&state_lock);
-	char err[256];
-	if (job[0] && job_cancel(job, err, sizeof err) < 0)
-		mcp_log("cancel of job %s: %s", job, err);
+	for (size_t i = 0; i < n; i++) {
+		char *job = xstrdup(jobs[i]);
+		if (run_detached(cancel_thread, job) < 0)
+			cancel_thread(job);
+	}
 }
 
 static void *call_thread(void *arg)
@@ -308,36 +427,40 @@ static void *call_thread(void *arg)
 		resources_call(r);
 	else
 		tools_call(r);
+	/* answered: its batch's answers go out before the count drops (at
+	 * the end of input, main waits for the count) */
+	batch_put(r->batch);
+	r->batch = NULL;
 	inflight_del(r);
 	req_free(r);
 	return NULL;
 }
 
+/* A call that waits (a batch's too): on its own thread, registered. */
 static void start_call(struct req *r)
 {
-	pthread_attr_t a;
-	pthread_t t;
-	if (batch_out) {         /* a batch is answered as one: served in line */
-		inflight_add(r);
-		call_thread(r);
-		return;
-	}
 	if (inflight_count() >= MCP_MAX_INFLIGHT) {
-		send_error(r, -32603, "sr-mcp is serving 64 calls already: wait for one "
-			   "to finish (job_status with wait_s) and call again", NULL);
+		char msg[200];
+		snprintf(msg, sizeof msg, "sr-mcp is serving %d calls already: wait for one "
+			 "to finish (job_status with wait_s) and call again", MCP_MAX_INFLIGHT);
+		send_error(r, -32603, msg, NULL);
 		req_free(r);
 		return;
 	}
 	inflight_add(r);
-	pthread_attr_init(&a);
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&a, 256 * 1024);
-	if (pthread_create(&t, &a, call_thread, r) != 0) {
+	if (run_detached(call_thread, r) < 0) {
 		inflight_del(r);
 		send_error(r, -32603, "unable to start a thread for the call", NULL);
 		req_free(r);
 	}
-	pthread_attr_destroy(&a);
+}
+
+int proto_pending(void)
+{
+	pthread_mutex_lock(&state_lock);
+	int n = cancelling;
+	pthread_mutex_unlock(&state_lock);
+	return n + inflight_count();
 }
 
 /* Which generation and version a request is in. 0, or -1 when its
@@ -418,8 +541,8 @@ static void dispatch(struct req *r)
 	req_free(r);
 }
 
-/* One message of a line (or of a batch). */
-static void message(const cJSON *msg)
+/* One message of a line, or of batch b (NULL: none). */
+static void message(struct rpc_batch *b, const cJSON *msg)
 {
 	const cJSON *id = cJSON_GetObjectItem(msg, "id");
 	const cJSON *method = cJSON_GetObjectItem(msg, "method");
@@ -428,7 +551,7 @@ static void message(const cJSON *msg)
 	int id_ok = !id || cJSON_IsString(id) || cJSON_IsNumber(id);
 	if (!cJSON_IsObject(msg) || !cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") ||
 	    !id_ok || (params && !cJSON_IsObject(params) && !cJSON_IsArray(params))) {
-		error_to(id_ok ? id : NULL, -32600,
+		error_to(b, id_ok ? id : NULL, -32600,
 			 "Invalid Request: a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" was expected",
 			 NULL);
 		return;
@@ -436,40 +559,44 @@ static void message(const cJSON *msg)
 	if (!cJSON_IsString(method)) {
 		if (cJSON_GetObjectItem(msg, "result") || cJSON_GetObjectItem(msg, "error"))
 			return;  /* a response: we send no requests, so it is ignored */
-		error_to(id, -32600, "Invalid Request: no method", NULL);
+		error_to(b, id, -32600, "Invalid Request: no method", NULL);
 		return;
 	}
 	struct req *r = calloc(1, sizeof *r);
 	if (!r) {
-		error_to(id, -32603, "out of memory", NULL);
+		error_to(b, id, -32603, "out of memory", NULL);
 		return;
 	}
+	if ((r->batch = b))
+		batch_get(b);    /* until req_free */
 	r->id = id ? cJSON_Duplicate(id, 1) : NULL;
 	r->method = xstrdup(method->valuestring);
 	r->params = params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject();
 	dispatch(r);
 }
 
-static void batch(const cJSON *arr)
+/* A batch: each request served as it would be alone (a call on its own
+ * thread, so that the reader goes on), the answers as one array. */
+static void serve_batch(const cJSON *arr)
 {
 	pthread_mutex_lock(&state_lock);
 	int allowed = strcmp(negotiated, "2025-03-26") == 0;
 	pthread_mutex_unlock(&state_lock);
 	if (!allowed || cJSON_GetArraySize(arr) == 0) {
-		error_to(NULL, -32600, allowed ? "Invalid Request: an empty batch"
+		error_to(NULL, NULL, -32600, allowed ? "Invalid Request: an empty batch"
 			 : "Invalid Request: JSON-RPC batches exist only in protocol version "
 			   "2025-03-26, which was not negotiated", NULL);
 		return;
 	}
-	batch_out = cJSON_CreateArray();
+	struct rpc_batch *b = batch_new();
+	if (!b) {
+		error_to(NULL, NULL, -32603, "out of memory", NULL);
+		return;
+	}
 	const cJSON *m;
 	cJSON_ArrayForEach(m, arr)
-		message(m);
-	cJSON *out = batch_out;
-	batch_out = NULL;
-	if (cJSON_GetArraySize(out) > 0)
-		write_line(out);
-	cJSON_Delete(out);
+		message(b, m);
+	batch_put(b);
 }
 
 void proto_line(char *line, size_t len)
@@ -480,13 +607,13 @@ void proto_line(char *line, size_t len)
 		return;
 	cJSON *msg = cJSON_ParseWithLength(line, len);
 	if (!msg) {
-		error_to(NULL, -32700, "Parse error: the line is not valid JSON", NULL);
+		error_to(NULL, NULL, -32700, "Parse error: the line is not valid JSON", NULL);
 		return;
 	}
 	if (cJSON_IsArray(msg))
-		batch(msg);
+		serve_batch(msg);
 	else
-		message(msg);
+		message(NULL, msg);
 	cJSON_Delete(msg);
 }
 
@@ -495,5 +622,5 @@ void proto_line_too_long(void)
 	char msg[160];
 	snprintf(msg, sizeof msg, "Invalid Request: the line is longer than %u bytes, "
 		 "the most sr-mcp reads; it was discarded", MCP_LINE_MAX);
-	error_to(NULL, -32600, msg, NULL);
+	error_to(NULL, NULL, -32600, msg, NULL);
 }
