@@ -103,6 +103,11 @@ static void check_output(void)
 		*nl = '\0';
 		if (verbose)
 			fprintf(stderr, "< %s\n", line);
+		size_t n = strlen(line);
+		if (utf8_clean(line, &n) != line) {    /* it had to change it */
+			fprintf(stderr, "fuzz_mcp: a line out is not UTF-8: %s\n", line);
+			abort();
+		}
 		cJSON *j = cJSON_Parse(line);
 		int good = one_message(j);
 		if (cJSON_IsArray(j)) {
