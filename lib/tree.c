@@ -152,14 +152,17 @@ int sr_dir_each(int fd, int (*fn)(int fd, const char *name, void *arg), void *ar
 
 int sr_open_subdir(int parent, const char *name)
 {
+	struct stat st;
 	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 0500) != 0500 &&
+	    st.st_uid == geteuid())
+		(void)fchmod(fd, (st.st_mode & 07777) | 0700);  /* readable, not searchable */
 	if (fd >= 0 || errno != EACCES)
 		return fd;
 	/* a directory the sandboxed code made unreadable: its owner is the
 	 * user; give it back its owner's rights through an O_PATH descriptor
 	 * (no link followed) and try again */
 	int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
 	char proc[64];
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
 	if (p >= 0 && fstat(p, &st) == 0 && chmod(proc, (st.st_mode & 07777) | 0700) == 0)

@@ -269,6 +269,13 @@ for bad in "$tag 2 $dev $ino 0 -5 $when $boot" "$tag 2 $dev $ino 0 0 $when $boot
 	run sr-jail -v --bind "$w" /w --quota 8M --quota-cache "$qc" true
 	like "$err" "bytes used, measured" "a damaged cache is measured again: ${bad#* 2 * * }"
 done
+# A directory the program made unreadable or unsearchable is counted all
+# the same (its owner's rights given back), not skipped.
+rm -rf "$w" && mkdir -p "$w/a/b" "$w/c/d" && echo 12345 > "$w/a/b/f" && echo 123 > "$w/c/d/g"
+chmod 400 "$w/a" && chmod 000 "$w/c"
+run sr-jail -v --bind "$w" /w --quota 1M true
+like "$err" "/w: 10 bytes used, measured" "directories made unreadable are measured all the same"
+chmod -R u+rwx "$w"
 run sr-jail --bind "$w" /w --quota-inodes 100 true
 is "$rc" 100 "--quota-inodes without --quota is a usage error"
 run sr-jail --bind "$w" /w --quota 1M --quota-inodes 0 true
