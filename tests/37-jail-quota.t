@@ -225,6 +225,19 @@ run sr-jail --bind "$w" /w --quota 8M --quota-inodes 50 sh -c \
 	'echo x > /w/f; i=0; while [ $i -lt 200 ]; do ln /w/f /w/l$i 2>/dev/null; i=$((i + 1)); done'
 ok "and to the inode cap ($(inodes "$w") entries)" test "$(inodes "$w")" -eq 50
 
+# Two runs at once: each could make 80 under a cap of 100; together they
+# are held to it, with the cache and without.
+for cache in "--quota-cache $qc" ""; do
+	rm -rf "$w" && mkdir "$w" && rm -f "$qc"
+	for p in a b; do
+		sr-jail --bind "$w" /w --quota 8M --quota-inodes 100 $cache sh -c \
+			"i=0; while [ \$i -lt 80 ]; do mkdir /w/$p\$i; i=\$((i + 1)); done; sleep 0.3" \
+			2>/dev/null &
+	done
+	wait
+	is "$(inodes "$w")" 100 "two runs at once are held to the inode cap together (${cache:-no cache})"
+done
+
 # At the cap: a file can still be removed, an existing one rewritten, and
 # a removal anywhere makes room for a new entry anywhere.
 rm -rf "$w" && mkdir "$w"
