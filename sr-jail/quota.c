@@ -586,7 +586,8 @@ void jail_quota_finish(const struct jail *j)
 		/* Under the cache's lock, so that the size it keeps adds up when
 		 * runs in the same directory end together; the usage to hold
 		 * to the caps is the directory's now (other runs may have
-		 * ended): the cache's, or measured again. */
+		 * ended): the cache's, or measured again under a lock of the
+		 * directory itself. */
 		struct apply a = { .q = q, .start = q->used };
 		a.path = strdup(q->dst);
 		if (!a.path)
@@ -596,7 +597,8 @@ void jail_quota_finish(const struct jail *j)
 					 sr_qcache_used(q->cache_fd, q->host_fd, &a.start,
 							&measured) < 0))
 			a.failed = 1;
-		else if (q->cache_fd < 0 && sr_tree_usage(q->host_fd, &a.start) < 0)
+		else if (q->cache_fd < 0 && (sr_qcache_lock(q->host_fd) < 0 ||
+					     sr_tree_usage(q->host_fd, &a.start) < 0))
 			a.start = q->used;      /* the measure at the start, then */
 		int up = open_dir_at(q->upper_fd, "u"), host = dup(q->host_fd);
 		if (up < 0 || host < 0) {
@@ -616,6 +618,7 @@ void jail_quota_finish(const struct jail *j)
 				(void)sr_qcache_add(q->cache_fd, q->host_fd, &a.delta);
 			sr_qcache_unlock(q->cache_fd);
 		}
+		sr_qcache_unlock(q->host_fd);   /* without a cache, the directory's */
 		free(a.path);
 	}
 }
