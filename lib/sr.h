@@ -148,23 +148,55 @@ void sr_tree_close(struct sr_tree *t);
  * unreadable or unwritable (parent too) is given back u+rwx first. 0, or
  * -1 with errno set (what could be removed is). */
 int sr_remove_tree(int parent, const char *name);
-/* qcache.c: the bytes of the regular files under dirfd (links not
- * followed), and of the entry name in dirfd (a directory's tree, a
- * regular file's size, 0 for anything else). */
-uint64_t sr_tree_bytes(int dirfd);
-uint64_t sr_entry_bytes(int dirfd, const char *name);
+/* tree.c: walking a tree of any depth with a bounded number of fds.
+ * A stack of directories: push takes an open directory fd (closed on
+ * failure), fd is the top's, add notes a subdirectory of the top to visit,
+ * next gives the next one noted (NULL: none left), pop closes the top and
+ * opens its parent again through ".." when its fd had been closed, -1 with
+ * ESTALE when that is not the same directory any more. each calls fn for
+ * every entry of the directory fd but . and .. (-1 when reading failed or
+ * a call did). open_subdir opens name in parent, a directory, following
+ * no link; one its owner made unreadable is given back the owner's rights. */
+struct sr_dir;
+struct sr_dirs {
+	struct sr_dir *v;
+	size_t n, cap;
+};
+int sr_dirs_push(struct sr_dirs *s, int fd);
+int sr_dirs_fd(const struct sr_dirs *s);
+int sr_dirs_add(struct sr_dirs *s, const char *name);
+const char *sr_dirs_next(struct sr_dirs *s);
+const char *sr_dirs_current(const struct sr_dirs *s);   /* next's last answer */
+int sr_dirs_pop(struct sr_dirs *s);
+void sr_dirs_free(struct sr_dirs *s);
+int sr_dir_each(int fd, int (*fn)(int fd, const char *name, void *arg), void *arg);
+int sr_open_subdir(int parent, const char *name);
+/* qcache.c: what a directory holds, for a quota: the bytes of its
+ * regular files (each name's) and its inodes (everything under it, a file
+ * of several names once), no link followed. tree: under dirfd (not dirfd
+ * itself); entry: name in dirfd and, a directory, its tree (a file of
+ * several names counted only when all of them are in it: what removing
+ * name frees). 0, or -1 when a part could not be read (u: what was). */
+struct sr_usage {
+	uint64_t bytes, inodes;
+};
+struct sr_delta {
+	int64_t bytes, inodes;
+};
+int sr_tree_usage(int dirfd, struct sr_usage *u);
+int sr_entry_usage(int dirfd, const char *name, struct sr_usage *u);
 /* A directory's size kept in a cache file (qcache.c has the format and
  * when an entry is trusted). open: the file, made when missing (-1 with
- * errno). Under lock: used gives the directory's size from the cache, or
- * measures it (then *measured is 1) and stores it; add adjusts a valid
- * entry by what a change added or removed (-1: none to adjust, and the
- * cache is emptied); drop empties the cache, for a change whose size is
- * not known. */
+ * errno). Under lock: used gives the directory's usage from the cache, or
+ * measures it (then *measured is 1) and stores it (-1: the measure missed
+ * a part, and nothing is stored); add adjusts a valid entry by what a
+ * change added or removed (-1: none to adjust, and the cache is emptied);
+ * drop empties the cache, for a change whose size is not known. */
 int sr_qcache_open(const char *path);
 int sr_qcache_lock(int fd);
 void sr_qcache_unlock(int fd);
-uint64_t sr_qcache_used(int fd, int dirfd, int *measured);
-int sr_qcache_add(int fd, int dirfd, int64_t delta);
+int sr_qcache_used(int fd, int dirfd, struct sr_usage *u, int *measured);
+int sr_qcache_add(int fd, int dirfd, const struct sr_delta *d);
 void sr_qcache_drop(int fd);
 /* "KILL" for SIGKILL, as kill -l names them; NULL for a signal without a
  * name (the realtime ones). */

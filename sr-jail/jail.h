@@ -9,6 +9,8 @@
 #include <sys/mount.h>
 #include <sys/types.h>
 
+#include "sr.h"
+
 #define JAIL_HOME "/home/sandbox"
 #define JAIL_PATH "/usr/local/bin:/usr/bin:/bin"
 #define JAIL_HOSTNAME "sandbox"
@@ -23,12 +25,15 @@ struct mreq {
 	const char *src; /* host path (binds) */
 	const char *dst; /* absolute path inside the jail */
 	uint64_t size;   /* tmpfs; a --bind's --quota (0: none) */
+	uint64_t inodes; /* a --bind's --quota-inodes (0: none) */
 };
 
 /* A --bind with --quota, kept by PID 1 for after the run (quota.c). */
 struct quota {
 	const char *dst;
 	uint64_t cap;           /* the whole directory's size, at most */
+	uint64_t inodes;        /* and its inodes (0: not capped) */
+	struct sr_usage used;   /* what it held when the run started */
 	int host_fd;            /* the host directory, opened before pivot_root */
 	int upper_fd;           /* the root of the tmpfs holding the upper layer */
 	int cache_fd;           /* --quota-cache, or -1 */

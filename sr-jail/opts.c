@@ -16,6 +16,7 @@ static const char usage_text[] =
 	"with a minimal read-only view of the host. Options:\n"
 	"  --bind SRC DST       bind host path SRC at DST, writable\n"
 	"  --quota SIZE         cap the directory of the --bind before at SIZE\n"
+	"  --quota-inodes N     and at N inodes (files, directories, links)\n"
 	"  --quota-cache FILE   keep that directory's size in FILE, to measure it once\n"
 	"  --ro-bind SRC DST    bind host path SRC at DST, read-only\n"
 	"  --tmpfs DST[:SIZE]   a fresh tmpfs at DST (default size 64M)\n"
@@ -36,7 +37,7 @@ static const char usage_text[] =
 enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
-	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE,
+	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES,
 };
 
 static const struct option longopts[] = {
@@ -44,6 +45,7 @@ static const struct option longopts[] = {
 	{"ro-bind", required_argument, 0, O_RO_BIND},
 	{"quota", required_argument, 0, O_QUOTA},
 	{"quota-cache", required_argument, 0, O_QUOTA_CACHE},
+	{"quota-inodes", required_argument, 0, O_QUOTA_INODES},
 	{"tmpfs", required_argument, 0, O_TMPFS},
 	{"chdir", required_argument, 0, O_CHDIR},
 	{"hostname", required_argument, 0, O_HOSTNAME},
@@ -126,6 +128,17 @@ static void opt_quota(struct jail *j, const char *arg)
 		sr_usage("--quota: size must not be 0: '%s'", arg);
 }
 
+/* --quota-inodes N: and the same directory at N inodes. */
+static void opt_quota_inodes(struct jail *j, const char *arg)
+{
+	struct mreq *m = j->nmounts ? &j->mounts[j->nmounts - 1] : NULL;
+	if (!m || m->kind != MK_BIND || !m->size || m->inodes)
+		sr_usage("--quota-inodes: must follow a --bind SRC DST --quota SIZE (and only once)");
+	m->inodes = sr_opt_count("--quota-inodes", arg, 1ULL << 40);
+	if (m->inodes == 0)
+		sr_usage("--quota-inodes: must not be 0: '%s'", arg);
+}
+
 static void add_env(struct jail *j, enum ekind kind, const char *opt,
 		    const char *key, const char *val)
 {
@@ -199,6 +212,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case O_TMPFS: opt_tmpfs(j, optarg); break;
 	case O_QUOTA: opt_quota(j, a); break;
 	case O_QUOTA_CACHE: j->quota_cache = a; break;
+	case O_QUOTA_INODES: opt_quota_inodes(j, a); break;
 	case O_CHDIR: opt_chdir(j, a); break;
 	case O_HOSTNAME: opt_hostname(j, a); break;
 	case O_SETENV:

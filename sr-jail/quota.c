@@ -29,7 +29,6 @@
 #include "jail.h"
 #include "sr.h"
 
-#define DEPTH_MAX 256
 #define UPPER "/.sr-jail-upper"   /* transient, in the new root: see mount */
 #define LOWER "/.sr-jail-lower"
 
@@ -64,27 +63,34 @@ static int in_writable_bind(const struct jail *j, const char *path)
 	return inside;
 }
 
-/* The directory's size now: from --quota-cache when it holds it, else
- * measured (and kept there). */
-static uint64_t used_now(const struct jail *j, struct quota *q)
+/* What the directory holds now: from --quota-cache when it holds it,
+ * else measured (and kept there). A measure that could not read all of
+ * it is no size to cap by: fatal. */
+static void used_now(const struct jail *j, struct quota *q)
 {
+	int measured = 1, r;
 	q->cache_fd = -1;
-	if (!j->quota_cache)
-		return sr_tree_bytes(q->host_fd);
-	if (in_writable_bind(j, j->quota_cache))
-		sr_usage("--quota-cache: %s is inside a --bind, where the program could "
-			 "change it: keep it outside", j->quota_cache);
-	q->cache_fd = sr_qcache_open(j->quota_cache);
-	if (q->cache_fd < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to open the --quota-cache %s", j->quota_cache);
-	if (sr_qcache_lock(q->cache_fd) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to lock the --quota-cache %s", j->quota_cache);
-	int measured;
-	uint64_t used = sr_qcache_used(q->cache_fd, q->host_fd, &measured);
-	sr_qcache_unlock(q->cache_fd);
-	jail_note(j, "%s: %llu bytes used, %s", q->dst, (unsigned long long)used,
-		  measured ? "measured" : "from the cache");
-	return used;
+	if (!j->quota_cache) {
+		r = sr_tree_usage(q->host_fd, &q->used);
+	} else {
+		if (in_writable_bind(j, j->quota_cache))
+			sr_usage("--quota-cache: %s is inside a --bind, where the program could "
+				 "change it: keep it outside", j->quota_cache);
+		q->cache_fd = sr_qcache_open(j->quota_cache);
+		if (q->cache_fd < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to open the --quota-cache %s",
+				     j->quota_cache);
+		if (sr_qcache_lock(q->cache_fd) < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to lock the --quota-cache %s",
+				     j->quota_cache);
+		r = sr_qcache_used(q->cache_fd, q->host_fd, &q->used, &measured);
+		sr_qcache_unlock(q->cache_fd);
+	}
+	if (r < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to measure %s for --quota", q->dst);
+	jail_note(j, "%s: %llu bytes used, %s; %llu inodes", q->dst,
+		  (unsigned long long)q->used.bytes, measured ? "measured" : "from the cache",
+		  (unsigned long long)q->used.inodes);
 }
 
 void plan_quota(struct plan *p, struct jail *j, const struct mreq *m)
@@ -93,18 +99,32 @@ void plan_quota(struct plan *p, struct jail *j, const struct mreq *m)
 	struct quota *q = &j->quotas[j->nquotas++];
 	q->dst = m->dst;
 	q->cap = m->size;
+	q->inodes = m->inodes;
 	q->upper_fd = -1;
 	q->host_fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (q->host_fd < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open %s (--quota needs a directory)",
 			     m->src);
-	uint64_t used = used_now(j, q);
+	used_now(j, q);
 	struct step *s = plan_add(p, S_OVERLAY, m->dst);
 	s->fd = jail_clone_tree(at, "", AT_EMPTY_PATH, JAIL_RO, m->src);
 	s->text = m->src;
-	s->size = used < m->size ? m->size - used : 0;
+	s->size = q->used.bytes < m->size ? m->size - q->used.bytes : 0;
 	s->quota = q;
 	close(at);
+}
+
+/* The upper tmpfs's inodes. With --quota-inodes: the room left, and as
+ * many again as the directory holds and a quarter more, for overlayfs's
+ * own (a directory copied up to change what is in it, a whiteout for each
+ * name removed, two for a rename): a directory at its cap can still be
+ * emptied and rewritten. The apply holds the count to the cap exactly. */
+static uint64_t upper_inodes(const struct quota *q)
+{
+	if (!q->inodes)
+		return q->cap / 4096 < 4096 ? 4096 : q->cap / 4096;
+	uint64_t room = q->used.inodes < q->inodes ? q->inodes - q->used.inodes : 0;
+	return room + q->used.inodes + q->used.inodes / 4 + 64;
 }
 
 /* After pivot_root, before the old root goes: the tmpfs and the lower
@@ -115,7 +135,7 @@ void jail_mount_overlay(const struct step *s)
 {
 	char opts[256];
 	uint64_t size = s->size ? s->size : 1;   /* rounded up to a page */
-	uint64_t inodes = s->quota->cap / 4096 < 4096 ? 4096 : s->quota->cap / 4096;
+	uint64_t inodes = upper_inodes(s->quota);
 	snprintf(opts, sizeof opts, "mode=0700,size=%llu,nr_inodes=%llu",
 		 (unsigned long long)size, (unsigned long long)inodes);
 	if (mkdir(UPPER, 0700) < 0 || mount("tmpfs", UPPER, "tmpfs", MS_NOSUID | MS_NODEV,
@@ -233,17 +253,83 @@ static int copy_fd(int in, int out, off_t size)
 	return ftruncate(out, size);
 }
 
-/* What applying the upper layer changed in the host directory's size;
- * failed when a change was not (wholly) made, so the size is unknown. */
+/* Applying the upper layer: what it changed in the host directory's usage,
+ * held to the caps as it goes; failed when a change was not (wholly)
+ * made, so the usage is unknown. Both trees are walked with a bounded
+ * number of descriptors, to any depth (lib/tree.c). */
 struct apply {
-	int64_t delta;
+	const struct quota *q;
+	struct sr_usage start;          /* the host directory's before */
+	struct sr_delta delta;
 	int failed;
+	unsigned long long skipped;     /* entries not applied: past a cap */
+	char first[256];                /* the first of them */
+	int removals;                   /* the first pass: removals only */
+	struct sr_dirs up, host;
+	char *path;                     /* of the directory being applied */
+	size_t plen, pcap;
 };
+
+static void warn_at(struct apply *a, const char *name, const char *what)
+{
+	sr_warn_sys("%.200s%s%.200s: %s", a->path, name ? "/" : "", name ? name : "", what);
+	a->failed = 1;
+}
+
+static void path_push(struct apply *a, const char *name)
+{
+	size_t n = strlen(name);
+	if (a->plen + n + 2 > a->pcap) {
+		size_t cap = (a->plen + n + 2) * 2;
+		char *p = realloc(a->path, cap);
+		if (!p)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+		a->path = p, a->pcap = cap;
+	}
+	a->path[a->plen++] = '/';
+	memcpy(a->path + a->plen, name, n + 1);
+	a->plen += n;
+}
+
+static void path_pop(struct apply *a)
+{
+	char *slash = strrchr(a->path, '/');
+	if (slash) {
+		*slash = '\0';
+		a->plen = (size_t)(slash - a->path);
+	}
+}
+
+static void gone(struct apply *a, const struct sr_usage *u)
+{
+	a->delta.bytes -= (int64_t)u->bytes;
+	a->delta.inodes -= (int64_t)u->inodes;
+}
+
+/* Would inodes more (and bytes, for a file the program gave several names:
+ * the tmpfs held its data once, each copy here takes it again) take the
+ * directory past a cap? Then the entry is not applied, and counted. */
+static int past_cap(struct apply *a, const char *name, int64_t inodes, int64_t bytes)
+{
+	const struct quota *q = a->q;
+	int64_t in = (int64_t)a->start.inodes + a->delta.inodes + inodes;
+	int64_t by = (int64_t)a->start.bytes + a->delta.bytes + bytes;
+	if (!(q->inodes && inodes > 0 && in > (int64_t)q->inodes) &&
+	    !(bytes > 0 && by > (int64_t)q->cap))
+		return 0;
+	if (!a->skipped++)
+		snprintf(a->first, sizeof a->first, "%.120s/%.120s", a->path, name);
+	return 1;
+}
 
 static int apply_file(struct apply *a, int up, int host, const char *name,
 		      const struct stat *st)
 {
-	uint64_t old = sr_entry_bytes(host, name);
+	struct sr_usage old;
+	(void)sr_entry_usage(host, name, &old);
+	if (past_cap(a, name, 1 - (int64_t)old.inodes,
+		     st->st_nlink > 1 ? (int64_t)st->st_size - (int64_t)old.bytes : 0))
+		return 0;
 	char tmp[32];
 	int in = open_upper(up, name, O_RDONLY, st->st_mode);
 	if (in < 0)
@@ -259,8 +345,11 @@ static int apply_file(struct apply *a, int up, int host, const char *name,
 			e = errno, r = -1;
 		if (r == 0) {
 			r = replace(host, tmp, name);       /* which removes tmp if it fails */
-			if (r == 0)
-				a->delta += (int64_t)st->st_size - (int64_t)old;
+			if (r == 0) {
+				gone(a, &old);
+				a->delta.bytes += (int64_t)st->st_size;
+				a->delta.inodes++;
+			}
 		} else {
 			(void)unlinkat(host, tmp, 0);
 		}
@@ -274,7 +363,10 @@ static int apply_file(struct apply *a, int up, int host, const char *name,
 
 static int apply_link(struct apply *a, int up, int host, const char *name)
 {
-	uint64_t old = sr_entry_bytes(host, name);
+	struct sr_usage old;
+	(void)sr_entry_usage(host, name, &old);
+	if (past_cap(a, name, 1 - (int64_t)old.inodes, 0))
+		return 0;
 	char target[PATH_MAX], tmp[32];
 	ssize_t n = readlinkat(up, name, target, sizeof target - 1);
 	if (n < 0)
@@ -282,116 +374,173 @@ static int apply_link(struct apply *a, int up, int host, const char *name)
 	target[n] = '\0';
 	if (temp_at(host, tmp, make_link, target) < 0 || replace(host, tmp, name) < 0)
 		return -1;
-	a->delta -= (int64_t)old;
+	gone(a, &old);
+	a->delta.inodes++;
 	return 0;
 }
-
-static void apply_dir(struct apply *a, int up, int host, const char *dst, int depth);
 
 /* Everything in the directory fd, removed (an opaque directory). */
-static int empty_dir(int fd)
+static int remove_each(int fd, const char *name, void *arg)
 {
-	int dfd = dup(fd), r = 0;
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!d)
-		return -1;
-	rewinddir(d);   /* the offset dfd shares with fd may be anywhere */
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    sr_remove_tree(fd, e->d_name) < 0 && errno != ENOENT)
-			r = -1;
-	closedir(d);
-	return r;
+	(void)arg;
+	return sr_remove_tree(fd, name) < 0 && errno != ENOENT ? -1 : 0;
 }
 
-/* A directory of the upper layer: the host's one made (what is at its
- * name, not a directory or a link to one, replaced), emptied first when
- * it is opaque, then filled. */
-static int apply_subdir(struct apply *a, int up, int host, const char *name,
-			const struct stat *st, const char *dst, int depth)
+/* A directory of the upper layer, entered. Removals: the host's one, if
+ * there, emptied when the upper one is opaque. Then: the host's one made
+ * (what is at its name, not a directory or a link to one, replaced).
+ * Both pushed. 1 entered, 0 not (nothing there to remove from, or past a
+ * cap), -1. */
+static int enter_dir(struct apply *a, const char *name)
 {
-	char path[PATH_MAX], xa[2];
-	int su = open_upper(up, name, O_RDONLY | O_DIRECTORY, st->st_mode);
-	if (su < 0)
+	char xa[2];
+	struct stat st;
+	int up = sr_dirs_fd(&a->up), host = sr_dirs_fd(&a->host);
+	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
-	int opaque = fgetxattr(su, "user.overlay.opaque", xa, sizeof xa) == 1 && xa[0] == 'y';
 	int sh = open_dir_at(host, name);
+	if (sh < 0 && a->removals)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : -1;
 	if (sh < 0 && (errno == ELOOP || errno == ENOTDIR)) {
-		uint64_t old = sr_entry_bytes(host, name);
+		struct sr_usage old;
+		(void)sr_entry_usage(host, name, &old);
 		if (unlinkat(host, name, 0) == 0)
-			a->delta -= (int64_t)old;
+			gone(a, &old);
 	}
-	if (sh < 0 && (mkdirat(host, name, 0700) < 0 || (sh = open_dir_at(host, name)) < 0)) {
-		close(su);
+	if (sh < 0 && past_cap(a, name, 1, 0))
+		return 0;
+	if (sh < 0) {
+		if (mkdirat(host, name, 0700) < 0 || (sh = open_dir_at(host, name)) < 0)
+			return -1;
+		a->delta.inodes++;
+	}
+	int su = open_upper(up, name, O_RDONLY | O_DIRECTORY, st.st_mode);
+	if (su < 0) {
+		close(sh);
 		return -1;
 	}
-	snprintf(path, sizeof path, "%s/%s", dst, name);
+	int opaque = a->removals &&
+		     fgetxattr(su, "user.overlay.opaque", xa, sizeof xa) == 1 && xa[0] == 'y';
+	if (sr_dirs_push(&a->up, su) < 0 || sr_dirs_push(&a->host, sh) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to apply %s", a->path);
+	path_push(a, name);
 	if (opaque) {
-		uint64_t old = sr_tree_bytes(sh);
-		if (empty_dir(sh) < 0) {
-			sr_warn_sys("%s: unable to empty the directory before applying it", path);
-			a->failed = 1;
-		} else {
-			a->delta -= (int64_t)old;
-		}
+		struct sr_usage old;
+		(void)sr_tree_usage(sh, &old);
+		if (sr_dir_each(sh, remove_each, NULL) < 0)
+			warn_at(a, NULL, "unable to empty the directory before applying it");
+		else
+			gone(a, &old);
 	}
-	if (depth < DEPTH_MAX)
-		apply_dir(a, su, sh, path, depth + 1);
-	else
-		a->failed = 1;
-	int r = fchmod(sh, st->st_mode & 0777);
-	close(sh);
-	close(su);
-	return r;
+	return 1;
 }
 
-/* A whiteout: what is at name in host goes. */
-static int remove_entry(struct apply *a, int host, const char *name)
+/* A whiteout: what is at name in the host directory goes. */
+static int apply_removal(int up, const char *name, void *arg)
 {
-	uint64_t old = sr_entry_bytes(host, name);
-	if (sr_remove_tree(host, name) < 0)
-		return errno == ENOENT ? 0 : -1;
-	a->delta -= (int64_t)old;
+	struct apply *a = arg;
+	struct stat st;
+	struct sr_usage old;
+	int host = sr_dirs_fd(&a->host);
+	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISCHR(st.st_mode) || st.st_rdev != makedev(0, 0))
+		return 0;
+	(void)sr_entry_usage(host, name, &old);
+	if (sr_remove_tree(host, name) == 0)
+		gone(a, &old);
+	else if (errno != ENOENT)
+		warn_at(a, name, "unable to apply the removal");
 	return 0;
 }
 
-/* Each entry of the upper directory up onto the host directory host. */
-static void apply_dir(struct apply *a, int up, int host, const char *dst, int depth)
+/* Any other entry of the upper directory: applied, or noted to enter. */
+static int apply_entry(int up, const char *name, void *arg)
 {
-	int fd = dup(up);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		sr_warn_sys("%s: unable to read the changes", dst);
-		if (fd >= 0)
-			close(fd);
-		a->failed = 1;
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		const char *name = e->d_name;
-		struct stat st;
-		int r = 0;
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
+	struct apply *a = arg;
+	struct stat st;
+	int r = 0, host = sr_dirs_fd(&a->host);
+	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		r = -1;
+	else if (S_ISDIR(st.st_mode))
+		r = sr_dirs_add(&a->up, name);
+	else if (S_ISREG(st.st_mode))
+		r = apply_file(a, up, host, name, &st);
+	else if (S_ISLNK(st.st_mode))
+		r = apply_link(a, up, host, name);
+	/* whiteouts went first; fifos, sockets and device nodes are not
+	 * carried over */
+	if (r < 0)
+		warn_at(a, name, "unable to apply the change");
+	return 0;
+}
+
+/* Noted to enter, in the pass of removals. */
+static int note_dir(int up, const char *name, void *arg)
+{
+	struct apply *a = arg;
+	struct stat st;
+	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+		return sr_dirs_add(&a->up, name);
+	return 0;
+}
+
+/* The directory on top of both stacks: its removals, or the rest. */
+static void apply_here(struct apply *a)
+{
+	int up = sr_dirs_fd(&a->up);
+	if ((a->removals && (sr_dir_each(up, apply_removal, a) < 0 ||
+			     sr_dir_each(up, note_dir, a) < 0)) ||
+	    (!a->removals && sr_dir_each(up, apply_entry, a) < 0))
+		warn_at(a, NULL, "unable to read the changes");
+}
+
+/* Leaving a directory: its mode, then both popped. */
+static int leave_dir(struct apply *a)
+{
+	struct stat st;
+	if (!a->removals && (fstat(sr_dirs_fd(&a->up), &st) < 0 ||
+	    (a->host.n > 1 && fchmod(sr_dirs_fd(&a->host), st.st_mode & 0777) < 0)))
+		warn_at(a, NULL, "unable to set the directory's mode");
+	int r = sr_dirs_pop(&a->up) < 0 || sr_dirs_pop(&a->host) < 0 ? -1 : 0;
+	path_pop(a);
+	return r;
+}
+
+static void apply_pass(struct apply *a, int up, int host)
+{
+	up = dup(up), host = dup(host);
+	if (up < 0 || host < 0 || sr_dirs_push(&a->up, up) < 0 || sr_dirs_push(&a->host, host) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to apply %s", a->path);
+	apply_here(a);
+	while (a->up.n) {
+		const char *name = sr_dirs_next(&a->up);
+		if (!name) {
+			if (leave_dir(a) < 0) {
+				warn_at(a, NULL, "unable to go back up (the tree moved)");
+				break;
+			}
 			continue;
-		if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			r = -1;
-		else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0))
-			r = remove_entry(a, host, name);
-		else if (S_ISDIR(st.st_mode))
-			r = apply_subdir(a, up, host, name, &st, dst, depth);
-		else if (S_ISREG(st.st_mode))
-			r = apply_file(a, up, host, name, &st);
-		else if (S_ISLNK(st.st_mode))
-			r = apply_link(a, up, host, name);
-		/* fifos, sockets and device nodes are not carried over */
-		if (r < 0) {
-			sr_warn_sys("%s/%s: unable to apply the change", dst, name);
-			a->failed = 1;
 		}
+		int r = enter_dir(a, name);
+		if (r < 0)
+			warn_at(a, name, "unable to apply the directory");
+		else if (r > 0)
+			apply_here(a);
 	}
-	closedir(d);
+	sr_dirs_free(&a->up);
+	sr_dirs_free(&a->host);
+}
+
+/* The removals first, all of them (room for what comes at the cap), then
+ * the rest. */
+static void apply_tree(struct apply *a, int up, int host)
+{
+	a->removals = 1;
+	apply_pass(a, up, host);
+	a->removals = 0;
+	apply_pass(a, up, host);
+	close(up);
+	close(host);
 }
 
 /* "64 MiB", "1 GiB", "1536 KiB", "1000 bytes". */
@@ -404,36 +553,72 @@ static void human(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%llu %s", (unsigned long long)n, unit[u]);
 }
 
+/* The line sr-mcp and the caller look for (sr-jail(1), --quota): which
+ * cap was reached, in the run (the tmpfs full) or in the apply. */
+static void say_reached(const struct quota *q, const struct apply *a, int bytes_full,
+			int inodes_full)
+{
+	char cap[48];
+	int64_t now = (int64_t)a->start.inodes + a->delta.inodes;
+	if (!a->skipped && !bytes_full && !inodes_full)
+		return;
+	if (q->inodes && (a->skipped ? now >= (int64_t)q->inodes : inodes_full && !bytes_full))
+		snprintf(cap, sizeof cap, "%llu inodes", (unsigned long long)q->inodes);
+	else
+		human(q->cap, cap, sizeof cap);
+	if (a->skipped)
+		sr_warn("%s: quota of %s reached: %llu entries not applied (the first: %s)",
+			q->dst, cap, a->skipped, a->first);
+	else
+		sr_warn("%s: quota of %s reached (ENOSPC): writes past it failed", q->dst, cap);
+}
+
 void jail_quota_finish(const struct jail *j)
 {
 	for (size_t i = 0; i < j->nquotas; i++) {
 		const struct quota *q = &j->quotas[i];
 		struct statfs sf;
-		char cap[32];
-		if (fstatfs(q->upper_fd, &sf) == 0 && (sf.f_bavail == 0 || sf.f_ffree == 0)) {
-			human(q->cap, cap, sizeof cap);
-			sr_warn("%s: quota of %s reached (ENOSPC): writes past it failed",
-				q->dst, cap);
+		int bytes_full = 0, inodes_full = 0, measured;
+		if (fstatfs(q->upper_fd, &sf) == 0) {
+			bytes_full = sf.f_bavail == 0;
+			inodes_full = sf.f_ffree == 0;
 		}
 		/* Under the cache's lock, so that the size it keeps adds up when
-		 * runs in the same directory end together. */
-		struct apply a = { 0, 0 };
-		if (q->cache_fd >= 0 && sr_qcache_lock(q->cache_fd) < 0)
+		 * runs in the same directory end together; the usage to hold
+		 * to the caps is the directory's now (other runs may have
+		 * ended): the cache's, or measured again under a lock of the
+		 * directory itself. */
+		struct apply a = { .q = q, .start = q->used };
+		a.path = strdup(q->dst);
+		if (!a.path)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+		a.plen = a.pcap = strlen(a.path);
+		if (q->cache_fd >= 0 && (sr_qcache_lock(q->cache_fd) < 0 ||
+					 sr_qcache_used(q->cache_fd, q->host_fd, &a.start,
+							&measured) < 0))
 			a.failed = 1;
-		int up = open_dir_at(q->upper_fd, "u");
-		if (up < 0) {
-			sr_warn_sys("%s: unable to read the changes", q->dst);
-			a.failed = 1;
+		else if (q->cache_fd < 0 && (sr_qcache_lock(q->host_fd) < 0 ||
+					     sr_tree_usage(q->host_fd, &a.start) < 0))
+			a.start = q->used;      /* the measure at the start, then */
+		int up = open_dir_at(q->upper_fd, "u"), host = dup(q->host_fd);
+		if (up < 0 || host < 0) {
+			warn_at(&a, NULL, "unable to read the changes");
+			if (up >= 0)
+				close(up);
+			if (host >= 0)
+				close(host);
 		} else {
-			apply_dir(&a, up, q->host_fd, q->dst, 0);
-			close(up);
+			apply_tree(&a, up, host);
 		}
+		say_reached(q, &a, bytes_full, inodes_full);
 		if (q->cache_fd >= 0) {
 			if (a.failed)
 				sr_qcache_drop(q->cache_fd);    /* measured again next time */
 			else
-				(void)sr_qcache_add(q->cache_fd, q->host_fd, a.delta);
+				(void)sr_qcache_add(q->cache_fd, q->host_fd, &a.delta);
 			sr_qcache_unlock(q->cache_fd);
 		}
+		sr_qcache_unlock(q->host_fd);   /* without a cache, the directory's */
+		free(a.path);
 	}
 }

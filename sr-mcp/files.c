@@ -464,6 +464,10 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		} else {
 			cJSON_AddNullToObject(o, "quota");
 		}
+		if (cfg.ws_quota && cfg.ws_inodes)
+			cJSON_AddNumberToObject(o, "inode_quota", (double)cfg.ws_inodes);
+		else
+			cJSON_AddNullToObject(o, "inode_quota");
 		time_t last = ws_last_used(names[i]);
 		iso_time(last, used, sizeof used);
 		cJSON_AddStringToObject(o, "last_used", used);
@@ -1022,15 +1026,25 @@ int write_at(int fd, const void *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* Would a file of old bytes becoming n bytes take the workspace (wfd)
- * past its quota? Then 1, answered. */
+/* Would a file of old bytes becoming n bytes, and made inodes more (the
+ * file and directories on the way), take the workspace (wfd) past its
+ * quota? Then 1, answered. */
 static int over_quota(struct req *r, const char *ws, int wfd, const char *rel, uint64_t old,
-		      uint64_t n)
+		      uint64_t n, uint64_t made)
 {
+	struct sr_usage u;
 	if (!cfg.ws_quota)
 		return 0;
-	uint64_t used = ws_size(ws, wfd);
-	uint64_t after = used - (old < used ? old : used) + n;
+	ws_size(ws, wfd, &u);
+	uint64_t after = u.bytes - (old < u.bytes ? old : u.bytes) + n;
+	if (made && cfg.ws_inodes && u.inodes + made > cfg.ws_inodes) {
+		tool_error(r, "%s: not written: workspace %s holds %llu files, directories and "
+			   "links, and its inode quota is %llu; this write would make %llu more. "
+			   "Delete what you no longer need (delete_path) or use a new workspace.",
+			   rel, ws, (unsigned long long)u.inodes,
+			   (unsigned long long)cfg.ws_inodes, (unsigned long long)made);
+		return 1;
+	}
 	if (after <= cfg.ws_quota || n <= old)
 		return 0;
 	tool_error(r, "%s: not written: workspace %s would hold %llu bytes, over its quota of "
@@ -1038,6 +1052,38 @@ static int over_quota(struct req *r, const char *ws, int wfd, const char *rel, u
 		   (unsigned long long)after, (unsigned long long)cfg.ws_quota,
 		   (unsigned long long)(cfg.ws_quota >> 20));
 	return 1;
+}
+
+/* What writing name in dir of the workspace wfd makes: the directories
+ * missing on the way and the file when it is not there (its size now in
+ * *before). */
+static uint64_t to_make(int wfd, const char *dir, const char *name, uint64_t *before)
+{
+	struct stat st;
+	char part[4096];
+	uint64_t made = 0;
+	*before = 0;
+	int dfd = dir_open(wfd, dir, 0);
+	if (dfd >= 0) {
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			made = 1;
+		else if (S_ISREG(st.st_mode))
+			*before = (uint64_t)st.st_size;
+		close(dfd);
+		return made;
+	}
+	/* each leading part of dir that is not there is a directory to make */
+	for (size_t i = 0, n = strlen(dir); i <= n && i < sizeof part; i++) {
+		if (dir[i] != '/' && dir[i] != '\0')
+			continue;
+		snprintf(part, sizeof part, "%.*s", (int)i, dir);
+		int fd = i ? dir_open(wfd, part, 0) : -1;
+		if (fd >= 0)
+			close(fd);
+		else if (i && errno == ENOENT)
+			made++;
+	}
+	return made + 1;
 }
 
 void files_write(struct req *r, const cJSON *args)
@@ -1068,15 +1114,13 @@ void files_write(struct req *r, const cJSON *args)
 	if (rel && !(name = split(rel, dir, sizeof dir)))
 		snprintf(err, sizeof err, "%s: not a file name (give the file's path, e.g. "
 			 "data/out.csv)", rel);
-	int wfd = name ? ws_open(ws, 1, err, sizeof err) : -1;
-	int dfd = wfd >= 0 ? dir_open(wfd, dir, 1) : -1;
+	int wfd = name ? ws_open(ws, 1, err, sizeof err) : -1, dfd = -1;
+	uint64_t before = 0, made = wfd >= 0 ? to_make(wfd, dir, name, &before) : 0;
+	if (wfd >= 0 && over_quota(r, ws, wfd, rel, before, app ? before + n : n, made))
+		goto out;
+	dfd = wfd >= 0 ? dir_open(wfd, dir, 1) : -1;
 	if (wfd >= 0 && dfd < 0)
 		why(err, sizeof err, dir, errno);
-	struct stat was;
-	uint64_t before = dfd >= 0 && fstatat(dfd, name, &was, AT_SYMLINK_NOFOLLOW) == 0 &&
-			  S_ISREG(was.st_mode) ? (uint64_t)was.st_size : 0;
-	if (dfd >= 0 && over_quota(r, ws, wfd, rel, before, app ? before + n : n))
-		goto out;
 	if (wfd >= 0)
 		ws_touch(ws);
 	struct stat st;
@@ -1096,7 +1140,8 @@ void files_write(struct req *r, const cJSON *args)
 	}
 	fstat(fd, &st);
 	close(fd);
-	ws_size_add(ws, wfd, (int64_t)st.st_size - (int64_t)before);
+	ws_size_add(ws, wfd, &(struct sr_delta){ (int64_t)st.st_size - (int64_t)before,
+						 (int64_t)made });
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddStringToObject(res, "path", rel);
@@ -1168,7 +1213,7 @@ void files_edit(struct req *r, const cJSON *args)
 		return;
 	}
 	int wfd = ws_open(ws, 0, err, sizeof err);
-	int over = wfd >= 0 && over_quota(r, ws, wfd, rel, n, outlen);
+	int over = wfd >= 0 && over_quota(r, ws, wfd, rel, n, outlen, 0);
 	if (over) {
 		close(wfd);
 		close(fd);
@@ -1193,7 +1238,7 @@ void files_edit(struct req *r, const cJSON *args)
 	if (bad_io)
 		ws_size_forget(ws);
 	else if (wfd >= 0)
-		ws_size_add(ws, wfd, (int64_t)outlen - (int64_t)n);
+		ws_size_add(ws, wfd, &(struct sr_delta){ (int64_t)outlen - (int64_t)n, 0 });
 	if (wfd >= 0)
 		close(wfd);
 	if (bad_io) {
@@ -1246,14 +1291,17 @@ void files_delete_path(struct req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		return;
 	}
-	uint64_t gone = cfg.ws_quota ? sr_entry_bytes(dfd, name) : 0;
+	struct sr_usage gone = { 0, 0 };
+	if (cfg.ws_quota)
+		(void)sr_entry_usage(dfd, name, &gone);
 	int rc = sr_remove_tree(dfd, name);
 	int e = errno;
 	close(dfd);
 	if (rc < 0)
 		ws_size_forget(ws);
 	else if (cfg.ws_quota)
-		ws_size_add(ws, wfd, -(int64_t)gone);
+		ws_size_add(ws, wfd, &(struct sr_delta){ -(int64_t)gone.bytes,
+							 -(int64_t)gone.inodes });
 	close(wfd);
 	if (rc < 0) {
 		tool_error(r, "%s: could not be removed entirely: %s", rel, strerror(e));

@@ -11,6 +11,7 @@
  *   SR_WORKSPACE   the workspace directory, bound at /workspace
  *   SR_WORKSPACE_QUOTA  its size cap in bytes for sr-jail --quota, or empty
  *   SR_WORKSPACE_QUOTA_CACHE  its size cache, for sr-jail --quota-cache
+ *   SR_WORKSPACE_INODES its inode cap for sr-jail --quota-inodes, or empty
  *   SR_ENV_FILE    the caller's variables for the program, if any
  *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain */
 #include <errno.h>
@@ -147,7 +148,7 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
 {
 	char code[4096], envf[4096] = "", ws[4096];
-	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "", sizes[4400] = "";
+	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
 	int deps[2], ndeps = 0;
 	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
 					 errlen)) < 0)
@@ -170,7 +171,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
-	char *env[18];
+	char *env[19];
 	size_t nenv = 0;
 	add_env(env, &nenv, "PATH", path);
 	add_env(env, &nenv, "LANG", "C.UTF-8");
@@ -183,6 +184,9 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 		mcp_log("unable to make the size cache of workspace %s (%s): its runs measure it",
 			s->workspace, strerror(errno));
 	add_env(env, &nenv, "SR_WORKSPACE_QUOTA_CACHE", sizes);
+	if (cfg.ws_quota && cfg.ws_inodes)
+		snprintf(inodes, sizeof inodes, "%llu", (unsigned long long)cfg.ws_inodes);
+	add_env(env, &nenv, "SR_WORKSPACE_INODES", inodes);
 	add_env(env, &nenv, "SR_LIMIT_ARGS", limit);
 	add_env(env, &nenv, "SR_JAIL_ARGS", jail);
 	add_env(env, &nenv, "SR_EXEC_ARGS", exec);

@@ -43,6 +43,7 @@ static const char usage_text[] =
 "      --network none|install|full  network for installs and runs (default none)\n"
 "      --pip-find-links DIR a directory of wheels install_packages uses offline\n"
 "      --workspace-quota SIZE|off  a workspace's size cap (default 1G)\n"
+"      --workspace-inodes N|off  and its files, directories and links (default 200000)\n"
 "      --workspace-ttl DURATION|off  remove workspaces idle that long (default 7d)\n"
 "      --job-ttl DURATION|off  remove finished jobs' output that old (default 7d)\n"
 "      --job-space SIZE|off  finished jobs' output kept, at most (default 1G)\n"
@@ -54,7 +55,8 @@ static const char usage_text[] =
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
-       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE };
+       O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE,
+       O_WS_INODES };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -75,6 +77,7 @@ static const struct option longopts[] = {
 	{ "pip-find-links", required_argument, 0, O_FIND_LINKS },
 	{ "compat", required_argument, 0, O_COMPAT },
 	{ "workspace-quota", required_argument, 0, O_WS_QUOTA },
+	{ "workspace-inodes", required_argument, 0, O_WS_INODES },
 	{ "workspace-ttl", required_argument, 0, O_WS_TTL },
 	{ "job-ttl", required_argument, 0, O_JOB_TTL },
 	{ "job-space", required_argument, 0, O_JOB_SPACE },
@@ -97,7 +100,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_COMPAT, "SR_MCP_COMPAT" }, { O_FIND_LINKS, "SR_MCP_PIP_FIND_LINKS" },
 	{ O_WS_QUOTA, "SR_MCP_WORKSPACE_QUOTA" }, { O_WS_TTL, "SR_MCP_WORKSPACE_TTL" },
 	{ O_HOST_DIR, "SR_MCP_HOST_DIRS" },
-	{ O_VIA, "SR_MCP_VIA" },
+	{ O_VIA, "SR_MCP_VIA" }, { O_WS_INODES, "SR_MCP_WORKSPACE_INODES" },
 	{ O_JOB_TTL, "SR_MCP_JOB_TTL" }, { O_JOB_SPACE, "SR_MCP_JOB_SPACE" },
 };
 
@@ -177,6 +180,9 @@ static void set_opt(int c, const char *a, const char *name)
 		if (!cfg.ws_quota && strcmp(a, "off"))
 			sr_usage("%s: 0 is not a quota (off turns it off)", name);
 		cfg.ws_quota_set = 1;
+		break;
+	case O_WS_INODES:       /* 0 or off: none */
+		cfg.ws_inodes = strcmp(a, "off") ? sr_opt_count(name, a, 1ULL << 40) : 0;
 		break;
 	case O_WS_TTL: cfg.ws_ttl_ms = ttl_ms(name, a); break;
 	case O_JOB_TTL: cfg.job_ttl_ms = ttl_ms(name, a); break;

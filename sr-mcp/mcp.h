@@ -59,6 +59,7 @@ struct config {
 	char *pip_find_links;   /* --pip-find-links: a directory of wheels, or NULL */
 	uint64_t ws_quota;      /* --workspace-quota, bytes; 0: off */
 	int ws_quota_set;       /* given, not the default: required then */
+	uint64_t ws_inodes;     /* --workspace-inodes, with the quota; 0: off */
 	uint64_t ws_ttl_ms;     /* --workspace-ttl; 0: off */
 	uint64_t job_ttl_ms;    /* --job-ttl: finished jobs kept that long; 0: off */
 	uint64_t job_space;     /* --job-space: finished jobs' room, bytes; 0: off */
@@ -265,12 +266,15 @@ void ws_touch(const char *id);          /* a run or a write: used now */
 time_t ws_last_used(const char *id);
 /* A workspace's size for its quota, from its size cache (retention.c):
  * the cache's path (for sr-jail --quota-cache, its directory made; -1 and
- * "" when it cannot be), the size (measured when the cache has none),
+ * "" when it cannot be), the size, bytes and inodes (measured when the
+ * cache has none; -1 when a part could not be read),
  * what a change of a file tool added or removed, a change of unknown
  * size (the next use measures), and a workspace removed. */
 int ws_size_path(const char *id, char *buf, size_t len);
-uint64_t ws_size(const char *id, int wfd);
-void ws_size_add(const char *id, int wfd, int64_t delta);
+struct sr_usage;
+struct sr_delta;
+int ws_size(const char *id, int wfd, struct sr_usage *u);
+void ws_size_add(const char *id, int wfd, const struct sr_delta *d);
 void ws_size_forget(const char *id);
 void ws_size_remove(const char *id);   /* the workspace is gone */
 void retention_sweep(void);

@@ -310,7 +310,7 @@ static char *chain_failure(const char *id, const cJSON *st)
 /* sr-jail's line when the workspace reached its quota (sr-jail(1),
  * --quota): written by the jail's init after the program and all it
  * started are dead, so it is near the end of stderr. The cap as the line
- * words it ("1 GiB") in cap, and 1; else 0. */
+ * words it ("1 GiB", "1000 inodes") in cap, and 1; else 0. */
 static int quota_hit(const char *id, char *cap, size_t len)
 {
 	static const char tag[] = "sr-jail: warning: /workspace: quota of ";
@@ -442,10 +442,15 @@ cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
 	const char *h = hint_for(status, id);
 	char hq[700];
 	if (disk) {
-		snprintf(hq, sizeof hq, "%s%sThe workspace reached its quota of %s: writes past it "
-			 "failed with ENOSPC (what fitted was kept). Delete files you no longer "
-			 "need (delete_path, or in the code), write less, or use a new workspace.",
-			 h ? h : "", h ? " " : "", cap);
+		int inodes = strstr(cap, "inodes") != NULL;
+		snprintf(hq, sizeof hq, "%s%sThe workspace reached its quota of %s%s: %s past it "
+			 "failed with ENOSPC or were not kept (what fitted was kept). Delete %s "
+			 "you no longer need (delete_path, or in the code), %s, or use a new "
+			 "workspace.", h ? h : "", h ? " " : "", cap,
+			 inodes ? " (files, directories and links, counted each)" : "",
+			 inodes ? "new files and directories" : "writes",
+			 inodes ? "files and directories" : "files",
+			 inodes ? "make fewer of them" : "write less");
 		h = hq;
 	}
 	if (h)

@@ -18,7 +18,7 @@
  * at most --job-space on disk. The code of each run (STATE/code/HEX.code,
  * HEX.env) goes once no job left in the spool names it (see code_sweep).
  *
- * A workspace's size, for its quota, is kept in STATE/ws-size/ID (lib's
+ * A workspace's size (bytes and inodes), for its quota, is kept in STATE/ws-size/ID (lib's
  * size cache, sr-jail --quota-cache): measured once, then adjusted by
  * every run (sr-jail) and every write of a file tool (here), so that
  * neither walks a workspace of many files at every use. */
@@ -143,23 +143,23 @@ static int size_open(const char *id)
 	return fd;
 }
 
-uint64_t ws_size(const char *id, int wfd)
+int ws_size(const char *id, int wfd, struct sr_usage *u)
 {
 	int fd = size_open(id), measured;
-	uint64_t n = sr_qcache_used(fd, wfd, &measured);
+	int r = sr_qcache_used(fd, wfd, u, &measured);
 	if (fd >= 0)
 		close(fd);      /* and its lock */
-	return n;
+	return r;
 }
 
-void ws_size_add(const char *id, int wfd, int64_t delta)
+void ws_size_add(const char *id, int wfd, const struct sr_delta *d)
 {
 	if (!cfg.ws_quota)
 		return;
 	int fd = size_open(id);
 	if (fd < 0)
 		return;
-	(void)sr_qcache_add(fd, wfd, delta);
+	(void)sr_qcache_add(fd, wfd, d);
 	close(fd);
 }
 

@@ -159,6 +159,7 @@ static const char list_workspaces_def[] =
 "\"bytes\":{\"type\":\"integer\"},"
 "\"files\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\",\"description\":\"ISO 8601, UTC.\"},"
 "\"partial\":{\"type\":\"boolean\"},\"quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"Its size cap in bytes (null: none).\"},"
+"\"inode_quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"The most files, directories and links it may hold (null: no cap).\"},"
 "\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
 "\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
 "\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"}},"
@@ -921,6 +922,10 @@ static void sandbox_info(struct req *r, const cJSON *args)
 		cJSON_AddNumberToObject(c, "workspace_bytes", (double)cfg.ws_quota);
 	else
 		cJSON_AddNullToObject(c, "workspace_bytes");
+	if (cfg.ws_quota && cfg.ws_inodes)      /* null: off */
+		cJSON_AddNumberToObject(c, "workspace_inodes", (double)cfg.ws_inodes);
+	else
+		cJSON_AddNullToObject(c, "workspace_inodes");
 	if (cfg.ws_ttl_ms)
 		cJSON_AddNumberToObject(c, "workspace_idle_s", (double)(cfg.ws_ttl_ms / 1000));
 	else

@@ -84,7 +84,7 @@ static const char how_to_allow[] =
 struct chain {
 	char *v[48];
 	int n;
-	char mem[32], fsize[32], ws[4200], quota[32], cache[4400];
+	char mem[32], fsize[32], ws[4200], quota[32], inodes[32], cache[4400];
 };
 
 /* A workspace bound read-write gets the quota a run gets (sr-jail --quota
@@ -98,6 +98,11 @@ static void chain_quota(struct chain *c, const char *bind, const char *ws_id)
 	snprintf(c->quota, sizeof c->quota, "%llu", (unsigned long long)cfg.ws_quota);
 	c->v[c->n++] = "--quota";
 	c->v[c->n++] = c->quota;
+	if (cfg.ws_inodes) {
+		snprintf(c->inodes, sizeof c->inodes, "%llu", (unsigned long long)cfg.ws_inodes);
+		c->v[c->n++] = "--quota-inodes";
+		c->v[c->n++] = c->inodes;
+	}
 	if (ws_size_path(ws_id, c->cache, sizeof c->cache) < 0)
 		return;     /* then sr-jail measures */
 	c->v[c->n++] = "--quota-cache";
@@ -1252,7 +1257,8 @@ static void copy_one(struct walk *w, int dirfd, const char *name, const char *re
 			 "of %d entries", IMPORT_ENTRIES_MAX);
 	} else if (c->dry) {
 		if (S_ISREG(st->st_mode) && st->st_nlink == 1)
-			c->bytes += (uint64_t)st->st_size;
+			c->bytes += (uint64_t)st->st_size, c->files++;
+		c->dirs += S_ISDIR(st->st_mode);
 	} else if (S_ISDIR(st->st_mode)) {
 		int fd = dir_open(c->dst, rel, 1);
 		if (fd < 0)
@@ -1411,23 +1417,34 @@ static int archive_list(struct req *r, struct host *h, const char *flags, struct
 	return t->bad || rc != 0 ? -1 : 0;
 }
 
-/* Would need bytes more pass the workspace's quota? Then 1, answered:
- * the quota, what the import would add, what to do. */
+/* Would need bytes and inodes more pass the workspace's quota? Then 1,
+ * answered: the quota, what the import would add, what to do. */
 static int import_over(struct req *r, const char *ws, int wfd, const char *hp, uint64_t need,
-		       const char *how)
+		       uint64_t inodes, const char *how)
 {
 	if (!cfg.ws_quota)
 		return 0;
-	uint64_t used = ws_size(ws, wfd), left = used < cfg.ws_quota ? cfg.ws_quota - used : 0;
-	if (need <= left)
+	struct sr_usage u = { 0, 0 };
+	(void)ws_size(ws, wfd, &u);    /* a part unread: what was read */
+	uint64_t left = u.bytes < cfg.ws_quota ? cfg.ws_quota - u.bytes : 0;
+	uint64_t ileft = u.inodes < cfg.ws_inodes ? cfg.ws_inodes - u.inodes : 0;
+	if (need > left)
+		tool_error(r, "%s: not imported, nothing was written: it would add %llu bytes%s to "
+			   "workspace %s, which holds %llu bytes of its quota of %llu bytes (%llu MiB): "
+			   "%llu bytes are left. Delete what is not needed there (delete_path), import "
+			   "less, or ask the administrator for a larger --workspace-quota", hp,
+			   (unsigned long long)need, how, ws, (unsigned long long)u.bytes,
+			   (unsigned long long)cfg.ws_quota, (unsigned long long)(cfg.ws_quota >> 20),
+			   (unsigned long long)left);
+	else if (cfg.ws_inodes && inodes > ileft)
+		tool_error(r, "%s: not imported, nothing was written: it would add up to %llu files, "
+			   "directories and links to workspace %s, which holds %llu of its quota of "
+			   "%llu inodes: %llu are left. Delete what is not needed there (delete_path), "
+			   "import less, or ask the administrator for a larger --workspace-inodes", hp,
+			   (unsigned long long)inodes, ws, (unsigned long long)u.inodes,
+			   (unsigned long long)cfg.ws_inodes, (unsigned long long)ileft);
+	else
 		return 0;
-	tool_error(r, "%s: not imported, nothing was written: it would add %llu bytes%s to "
-		   "workspace %s, which holds %llu bytes of its quota of %llu bytes (%llu MiB): "
-		   "%llu bytes are left. Delete what is not needed there (delete_path), import "
-		   "less, or ask the administrator for a larger --workspace-quota", hp,
-		   (unsigned long long)need, how, ws, (unsigned long long)used,
-		   (unsigned long long)cfg.ws_quota, (unsigned long long)(cfg.ws_quota >> 20),
-		   (unsigned long long)left);
 	return 1;
 }
 
@@ -1488,13 +1505,14 @@ static void archive_extract(struct req *r, const char *ws, struct host *h, const
 }
 
 /* The size of the regular file name in dir beneath the workspace, or 0. */
-static uint64_t dest_size(int wfd, const char *dir, const char *name)
+static uint64_t dest_size(int wfd, const char *dir, const char *name, int *exists)
 {
 	struct stat st;
 	int d = dir_open(wfd, dir, 0);
 	int r = d >= 0 ? fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) : -1;
 	if (d >= 0)
 		close(d);
+	*exists = r == 0;
 	return r == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
@@ -1561,21 +1579,25 @@ void transfer_import(struct req *r, const cJSON *args)
 	/* what it would add, against the quota's room, before a byte is written */
 	struct copy c = { .dst = -1, .room = UINT64_MAX };
 	uint64_t need = archive ? t.pages : name ? (uint64_t)h.st.st_size : 0, old;
+	uint64_t inodes = archive ? (uint64_t)t.entries : 0;
+	int existed = 0;
 	if (!archive && !name) {
 		c.dry = 1;
 		copy_tree(&c, openat(h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 		need = c.bytes;
+		inodes = (uint64_t)(c.files + c.dirs + 1);
 		if (c.over || c.failed) {
 			tool_error(r, "%s: %s. Nothing was written.", hp, c.err);
 			goto out;
 		}
 		c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? need : UINT64_MAX };
 	} else if (name) {
-		old = dest_size(wfd, dir, name);
+		old = dest_size(wfd, dir, name, &existed);
+		inodes = !existed;
 		c.room = cfg.ws_quota ? need : UINT64_MAX;
 		need = need > old ? need - old : 0;
 	}
-	if (import_over(r, ws, wfd, hp, need, archive ? " while it is extracted (its files' "
+	if (import_over(r, ws, wfd, hp, need, inodes, archive ? " while it is extracted (its files' "
 			"sizes, each rounded up to whole pages of 4 KiB as the quota counts them "
 			"then)" : ""))
 		goto out;
@@ -1611,7 +1633,12 @@ void transfer_import(struct req *r, const cJSON *args)
 			   "shows it)", hp, c.err, ws);
 		goto out;
 	}
-	ws_size_add(ws, wfd, c.delta);
+	if (name) {     /* one file: its bytes, and an inode when it is new */
+		struct sr_delta d = { c.delta, existed ? 0 : 1 };
+		ws_size_add(ws, wfd, &d);
+	} else {
+		ws_size_forget(ws);     /* the directories it made: measured again */
+	}
 	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
 	cJSON_AddNumberToObject(res, "files", (double)c.files);
 	cJSON_AddNumberToObject(res, "bytes", (double)c.bytes);

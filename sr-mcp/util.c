@@ -51,6 +51,7 @@ void cfg_defaults(void)
 	cfg.umask = umask(077);     /* read it: the jobs get the user's own */
 	umask(cfg.umask);
 	cfg.ws_quota = 1ULL << 30;
+	cfg.ws_inodes = 200000;
 	cfg.ws_ttl_ms = 7ULL * 86400000;
 	cfg.job_ttl_ms = 7ULL * 86400000;
 	cfg.job_space = 1ULL << 30;

@@ -167,18 +167,18 @@ is "$(cached)" "$(size_of "$w")" "two runs ending together: the cache adds up"
 # The cached size is the one the quota uses: a cache that says the
 # directory is nearly full leaves no room (the cache is the caller's to keep
 # outside the program's reach).
-read -r tag v dev ino bytes when boot < "$qc"
-echo "$tag $v $dev $ino $((1048576 - 1000)) $when $boot" > "$qc"
+read -r tag v dev ino bytes inodes when boot < "$qc"
+echo "$tag $v $dev $ino $((1048576 - 1000)) $inodes $when $boot" > "$qc"
 run sr-jail --bind "$w" /w --quota 1M --quota-cache "$qc" sh -c 'head -c 20000 /dev/zero > /w/big'
 like "$err" "No space left on device" "the room left is the cap minus the cached size"
 rm -f "$w/big"
-echo "$tag $v $dev $ino 1047576 $when not-this-boot" > "$qc"
+echo "$tag $v $dev $ino 1047576 $inodes $when 00000000-0000-0000-0000-000000000000" > "$qc"
 run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" true
 like "$err" "bytes used, measured" "a cache from another boot is measured again"
-echo "$tag $v $dev $((ino + 1)) 1047576 $when $boot" > "$qc"
+echo "$tag $v $dev $((ino + 1)) 1047576 $inodes $when $boot" > "$qc"
 run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" true
 like "$err" "bytes used, measured" "a cache of another directory is measured again"
-echo "$tag $v $dev $ino 1047576 $((when - 7200)) $boot" > "$qc"
+echo "$tag $v $dev $ino 1047576 $inodes $(($(date +%s) - 7200)) $boot" > "$qc"
 run sr-jail -v --bind "$w" /w --quota 1M --quota-cache "$qc" true
 like "$err" "bytes used, measured" "a cache older than an hour is measured again"
 echo garbage > "$qc"
@@ -192,6 +192,129 @@ is "$rc" 100 "--quota-cache without --quota is a usage error"
 ln -sf "$qc" "$T/qlink"
 run sr-jail --bind "$w" /w --quota 1M --quota-cache "$T/qlink" true
 is "$rc" 111 "a cache that is a symbolic link is refused"
+
+# --quota-inodes: the directory's inodes are capped too (a run could
+# otherwise fill the disk's inode table with empty directories, which
+# take no bytes). During the run the kernel stops them (the tmpfs has an
+# inode count); what is applied is held to the cap exactly.
+inodes() { find "$1" -mindepth 1 | wc -l; }
+rm -rf "$w" && mkdir "$w"
+run sr-jail --bind "$w" /w --quota 8M --quota-inodes 100 sh -c \
+	'cd /w && i=0; while [ $i -lt 3000 ]; do mkdir d$i 2>/dev/null || break; i=$((i + 1)); done
+	 echo "made $i"; mkdir d-last'
+like "$err" "No space left on device" "empty directories past --quota-inodes get ENOSPC"
+made=$(printf '%s\n' "$out" | sed -n 's/^made //p')
+ok "the run could make a few hundred at most (${made})" test "${made:-3000}" -lt 400
+is "$(inodes "$w")" 100 "the host directory holds exactly the cap"
+like "$err" "sr-jail: warning: /w: quota of 100 inodes reached" "the inode quota hit is reported"
+rm -rf "$w" && mkdir "$w"
+run sr-jail --bind "$w" /w --quota 8M sh -c \
+	'cd /w && i=0; while [ $i -lt 3000 ]; do mkdir d$i || exit 1; i=$((i + 1)); done'
+is "$rc" 0 "control: without --quota-inodes the same run makes them all"
+is "$(inodes "$w")" 3000 "control: and they all land on the host"
+# Links of one file: its data once in the run, as many copies on the
+# host; each copy is held to the caps.
+rm -rf "$w" && mkdir "$w"
+run sr-jail --bind "$w" /w --quota 1M sh -c \
+	'head -c 300000 /dev/zero > /w/f; i=0; while [ $i -lt 100 ]; do ln /w/f /w/l$i; i=$((i + 1)); done'
+is "$rc" 0 "a run gives a file of 300000 bytes 100 more names within a 1M quota"
+ok "their copies are held to the size cap ($(size_of "$w") bytes)" test "$(size_of "$w")" -le 1048576
+like "$err" "quota of 1 MiB reached: [0-9]+ entries not applied" "and the names left out are reported"
+rm -rf "$w" && mkdir "$w"
+run sr-jail --bind "$w" /w --quota 8M --quota-inodes 50 sh -c \
+	'echo x > /w/f; i=0; while [ $i -lt 200 ]; do ln /w/f /w/l$i 2>/dev/null; i=$((i + 1)); done'
+ok "and to the inode cap ($(inodes "$w") entries)" test "$(inodes "$w")" -eq 50
+
+# Two runs at once: each could make 80 under a cap of 100; together they
+# are held to it, with the cache and without.
+for cache in "--quota-cache $qc" ""; do
+	rm -rf "$w" && mkdir "$w" && rm -f "$qc"
+	for p in a b; do
+		sr-jail --bind "$w" /w --quota 8M --quota-inodes 100 $cache sh -c \
+			"i=0; while [ \$i -lt 80 ]; do mkdir /w/$p\$i; i=\$((i + 1)); done; sleep 0.3" \
+			2>/dev/null &
+	done
+	wait
+	is "$(inodes "$w")" 100 "two runs at once are held to the inode cap together (${cache:-no cache})"
+done
+
+# At the cap: a file can still be removed, an existing one rewritten, and
+# a removal anywhere makes room for a new entry anywhere.
+rm -rf "$w" && mkdir "$w"
+for d in a b c d e f g h i j; do
+	mkdir "$w/$d"
+	for n in 1 2 3 4 5 6 7 8 9; do echo x > "$w/$d/f$n"; done
+done
+rm -f "$qc"
+run sr-jail --bind "$w" /w --quota 8M --quota-inodes 100 --quota-cache "$qc" sh -c \
+	'echo more >> /w/b/f1 && rm /w/a/f1 && echo new > /w/top'
+is "$rc" 0 "at the cap: append, remove, and make one new file"
+is "$(cat "$w/b/f1")" "x
+more" "the append was applied"
+ok "the removal was applied" test ! -e "$w/a/f1"
+is "$(cat "$w/top" 2>/dev/null)" new "the new file took the room the removal made"
+is "$(inodes "$w")" 100 "still at the cap"
+is "$(awk '{print $6}' "$qc")" 100 "the cache counts the inodes"
+run sr-jail --bind "$w" /w --quota 8M --quota-inodes 100 --quota-cache "$qc" sh -c \
+	'rm -r /w/c && mkdir /w/x && touch /w/x/1 /w/x/2 && ln -s top /w/l && echo y > /w/new2'
+is "$rc" 0 "a run that removes a directory and makes some"
+is "$(awk '{print $6}' "$qc")" "$(inodes "$w")" "the cache agrees with a fresh count"
+run sr-jail -v --bind "$w" /w --quota 8M --quota-inodes 100 true
+like "$err" "/w: $(size_of "$w") bytes used, measured; $(inodes "$w") inodes" "and so does a measure"
+# Over the cap at the start (the cap lowered): nothing new is applied,
+# removals and rewrites are.
+run sr-jail --bind "$w" /w --quota 8M --quota-inodes 50 --quota-cache "$qc" sh -c \
+	'rm /w/d/f1 && echo z > /w/d/f2 && echo n > /w/n'
+is "$(cat "$w/d/f2")" z "over the cap: a rewrite is applied"
+ok "over the cap: a removal is applied" test ! -e "$w/d/f1"
+ok "over the cap: nothing new" test ! -e "$w/n"
+is "$(awk '{print $6}' "$qc")" "$(inodes "$w")" "and the cache still counts right"
+# The cache's older format (no inode count) and a damaged one are not
+# trusted: measured again.
+read -r tag v dev ino bytes inodes when boot < "$qc"
+echo "$tag 1 $dev $ino 0 $when $boot" > "$qc"
+run sr-jail -v --bind "$w" /w --quota 8M --quota-cache "$qc" true
+like "$err" "bytes used, measured" "a cache of the old format is measured again"
+is "$(awk '{print $2, $6}' "$qc")" "2 $(inodes "$w")" "and rewritten in the new one"
+for bad in "$tag 2 $dev $ino 0 -5 $when $boot" "$tag 2 $dev $ino 0 0 $when $boot trailing" \
+	   "$tag 2 $dev $ino 0 99999999999999999999999 $when $boot"; do
+	echo "$bad" > "$qc"
+	run sr-jail -v --bind "$w" /w --quota 8M --quota-cache "$qc" true
+	like "$err" "bytes used, measured" "a damaged cache is measured again: ${bad#* 2 * * }"
+done
+# A directory the program made unreadable or unsearchable is counted all
+# the same (its owner's rights given back), not skipped.
+rm -rf "$w" && mkdir -p "$w/a/b" "$w/c/d" && echo 12345 > "$w/a/b/f" && echo 123 > "$w/c/d/g"
+chmod 400 "$w/a" && chmod 000 "$w/c"
+run sr-jail -v --bind "$w" /w --quota 1M true
+like "$err" "/w: 10 bytes used, measured" "directories made unreadable are measured all the same"
+chmod -R u+rwx "$w"
+run sr-jail --bind "$w" /w --quota-inodes 100 true
+is "$rc" 100 "--quota-inodes without --quota is a usage error"
+run sr-jail --bind "$w" /w --quota 1M --quota-inodes 0 true
+is "$rc" 100 "--quota-inodes 0 is a usage error"
+run sr-jail --bind "$w" /w --quota 1M --quota-inodes 12x true
+is "$rc" 100 "--quota-inodes with trailing garbage is a usage error"
+
+# Any depth the kernel allows: a tree 3000 levels deep is measured,
+# applied, counted and removed (no recursion, few descriptors).
+rm -rf "$w" && mkdir "$w" && rm -f "$qc"
+run sr-jail --bind "$w" /w --quota 8M --quota-cache "$qc" python3 -c '
+import os
+os.chdir("/w")
+for i in range(3000):
+    os.mkdir("d"); os.chdir("d")
+open("bottom", "w").write("deep")'
+is "$rc" 0 "a run makes a tree 3000 levels deep"
+is "$(inodes "$w")" 3001 "it is applied whole"
+is "$(find "$w" -name bottom -execdir cat {} +)" deep "down to the file at the bottom"
+is "$(awk '{print $5, $6}' "$qc")" "4 3001" "the cache counts it"
+run sr-jail -v --bind "$w" /w --quota 8M true
+like "$err" "/w: 4 bytes used, measured" "a measure reaches the bottom"
+run sr-jail --bind "$w" /w --quota 8M --quota-cache "$qc" rm -rf /w/d
+is "$rc" 0 "a run removes it"
+is "$(inodes "$w")" 0 "the removal is applied whole"
+is "$(awk '{print $5, $6}' "$qc")" "0 0" "and counted"
 
 # The layers do not show inside, and usage errors.
 run sr-jail --bind "$w" /w --quota 1M ls -A /

@@ -4,7 +4,7 @@
 // quota was hit, write_file refuses to pass the quota, a run that times
 // out keeps its files, and idle workspaces are removed (at start-up and
 // by the sweeper) but never one a job is running in.
-import { mkdirSync, writeFileSync, readFileSync, existsSync, utimesSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, existsSync, utimesSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -28,6 +28,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 let r = await call('sandbox_info', {});
 is(sc(r).caps?.workspace_bytes, 1048576, 'sandbox_info gives the workspace quota');
 is(sc(r).caps?.workspace_idle_s, 7 * 86400, 'and the retention time (default 7 days)');
+is(sc(r).caps?.workspace_inodes, 200000, 'and the inode quota (default 200000)');
 r = await call('run_code', { language: 'bash', workspace_id: 'small',
   code: 'head -c 100000 /dev/zero > a && echo wrote' });
 is(sc(r).stdout, 'wrote\n', 'control: a run under its quota writes');
@@ -92,6 +93,63 @@ is(cacheOf('small'), await fresh('small'), 'and agrees after');
 r = await call('delete_workspace', { workspace_id: 'small' });
 ok(!r.isError, 'delete_workspace', text(r));
 ok(!existsSync(join(state, 'ws-size', 'small')), 'the size cache of a deleted workspace is removed');
+
+await client.close();
+
+// ---- the inode quota -------------------------------------------------------
+// Empty directories take no bytes: without an inode cap a run (and runs
+// after it) could make millions. With SR_MCP_WORKSPACE_INODES the kernel
+// stops them in the run, what is kept is held to the cap, and write_file
+// refuses past it.
+const inodes = (st, id) => readdirSync(join(st, 'workspaces', id), { recursive: true }).length;
+const dirs = (n, prefix) => `i=0; while [ $i -lt ${n} ]; do mkdir ${prefix}$i 2>/dev/null || break; ` +
+  'i=$((i + 1)); done; echo "made $i"';
+const stateOff = stateDir();
+({ client, call } = await connect(stateOff, { SR_MCP_WORKSPACE_QUOTA: '64M', SR_MCP_WORKSPACE_INODES: '0' }));
+r = await call('sandbox_info', {});
+is(sc(r).caps?.workspace_inodes, null, 'control: SR_MCP_WORKSPACE_INODES=0 turns the inode quota off');
+r = await call('run_code', { language: 'bash', workspace_id: 'many', code: dirs(10000, 'd') });
+is(sc(r).stdout, 'made 10000\n', 'control: without an inode quota a run makes 10000 empty directories');
+ok(inodes(stateOff, 'many') >= 10000, `control: and they all stay (${inodes(stateOff, 'many')})`);
+await client.close();
+
+const stateIn = stateDir();
+({ client, call } = await connect(stateIn, { SR_MCP_WORKSPACE_QUOTA: '8M', SR_MCP_WORKSPACE_INODES: '1000' }));
+r = await call('sandbox_info', {});
+is(sc(r).caps?.workspace_inodes, 1000, 'sandbox_info gives the inode quota');
+r = await call('run_code', { language: 'bash', workspace_id: 'many', code: dirs(10000, 'd') });
+like(sc(r).stdout, /^made \d+\n$/, 'a run that makes 10000 empty directories under 1000 inodes ends');
+ok(Number((sc(r).stdout || '').slice(5)) < 2000, 'it was stopped well before (ENOSPC)', sc(r).stdout);
+is(sc(r).quota_hit, true, 'quota_hit');
+is(sc(r).limit_hit, 'disk', 'limit_hit is "disk"');
+like(sc(r).hint, /quota of 1000 inodes/, 'the hint names the inode quota', sc(r).hint);
+ok(inodes(stateIn, 'many') <= 1000, `the workspace holds no more than 1000 (${inodes(stateIn, 'many')})`);
+ws = (await listed(call)).find((w) => w.workspace_id === 'many');
+is(ws && ws.inode_quota, 1000, 'list_workspaces shows the inode quota');
+for (const p of ['a', 'b', 'c']) {
+  r = await call('run_code', { language: 'bash', workspace_id: 'many', code: dirs(500, p) });
+}
+ok(inodes(stateIn, 'many') <= 1000, `repeated runs do not add up past it (${inodes(stateIn, 'many')})`);
+const cacheIn = () => Number(readFileSync(join(stateIn, 'ws-size', 'many'), 'utf8').split(' ')[5]);
+is(cacheIn(), inodes(stateIn, 'many'), 'the size cache counts the inodes');
+r = await call('write_file', { workspace_id: 'many', path: 'new.txt', content: 'x' });
+ok(r.isError && /inode quota is 1000/.test(text(r)), 'write_file of a new file past it is an error naming it', text(r));
+ok(!existsSync(join(stateIn, 'workspaces', 'many', 'new.txt')), 'and makes nothing');
+const kept = readdirSync(join(stateIn, 'workspaces', 'many')).filter((n) => /^[abcd]\d+$/.test(n));
+r = await call('run_code', { language: 'bash', workspace_id: 'many',
+  code: `rmdir ${kept.slice(0, 3).join(' ')} && mkdir fresh && echo done` });
+is(sc(r).stdout, 'done\n', 'at the cap a run can still remove, and make in the room it made');
+is(inodes(stateIn, 'many'), 998, 'and what it did is kept');
+r = await call('write_file', { workspace_id: 'many', path: 'x/y/z.txt', content: 'x' });
+ok(r.isError && /would make 3 more/.test(text(r)), 'write_file counts the directories it would make', text(r));
+r = await call('run_code', { language: 'bash', workspace_id: 'many', code: `rmdir ${kept[3]}` });
+r = await call('write_file', { workspace_id: 'many', path: 'x/y/z.txt', content: 'x' });
+ok(!r.isError, 'control: with room for them it writes', text(r));
+r = await call('write_file', { workspace_id: 'many', path: 'x/y/z.txt', content: 'rewritten' });
+ok(!r.isError, 'rewriting an existing file needs no room', text(r));
+is(cacheIn(), inodes(stateIn, 'many'), 'the size cache agrees after the file tools');
+await client.close();
+({ client, call } = await connect(state, { SR_MCP_WORKSPACE_QUOTA: '1M' }));
 
 r = await call('run_code', { language: 'bash', workspace_id: 'slow', timeout_s: 1,
   code: 'echo kept > kept.txt; sleep 60' });
