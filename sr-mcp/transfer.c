@@ -1637,7 +1637,9 @@ void transfer_import(struct req *r, const cJSON *args)
 		struct sr_delta d = { c.delta, existed ? 0 : 1 };
 		ws_size_add(ws, wfd, &d);
 	} else {
-		ws_size_forget(ws);     /* the directories it made: measured again */
+		struct sr_usage u;      /* the files and directories it made: measured again */
+		ws_size_forget(ws);
+		(void)ws_size(ws, wfd, &u);
 	}
 	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
 	cJSON_AddNumberToObject(res, "files", (double)c.files);

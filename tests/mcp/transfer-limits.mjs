@@ -98,6 +98,35 @@ writeFileSync(join(host, 'tree/small'), 'small\n');
   ok(!(await call('import_files', { host_path: 'tree', workspace_id: 'bomb', dest: 'again' })).isError, 'control: and the directory too');
   await c.close();
 }
+{
+  // The inode quota: an archive of 300 empty files, and a directory of as
+  // many, in a workspace capped at 200 inodes; a control under 2000.
+  py(`
+import tarfile, io
+with tarfile.open('many.tar', 'w') as t:
+    for n in range(300):
+        t.addfile(tarfile.TarInfo(f'e{n}'), io.BytesIO(b''))
+`);
+  mkdirSync(join(host, 'many'));
+  for (let n = 0; n < 300; n++) writeFileSync(join(host, 'many', `e${n}`), '');
+  for (const [cap, want] of [['200', true], ['2000', false]]) {
+    const state = stateDir();
+    const { c, call } = await connect(state, { SR_MCP_WORKSPACE_QUOTA: '64M', SR_MCP_WORKSPACE_INODES: cap });
+    for (const hp of ['many.tar', 'many']) {
+      const r = await call('import_files', { host_path: hp, workspace_id: 'inodes', dest: hp.replace('.', '-') });
+      const n = existsSync(join(state, 'workspaces/inodes')) ?
+        Number(execFileSync('sh', ['-c', `find '${join(state, 'workspaces/inodes')}' | wc -l`], { encoding: 'utf8' })) : 0;
+      if (want) {
+        ok(r.isError && /quota of 200 inodes/.test(text(r)) && /--workspace-inodes/.test(text(r)),
+          `${hp}: 300 entries past an inode quota of 200 are refused, naming it`, text(r));
+        ok(n <= 200, `and the workspace holds no more than 200 inodes (${n})`);
+      } else {
+        ok(!r.isError, `control: ${hp} under an inode quota of 2000 is imported`, text(r));
+      }
+    }
+    await c.close();
+  }
+}
 
 // ---- set-ID bits, fifos and devices ------------------------------------------------
 const state = stateDir();
