@@ -8,9 +8,10 @@
  *
  *   - the directory itself is owned by the effective uid and writable by
  *     neither group nor others;
- *   - each directory above it is owned by root or the effective uid, and
- *     writable by group or others only with the sticky bit (/tmp), where
- *     nobody else can rename what we made.
+ *   - each directory above it is owned by root or the effective uid (or,
+ *     in a user namespace, by an owner with no id there, as root's
+ *     directories show), and writable by group or others only with the
+ *     sticky bit (/tmp), where nobody else can rename what we made.
  *
  * The path is walked from / one component at a time with O_PATH and
  * O_NOFOLLOW, so a symbolic link anywhere is refused, not followed: give
@@ -36,6 +37,26 @@ static void who(uid_t uid, char *buf, size_t len)
 		snprintf(buf, len, "uid %lu", (unsigned long)uid);
 }
 
+/* In a user namespace, a file whose owner has no id inside shows the
+ * overflow uid (65534): most often root's (the system's directories), and
+ * no user of the namespace can have made it. Outside one, 65534 is an
+ * account (nobody) like any other. */
+static int unmapped(uid_t uid)
+{
+	char *map = sr_read_file("/proc/self/uid_map", 65536, NULL), *line, *save = NULL;
+	char *ov = sr_read_file("/proc/sys/kernel/overflowuid", 64, NULL);
+	int r = map && ov && (unsigned long)uid == strtoul(ov, NULL, 10);
+	for (line = map ? strtok_r(map, "\n", &save) : NULL; r && line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long in, out, n;
+		if (sscanf(line, "%lu %lu %lu", &in, &out, &n) == 3 && uid >= in && uid - in < n)
+			r = 0;      /* it has an id inside: a user like any other */
+	}
+	free(map);
+	free(ov);
+	return r;
+}
+
 /* NULL when st may stand at that place of the path; otherwise why not. */
 static const char *judge(const struct stat *st, int last, char *why, size_t len)
 {
@@ -45,7 +66,7 @@ static const char *judge(const struct stat *st, int last, char *why, size_t len)
 		snprintf(why, len, "is not a directory");
 		return why;
 	}
-	if (last ? st->st_uid != me : st->st_uid != me && st->st_uid != 0) {
+	if (last ? st->st_uid != me : st->st_uid != me && st->st_uid != 0 && !unmapped(st->st_uid)) {
 		who(st->st_uid, owner, sizeof owner);
 		who(me, mine, sizeof mine);
 		snprintf(why, len, "is owned by %s, not by %s%s", owner, mine,

@@ -668,10 +668,16 @@ static char *npm_packages(int wfd, int *has)
 	close(fd);
 	cJSON *j = p ? cJSON_ParseWithLength(p, got) : NULL, *dep;
 	free(p);
-	cJSON_ArrayForEach(dep, cJSON_GetObjectItem(j, "dependencies"))
-		if (dep->string && cJSON_IsString(dep) && shell_safe(dep->string, "@/._~-") &&
-		    shell_safe(dep->valuestring, "@/._~-^<>=*|+: #") && len < 4000)
-			put(&out, &len, " %s@%s", dep->string, dep->valuestring);
+	cJSON_ArrayForEach(dep, cJSON_GetObjectItem(j, "dependencies")) {
+		/* a registry name and version only, as install_packages takes:
+		 * no git, URL or path that npm would act on outside the sandbox */
+		char spec[300], why[400];
+		if (dep->string && cJSON_IsString(dep) && len < 4000 &&
+		    (size_t)snprintf(spec, sizeof spec, "%s@%s", dep->string, dep->valuestring) <
+		    sizeof spec && package_spec_ok("npm", spec, why, sizeof why) &&
+		    shell_safe(spec, "@/._~-^<>=*|+"))
+			put(&out, &len, " '%s'", spec);
+	}
 	cJSON_Delete(j);
 	return out;
 }
@@ -706,8 +712,10 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 	    "# /workspace, the working directory of every run.\n"
 	    "# The files were written by code run in the sandbox: links in them may\n"
 	    "# point anywhere, and package.json or .npmrc may ask npm for anything.\n"
-	    "# Read them before SR_INSTALL=1 (npm runs with --ignore-scripts, pip with\n"
-	    "# python3 -I, which keeps the directory off Python's path).\n"
+	    "# SR_INSTALL=1 reads none of them: pip runs as python3 -I (the directory\n"
+	    "# off Python's path), npm with --ignore-scripts in a new directory of its\n"
+	    "# own (no .npmrc or package.json of the archive's), only for the registry\n"
+	    "# names and versions listed here.\n"
 	    "# It refuses to run as root: what sandboxed code wrote is not root's to\n"
 	    "# unpack (set-ID bits and owners are dropped, but do not rely on that).\n"
 	    "set -eu\n"
@@ -748,8 +756,14 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 		if (npip)
 			put(&b, &len, "\tpython3 -I -m pip install --upgrade --target .sr/python%s\n",
 			    pip);
-		if (has_npm)
-			put(&b, &len, "\tnpm install --ignore-scripts\n");
+		/* npm in a directory of its own, then its tree moved in: npm reads
+		 * no .npmrc or package.json the sandboxed code wrote */
+		if (has_npm && *npm)
+			put(&b, &len, "\tt=$(mktemp -d)\n"
+			    "\techo '{}' > \"$t/package.json\"\n"
+			    "\t(cd \"$t\" && npm install --ignore-scripts --no-audit --no-fund%s)\n"
+			    "\trm -rf node_modules && mv \"$t/node_modules\" node_modules && rm -rf \"$t\"\n",
+			    npm);
 		put(&b, &len, "else\n\techo \"packages: not installed (SR_INSTALL=1 installs "
 		    "them; the archive has them)\"\nfi\n");
 	}

@@ -163,15 +163,36 @@ hostUntouched('export');
 // and a planted package name that would be shell code left out.
 await call('run_code', { language: 'bash', workspace_id: 'exp-pkg', code: `
 mkdir -p .sr/python/numpy-1.26.4.dist-info ".sr/python/x';touch owned;'-1.dist-info" ".sr/python/y\\\$(id)-2.dist-info" .sr/python/pandas-2.1.0.dist-info
-printf '{"dependencies":{"left-pad":"^1.3.0","bad\\nname":"1"}}' > package.json` });
+printf '{"dependencies":{"left-pad":"^1.3.0","bad\\nname":"1","evil":"git+https://example.com/x.git"}}' > package.json
+printf '#!/bin/sh\\ntouch "$(dirname "$0")/PWNED"\\nexit 1\\n' > evil-git; chmod +x evil-git
+printf 'git=./evil-git\\n' > .npmrc` });
 const pk = sc(await call('export_workspace', { workspace_id: 'exp-pkg' }));
 const pkr = pk.recipe ? readFileSync(pk.recipe, 'utf8') : '';
 ok(/\n\tpython3 -I -m pip install --upgrade --target \.sr\/python( '[^']+')+\n/.test(pkr) && pkr.includes("'numpy==1.26.4'") && pkr.includes("'pandas==2.1.0'") &&
-  /\n\tnpm install --ignore-scripts\n/.test(pkr) && pkr.includes('left-pad@^1.3.0') && /if \[ "\$\{SR_INSTALL-\}" = 1 \]/.test(pkr),
+  /\n\techo '\{\}' > "\$t\/package\.json"\n\t\(cd "\$t" && npm install --ignore-scripts --no-audit --no-fund 'left-pad@\^1\.3\.0'\)\n/.test(pkr) && /if \[ "\$\{SR_INSTALL-\}" = 1 \]/.test(pkr),
   'the recipe installs the pip packages with their versions, and the npm ones, with SR_INSTALL=1 only (pip isolated, npm without scripts)', pkr);
 ok(existsSync(join(state, 'workspaces/exp-pkg/.sr/python', "x';touch owned;'-1.dist-info")) &&
   !pkr.includes('owned') && !pkr.includes('$(id)') && !pkr.includes('bad') && /some with unusual names left out/.test(pkr), 'a package name that is not plain is left out of the recipe', pkr);
 is(spawnSync('sh', ['-n', pk.recipe || '/nonexistent']).status, 0, 'the recipe is valid sh');
+ok(!pkr.includes('example.com'), "a dependency that is no registry version (a git URL) is not in the recipe's install", pkr);
+// SR_INSTALL=1 on the host reads no .npmrc or package.json of the archive's:
+// the planted git program never runs (control: npm in the unpacked
+// directory reads that .npmrc).
+if (spawnSync('npm', ['view', 'left-pad@1.3.0', 'version'], { encoding: 'utf8', timeout: 60000 }).status !== 0) {
+  skip('SR_INSTALL=1 reads nothing the sandboxed code wrote', 'the npm registry is not reachable from here');
+} else {
+  await call('run_code', { language: 'bash', workspace_id: 'exp-npm', code: `
+printf '{"dependencies":{"left-pad":"1.3.0","evil":"git+https://example.com/x.git"}}' > package.json
+printf '#!/bin/sh\\ntouch "$(dirname "$0")/PWNED"\\nexit 1\\n' > evil-git; chmod +x evil-git
+printf 'git=./evil-git\\n' > .npmrc` });
+  const npmex = sc(await call('export_workspace', { workspace_id: 'exp-npm' }));
+  const into = join(mkdtempSync(`${tmp}/sr-install.`), 'w');
+  const inst = spawnSync('sh', [npmex.recipe, into], { encoding: 'utf8', env: { ...process.env, SR_INSTALL: '1' }, timeout: 120000 });
+  ok(inst.status === 0 && existsSync(join(into, 'node_modules/left-pad/package.json')) && !existsSync(join(into, 'PWNED')),
+    'SR_INSTALL=1 installs left-pad, and the planted git program never runs', inst.stderr);
+  is(spawnSync('npm', ['config', 'get', 'git'], { cwd: into, encoding: 'utf8' }).stdout.trim(), './evil-git',
+    'control: npm run in the unpacked directory reads its .npmrc');
+}
 
 // A second export in the same second: another name, the first kept.
 const r2 = sc(await call('export_workspace', { workspace_id: src }));
