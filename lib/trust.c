@@ -83,15 +83,53 @@ static const char *judge(const struct stat *st, int last, char *why, size_t len)
 	return NULL;
 }
 
+/* The directory in hand (fd, shown as part) fit for its place? 0, or -1
+ * with why (errno 0: refused). */
+static int check_here(int fd, const char *part, int last, char *why, size_t len)
+{
+	struct stat st;
+	char r[400];
+	if (fstat(fd, &st) < 0) {
+		snprintf(why, len, "unable to stat %s: %s", part, strerror(errno));
+		return -1;
+	}
+	if (judge(&st, last, r, sizeof r)) {
+		snprintf(why, len, "%s %s", part, r);
+		errno = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* name in fd (consumed), part its path: its descriptor; -2 missing where
+ * that may be; -1 with why (a link is refused, not followed). */
+static int descend(int fd, const char *part, const char *name, int may_be_missing, char *why,
+		   size_t len)
+{
+	int sub = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err = errno;
+	struct stat lst;
+	close(fd);
+	if (sub >= 0)
+		return sub;
+	if (err == ENOENT && may_be_missing)
+		return -2;
+	if (fstatat(AT_FDCWD, part, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
+		snprintf(why, len, "%s is a symbolic link", part);
+	else
+		snprintf(why, len, "unable to open %s: %s", part, strerror(err));
+	errno = err == ENOENT ? ENOENT : 0;
+	return -1;
+}
+
 /* 1: path is a private directory; 0: with may_be_missing, a part of it
  * is missing and what exists may hold it (the rest is to be made, then
  * checked again); -1: refused (errno 0) or a failure (errno), why saying
  * which path and why, naming its owner. */
 int sr_dir_private(const char *path, int may_be_missing, char *why, size_t len)
 {
-	char part[PATH_MAX], r[400];
-	size_t n = strlen(path);
-	if (path[0] != '/' || n >= sizeof part) {
+	char part[PATH_MAX] = "/", name[NAME_MAX + 1];
+	size_t at = 0;           /* part holds path[0 .. at) */
+	if (path[0] != '/' || strlen(path) >= sizeof part) {
 		snprintf(why, len, "%s: an absolute path is expected", path);
 		return -1;
 	}
@@ -100,32 +138,21 @@ int sr_dir_private(const char *path, int may_be_missing, char *why, size_t len)
 		snprintf(why, len, "unable to open /: %s", strerror(errno));
 		return -1;
 	}
-	size_t at = 0;           /* part holds path[0 .. at) */
-	part[0] = '/';
-	part[1] = '\0';
 	for (;;) {
-		struct stat st;
-		size_t s = at;
+		size_t s = at, e;
 		while (path[s] == '/')
 			s++;
-		size_t e = s;
-		while (path[e] && path[e] != '/')
-			e++;
-		if (fstat(fd, &st) < 0) {
-			snprintf(why, len, "unable to stat %s: %s", part, strerror(errno));
-			close(fd);
-			return -1;
-		}
+		for (e = s; path[e] && path[e] != '/'; e++)
+			;
 		/* the component in hand: the last is the directory itself */
-		if (judge(&st, e == s, r, sizeof r)) {
-			snprintf(why, len, "%s %s", part, r);
+		if (check_here(fd, part, e == s, why, len) < 0) {
+			int k = errno;
 			close(fd);
-			errno = 0;
+			errno = k;
 			return -1;
 		}
 		if (e == s)
 			break;
-		char name[NAME_MAX + 1];
 		if (e - s > NAME_MAX) {
 			snprintf(why, len, "%s: a name too long", path);
 			close(fd);
@@ -134,25 +161,10 @@ int sr_dir_private(const char *path, int may_be_missing, char *why, size_t len)
 		memcpy(name, path + s, e - s);
 		name[e - s] = '\0';
 		memcpy(part, path, e);
-		part[e] = '\0';
-		at = e;
-		int sub = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0) {
-			int err = errno;
-			struct stat lst;
-			close(fd);
-			if (err == ENOENT && may_be_missing)
-				return 0;
-			if (fstatat(AT_FDCWD, part, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(lst.st_mode))
-				snprintf(why, len, "%s is a symbolic link", part);
-			else
-				snprintf(why, len, "unable to open %s: %s", part, strerror(err));
-			errno = err == ENOENT ? ENOENT : 0;
-			return -1;
-		}
-		close(fd);
-		fd = sub;
+		part[at = e] = '\0';
+		fd = descend(fd, part, name, may_be_missing, why, len);
+		if (fd < 0)
+			return fd == -2 ? 0 : -1;
 	}
 	close(fd);
 	return 1;
