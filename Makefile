@@ -248,10 +248,16 @@ install: all
 	  install -d $$d && install -m 0644 $$f $$d/ || exit 1; \
 	done
 
+# Only what install put there, file by file, then the directories it made
+# if they are empty: DATADIR may be a directory of the user's (/usr/share).
+INSTALLED_DATA = $(foreach r,$(RUNNERS) $(wildcard sr-mcp/runners/install/*) $(RUNNER_LIBS),$(r)) \
+	$(foreach f,$(DATA),$(notdir $(patsubst %/data,%,$(patsubst %/,%,$(dir $(f)))))/$(notdir $(f)))
 uninstall:
 	rm -f $(foreach p,$(PROGS),$(DESTDIR)$(BINDIR)/$(notdir $(p)))
 	rm -f $(foreach m,$(MANS),$(DESTDIR)$(MANDIR)/man1/$(notdir $(m)))
-	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(foreach f,$(INSTALLED_DATA),$(DESTDIR)$(DATADIR)/$(f))
+	-@for d in $(sort $(dir $(INSTALLED_DATA))) sr-mcp/runners/ sr-mcp/ ""; do \
+	  rmdir --ignore-fail-on-non-empty "$(DESTDIR)$(DATADIR)/$$d" 2>/dev/null; done; true
 
 clean:
 	rm -f $(OBJS) $(OBJS:.o=.d) $(PROGS) lib/libsr.a $(UNITS) sr-exec/sr-exec-gen \

@@ -51,4 +51,16 @@ is "$(json_get "$T/s.json" reason)" exit "the installed sr-limit runs"
 run make -s -C "$SR_ROOT" uninstall PREFIX=/opt/sr DESTDIR="$d"
 is "$rc" 0 "make uninstall succeeds"
 is "$(find "$d" -type f | wc -l | tr -d ' ')" 0 "uninstall removes every installed file"
+
+# DATADIR may be a directory of the user's: uninstall removes what install
+# put there, never the rest of it.
+dd=$T/dd u=$T/dd/user-share
+mkdir -p "$u/other" && echo mine >"$u/other/keep" && echo mine >"$u/keep"
+run make -s -C "$SR_ROOT" install PREFIX=/opt/sr DATADIR=/user-share DESTDIR="$dd"
+is "$rc" 0 "make install with DATADIR a directory of the user's"
+ok "the runners are installed there" test -x "$u/sr-mcp/runners/python"
+run make -s -C "$SR_ROOT" uninstall PREFIX=/opt/sr DATADIR=/user-share DESTDIR="$dd"
+is "$rc" 0 "make uninstall with that DATADIR"
+is "$(cd "$u" && find . | sort | tr '\n' ' ')" ". ./keep ./other ./other/keep " \
+	"uninstall removed only what install put there (the user's files and DATADIR stay)"
 done_testing
