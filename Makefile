@@ -191,7 +191,8 @@ sr-exec/builtin.inc: sr-exec/default.bpf sr-exec/default-net.bpf sr-exec/bpf2c.s
 	  builtin_default_net sr-exec/default-net.bpf > $@.tmp && mv $@.tmp $@
 sr-exec/builtin.o .musl/sr-exec/builtin.o: sr-exec/builtin.inc
 
-# sr-mcp finds its runners beside it in a build tree, else here; it reads
+# sr-mcp finds its runners at ../share/sr/sr-mcp/runners from its own
+# directory when installed, beside it in a build tree, else here; it reads
 # finished jobs through sr-queue's spool core, linked in.
 sr-mcp/main.o: ALL_CFLAGS += -DSR_DATADIR='"$(DATADIR)"'
 sr-mcp/%.o: ALL_CFLAGS += -Isr-queue

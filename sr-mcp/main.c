@@ -270,12 +270,18 @@ static void find_tools(void)
 			 exe, exe, exe, exe);
 		cfg.tools_dir = xstrdup(buf);
 	}
-	if (!cfg.runners_dir) {
-		snprintf(buf, sizeof buf, "%s/runners", exe);
-		struct stat st;
+	/* The runners: installed beside this program (PREFIX/bin/sr-mcp and
+	 * PREFIX/share/sr/sr-mcp/runners, wherever PREFIX is), else in the
+	 * build tree, else where the build said DATADIR would be. */
+	char dir[PATH_MAX];
+	struct stat st;
+	snprintf(buf, sizeof buf, "%s/../share/sr/sr-mcp/runners", exe);
+	if (!cfg.runners_dir && realpath(buf, dir) && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		cfg.runners_dir = xstrdup(dir);
+	snprintf(buf, sizeof buf, "%s/runners", exe);
+	if (!cfg.runners_dir)
 		cfg.runners_dir = xstrdup(stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? buf :
 					  SR_DATADIR "/sr-mcp/runners");
-	}
 	const char *path = getenv("PATH");
 	snprintf(buf, sizeof buf, "%s:%s", cfg.tools_dir, path && *path ? path : "/usr/bin:/bin");
 	setenv("PATH", buf, 1);

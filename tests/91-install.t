@@ -48,6 +48,40 @@ for tool in sr-limit sr-jail sr-exec; do
 done
 run "$d/opt/sr/bin/sr-limit" --stats-fd 3 true 3>"$T/s.json"
 is "$(json_get "$T/s.json" reason)" exit "the installed sr-limit runs"
+# --- an install to another prefix finds its runners relative to itself ----------
+# The build's DATADIR is the default prefix's: sr-mcp installed under $T/one
+# looks at ../share/sr/sr-mcp/runners from its own directory. A runner only
+# that install has (bash-one) shows which directory it took.
+run make -s -C "$SR_ROOT" install PREFIX="$T/one" DESTDIR=
+is "$rc" 0 "make install PREFIX=$T/one (the binary built for the default prefix)"
+one=$T/one/share/sr/sr-mcp/runners
+cp "$one/bash" "$one/bash-one"
+list='{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+langs() { # the languages run_code offers, from a tools/list answer
+	python3 -c 'import json, sys
+for t in json.loads(sys.stdin.read() or "{}").get("result", {}).get("tools", []):
+    if t["name"] == "run_code":
+        print(" ".join(t["inputSchema"]["properties"]["language"]["enum"]))'
+}
+mkdir -m 0700 "$T/empty"
+inst=(env PATH="$T/one/bin:/usr/bin:/bin" "${mcp_san[@]+"${mcp_san[@]}"}" "$T/one/bin/sr-mcp")
+run mcp_call "$list" "${inst[@]}" --state-dir "$T/st1"
+is "$(langs <<<"$out")" "bash bash-one javascript python" \
+	"the installed sr-mcp offers the runners installed beside it (PREFIX/share/sr/sr-mcp/runners)"
+run mcp_call "$list" "${inst[@]}" --state-dir "$T/st2" --runners "$T/empty"
+is "$(langs <<<"$out")" "" "control: --runners on an empty directory offers no language (--runners wins)"
+code='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"%s","code":"%s"}}}'
+if have_userns; then
+	run mcp_call "$(printf "$code" python 'print(6*7)')" "${inst[@]}" --state-dir "$T/st3"
+	like "$out" '"stdout":"42\\n"' "the installed sr-mcp runs python through the installed runner and tools"
+	run mcp_call "$(printf "$code" bash-one 'echo one-$((6*7))')" "${inst[@]}" --state-dir "$T/st3"
+	like "$out" '"stdout":"one-42\\n"' "and the runner only that install has"
+	run mcp_call "$(printf "$code" python 'print(6*7)')" "${inst[@]}" --state-dir "$T/st4" --runners "$T/empty"
+	like "$out" 'no runner is installed' "control: with --runners on an empty directory, python does not run (no runner is installed)"
+else
+	skip "the installed sr-mcp runs code" "no user namespaces here: $userns_why"
+fi
+run make -s -C "$SR_ROOT" uninstall PREFIX="$T/one" DESTDIR=
 run make -s -C "$SR_ROOT" uninstall PREFIX=/opt/sr DESTDIR="$d"
 is "$rc" 0 "make uninstall succeeds"
 is "$(find "$d" -type f | wc -l | tr -d ' ')" 0 "uninstall removes every installed file"
