@@ -206,9 +206,9 @@ demo: all
 	@sh tests/demo.sh
 
 # The README's worked example: an MCP session with the sr-mcp just built.
+# Started as root, it runs as the unprivileged account, as check does.
 demo-mcp: all
-	@PATH="$(CURDIR)/sr-limit:$(CURDIR)/sr-jail:$(CURDIR)/sr-exec:$(CURDIR)/sr-queue:$(CURDIR)/sr-mcp:$$PATH" \
-	  python3 scripts/mcp-session.py
+	@bash scripts/demo-mcp.sh
 
 check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json
 	@SAN='$(SAN)' TESTS='$(TESTS)' bash tests/run

@@ -3,7 +3,8 @@
 session with sr-mcp over stdio, as a client would drive it (a CSV written,
 summarised, plotted; the files listed; the workspace exported). Prints each
 call and the text of its result; images as a line naming them. Runs in a
-state directory of its own, removed at the end."""
+state directory of its own, removed at the end. Exits 1 when a call fails
+(a JSON-RPC error or an isError result) or sr-mcp ends early."""
 import base64, json, os, shutil, subprocess, sys, tempfile
 
 server = sys.argv[1] if len(sys.argv) > 1 else "sr-mcp"
@@ -13,6 +14,7 @@ os.mkdir(export)
 p = subprocess.Popen([server, "--state-dir", os.path.join(top, "state"), "--host-dir", export],
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 nid = 0
+failed = []
 
 def rpc(method, params):
     global nid
@@ -20,7 +22,10 @@ def rpc(method, params):
     p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": nid, "method": method, "params": params}) + "\n")
     p.stdin.flush()
     while True:
-        m = json.loads(p.stdout.readline())
+        line = p.stdout.readline()
+        if not line:
+            sys.exit(f"mcp-session: sr-mcp ended before it answered {method} (exit {p.wait()})")
+        m = json.loads(line)
         if m.get("id") == nid:
             return m
 
@@ -29,8 +34,11 @@ def call(name, args, show=None):
     m = rpc("tools/call", {"name": name, "arguments": args})
     if "error" in m:
         print("  error", m["error"]["code"], m["error"]["message"])
+        failed.append(name)
         return {}
     r = m["result"]
+    if r.get("isError"):
+        failed.append(name)
     for c in r["content"]:
         if c["type"] == "text":
             print("\n".join("  " + l for l in c["text"].rstrip("\n").split("\n")))
@@ -64,3 +72,5 @@ finally:
     p.stdin.close()
     p.wait()
     shutil.rmtree(top, ignore_errors=True)
+if failed:
+    sys.exit(f"mcp-session: {len(failed)} call(s) failed: {', '.join(failed)}")
