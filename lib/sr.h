@@ -148,15 +148,35 @@ void sr_tree_close(struct sr_tree *t);
  * unreadable or unwritable (parent too) is given back u+rwx first. 0, or
  * -1 with errno set (what could be removed is). */
 int sr_remove_tree(int parent, const char *name);
-/* tree.c: walking a tree of any depth with a bounded number of fds.
- * A stack of directories: push takes an open directory fd (closed on
+/* tree.c: walking a tree of any depth with a bounded number of fds; the
+ * one place of what both walkers (this stack and walk.c's sr_tree) need.
+ * A directory on a walk's way down: sr_dir_at_set records fd's device and
+ * inode (-1 with errno, ENOTDIR for a non-directory; fd is not closed);
+ * sr_dir_at_reopen opens it again through ".." of child, its open
+ * subdirectory: 0, or -1 with ESTALE when that is not the same directory
+ * any more. sr_open_dir_owned opens name in parent, a directory,
+ * following no link; a directory its owner made unopenable gets u+rwx
+ * back through an O_PATH descriptor, and one opened lacking a bit of want
+ * gets u+rwx (only when the caller owns it, if mine).
+ * sr_dir_give_rights is that last step alone. */
+struct sr_dir_at {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+};
+int sr_dir_at_set(struct sr_dir_at *d, int fd);
+int sr_dir_at_reopen(struct sr_dir_at *d, int child);
+int sr_open_dir_owned(int parent, const char *name, unsigned want, int mine);
+void sr_dir_give_rights(int fd, unsigned want, int mine);
+/* The stack: push takes an open directory fd (closed on
  * failure), fd is the top's, add notes a subdirectory of the top to visit,
  * next gives the next one noted (NULL: none left), pop closes the top and
  * opens its parent again through ".." when its fd had been closed, -1 with
  * ESTALE when that is not the same directory any more. each calls fn for
  * every entry of the directory fd but . and .. (-1 when reading failed or
  * a call did). open_subdir opens name in parent, a directory, following
- * no link; one its owner made unreadable is given back the owner's rights. */
+ * no link; one its owner made unreadable is given back the owner's rights
+ * (sr_open_dir_owned with want 0500, mine). */
 struct sr_dir;
 struct sr_dirs {
 	struct sr_dir *v;

@@ -1,12 +1,17 @@
 /* tree.c - walking a directory tree of any depth the kernel allows: no
- * recursion, and a bounded number of descriptors. The directories on the
- * way down are a stack; only the deepest few keep their descriptor, a
- * shallower one is opened again through ".." from its child when the walk
- * comes back to it, and must then be the same directory (device and
- * inode) or the walk fails: the tree was moved under it. Each directory's
- * subdirectories still to visit are kept by name, read once, so that no
- * directory stream has to stay open while the walk is below it. No link
- * is followed anywhere. */
+ * recursion, and a bounded number of descriptors. The one place of the
+ * mechanism both walkers share (this file's stack and walk.c's sr_tree):
+ * a directory on the way down is known by device and inode
+ * (struct sr_dir_at), its descriptor may be closed while the walk is
+ * deeper, and it is opened again through ".." from its child when the walk
+ * comes back to it, and must then be the same directory or the walk fails
+ * (ESTALE): the tree was moved under it. And a directory whose owner's
+ * rights the sandboxed code took is given them back (sr_open_dir_owned).
+ *
+ * The stack here: only the deepest few directories keep their
+ * descriptor, and each directory's subdirectories still to visit are kept
+ * by name, read once, so that no directory stream has to stay open while
+ * the walk is below it. No link is followed anywhere. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,22 +24,49 @@
 #include "sr.h"
 
 #define OPEN_FDS 16     /* descriptors kept open on the way down */
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+int sr_dir_at_set(struct sr_dir_at *d, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	*d = (struct sr_dir_at){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino };
+	return 0;
+}
+
+int sr_dir_at_reopen(struct sr_dir_at *d, int child)
+{
+	struct stat st;
+	int fd = openat(child, "..", DIR_FLAGS);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino) {
+		d->fd = fd;
+		return 0;
+	}
+	if (fd >= 0) {
+		close(fd);
+		errno = ESTALE;   /* the tree moved while it was walked */
+	}
+	return -1;
+}
 
 struct sr_dir {
-	int fd;                 /* -1: closed, opened again through ".." */
-	dev_t dev;
-	ino_t ino;
+	struct sr_dir_at id;    /* fd -1: closed, opened again through ".." */
 	char *names;            /* subdirectories to visit, NUL-terminated each */
 	size_t len, cap, at, last;
 };
 
 int sr_dirs_push(struct sr_dirs *s, int fd)
 {
-	struct stat st;
-	int bad = fstat(fd, &st) < 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
-	if (bad) {
+	struct sr_dir_at at;
+	if (sr_dir_at_set(&at, fd) < 0) {
+		int e = errno;
 		close(fd);
-		errno = bad;
+		errno = e;
 		return -1;
 	}
 	if (s->n == s->cap) {
@@ -47,17 +79,17 @@ int sr_dirs_push(struct sr_dirs *s, int fd)
 		}
 		s->v = v, s->cap = cap;
 	}
-	if (s->n >= OPEN_FDS && s->v[s->n - OPEN_FDS].fd >= 0) {
-		close(s->v[s->n - OPEN_FDS].fd);
-		s->v[s->n - OPEN_FDS].fd = -1;
+	if (s->n >= OPEN_FDS && s->v[s->n - OPEN_FDS].id.fd >= 0) {
+		close(s->v[s->n - OPEN_FDS].id.fd);
+		s->v[s->n - OPEN_FDS].id.fd = -1;
 	}
-	s->v[s->n++] = (struct sr_dir){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino };
+	s->v[s->n++] = (struct sr_dir){ .id = at };
 	return 0;
 }
 
 int sr_dirs_fd(const struct sr_dirs *s)
 {
-	return s->v[s->n - 1].fd;
+	return s->v[s->n - 1].id.fd;
 }
 
 int sr_dirs_add(struct sr_dirs *s, const char *name)
@@ -101,19 +133,10 @@ int sr_dirs_pop(struct sr_dirs *s)
 {
 	struct sr_dir *d = &s->v[--s->n], *up = s->n ? &s->v[s->n - 1] : NULL;
 	int r = 0;
-	if (up && up->fd < 0) {
-		struct stat st;
-		up->fd = openat(d->fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (up->fd >= 0 && (fstat(up->fd, &st) < 0 || st.st_dev != up->dev ||
-				    st.st_ino != up->ino)) {
-			close(up->fd);
-			up->fd = -1;
-			errno = ESTALE;         /* moved while it was walked */
-		}
-		r = up->fd < 0 ? -1 : 0;
-	}
+	if (up && up->id.fd < 0)
+		r = sr_dir_at_reopen(&up->id, d->id.fd);
 	int e = errno;
-	close(d->fd);
+	close(d->id.fd);
 	free(d->names);
 	errno = e;
 	return r;
@@ -123,8 +146,8 @@ void sr_dirs_free(struct sr_dirs *s)
 {
 	while (s->n) {
 		struct sr_dir *d = &s->v[--s->n];
-		if (d->fd >= 0)
-			close(d->fd);
+		if (d->id.fd >= 0)
+			close(d->id.fd);
 		free(d->names);
 	}
 	free(s->v);
@@ -150,26 +173,43 @@ int sr_dir_each(int fd, int (*fn)(int fd, const char *name, void *arg), void *ar
 	return r;
 }
 
-int sr_open_subdir(int parent, const char *name)
+void sr_dir_give_rights(int fd, unsigned want, int mine)
 {
 	struct stat st;
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 0500) != 0500 &&
-	    st.st_uid == geteuid())
-		(void)fchmod(fd, (st.st_mode & 07777) | 0700);  /* readable, not searchable */
-	if (fd >= 0 || errno != EACCES)
-		return fd;
-	/* a directory the sandboxed code made unreadable: its owner is the
-	 * user; give it back its owner's rights through an O_PATH descriptor
-	 * (no link followed) and try again */
-	int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fstat(fd, &st) == 0 && (st.st_mode & want) != want &&
+	    (!mine || st.st_uid == geteuid()))
+		(void)fchmod(fd, (st.st_mode & 07777) | 0700);
+}
+
+/* A directory the sandboxed code made unreadable: its owner is the user;
+ * its owner's rights back through an O_PATH descriptor (no link
+ * followed), then opened again. */
+static int open_taken(int parent, const char *name)
+{
+	struct stat st;
+	int fd = -1, p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	char proc[64];
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
 	if (p >= 0 && fstat(p, &st) == 0 && chmod(proc, (st.st_mode & 07777) | 0700) == 0)
-		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	else
-		errno = EACCES;
+		fd = openat(parent, name, DIR_FLAGS);
 	if (p >= 0)
 		close(p);
+	if (p < 0 || fd < 0)
+		errno = EACCES;
 	return fd;
+}
+
+int sr_open_dir_owned(int parent, const char *name, unsigned want, int mine)
+{
+	int fd = openat(parent, name, DIR_FLAGS);
+	if (fd < 0 && errno == EACCES)
+		fd = open_taken(parent, name);
+	if (fd >= 0)
+		sr_dir_give_rights(fd, want, mine);
+	return fd;
+}
+
+int sr_open_subdir(int parent, const char *name)
+{
+	return sr_open_dir_owned(parent, name, 0500, 1);
 }

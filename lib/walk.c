@@ -6,7 +6,9 @@
  * recorded when a directory was first opened must match then, or the
  * walk stops (ESTALE): a tree moved under it is never mistaken for the
  * one it was walking. Every open is O_NOFOLLOW | O_DIRECTORY: no link
- * is followed.
+ * is followed. That mechanism, and the owner's rights given back, are
+ * lib/tree.c's (struct sr_dir_at, sr_open_dir_owned); this file is the
+ * walk built on them.
  *
  * Two ways to read a directory: a list (the names read whole when it is
  * entered, sorted if asked, at most names_max held in all), or a drain,
@@ -18,7 +20,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,9 +30,7 @@
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 struct sr_tree_dir {
-	int fd;                 /* -1: closed for now */
-	dev_t dev;
-	ino_t ino;
+	struct sr_dir_at at;    /* fd -1: closed for now */
 	DIR *d;                 /* drain: the stream, while fd is open */
 	char **names;           /* list: the entries, read when entered */
 	size_t n, i;
@@ -42,43 +41,17 @@ struct sr_tree_dir {
 	int pcut;               /* ... which is an ancestor's: the path was cut */
 };
 
-/* A directory kept u+rwx, so that its entries can be removed and ".."
- * looked up: for a drain only. */
-static void own_rights(int fd)
-{
-	struct stat st;
-	if (fstat(fd, &st) == 0 && (st.st_mode & 0700) != 0700)
-		(void)fchmod(fd, (st.st_mode & 07777) | 0700);
-}
-
 static int open_owned(int parent, const char *name)
 {
-	int fd = openat(parent, name, DIR_FLAGS);
-	if (fd < 0 && errno == EACCES) {
-		/* made unreadable by the sandboxed code: its owner is the
-		 * user; its rights back through an O_PATH descriptor (no link
-		 * followed), then opened again */
-		int p = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		char proc[64];
-		snprintf(proc, sizeof proc, "/proc/self/fd/%d", p);
-		if (p >= 0 && chmod(proc, 0700) == 0)
-			fd = openat(parent, name, DIR_FLAGS);
-		if (p >= 0)
-			close(p);
-		if (p < 0 || fd < 0)
-			errno = EACCES;
-	}
-	if (fd >= 0)
-		own_rights(fd);
-	return fd;
+	return sr_open_dir_owned(parent, name, 0700, 0);
 }
 
 static void dir_free(struct sr_tree_dir *d)
 {
 	if (d->d)
 		closedir(d->d);
-	else if (d->fd >= 0)
-		close(d->fd);
+	else if (d->at.fd >= 0)
+		close(d->at.fd);
 	for (size_t i = 0; i < d->n; i++)
 		free(d->names[i]);
 	free(d->names);
@@ -87,17 +60,17 @@ static void dir_free(struct sr_tree_dir *d)
 	free(d->kept);
 	free(d->cur);
 	memset(d, 0, sizeof *d);
-	d->fd = -1;
+	d->at.fd = -1;
 }
 
 static void dir_close(struct sr_tree_dir *d)
 {
 	if (d->d)
 		closedir(d->d);
-	else if (d->fd >= 0)
-		close(d->fd);
+	else if (d->at.fd >= 0)
+		close(d->at.fd);
 	d->d = NULL;
-	d->fd = -1;
+	d->at.fd = -1;
 }
 
 static int by_name(const void *a, const void *b)
@@ -108,7 +81,7 @@ static int by_name(const void *a, const void *b)
 /* list: the names of d, at most what names_max leaves. */
 static int read_names(struct sr_tree *t, struct sr_tree_dir *d)
 {
-	int fd = dup(d->fd);
+	int fd = dup(d->at.fd);
 	DIR *s = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!s) {
 		if (fd >= 0)
@@ -149,7 +122,7 @@ static const char *next_name(struct sr_tree *t, struct sr_tree_dir *d)
 {
 	if (!t->drain)
 		return d->i < d->n ? d->names[d->i++] : NULL;
-	if (!d->d && !(d->d = fdopendir(d->fd)))
+	if (!d->d && !(d->d = fdopendir(d->at.fd)))
 		return NULL;
 	struct dirent *e;
 	while ((e = readdir(d->d)))
@@ -184,17 +157,17 @@ static size_t path_of(struct sr_tree *t, const struct sr_tree_dir *d, const char
 
 static struct sr_tree_dir *push(struct sr_tree *t, int fd)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
+	struct sr_dir_at at;
+	if (sr_dir_at_set(&at, fd) < 0) {
+		int e = errno;
 		close(fd);
+		errno = e;
 		return NULL;
 	}
 	t->dirs = sr_grow(t->dirs, t->ndirs, &t->cap, sizeof *t->dirs);
 	struct sr_tree_dir *d = &t->dirs[t->ndirs++];
 	memset(d, 0, sizeof *d);
-	d->fd = fd;
-	d->dev = st.st_dev;
-	d->ino = st.st_ino;
+	d->at = at;
 	/* the root and the deepest few stay open; the rest come back by ".." */
 	if (t->ndirs > SR_TREE_OPEN && t->low < t->ndirs - 1 &&
 	    1 + t->ndirs - t->low > SR_TREE_OPEN)
@@ -215,7 +188,7 @@ int sr_tree_open(struct sr_tree *t, int fd)
 		t->pbuf[0] = '\0';
 	}
 	if (t->drain)
-		own_rights(fd);
+		sr_dir_give_rights(fd, 0700, 0);
 	struct sr_tree_dir *d = push(t, fd);
 	if (!d || (!t->drain && read_names(t, d) < 0)) {
 		int e = errno;
@@ -229,19 +202,10 @@ int sr_tree_open(struct sr_tree *t, int fd)
 /* Frame k, closed, opened again through ".." of frame k + 1. */
 static int reopen(struct sr_tree *t, size_t k)
 {
-	struct sr_tree_dir *d = &t->dirs[k];
-	int fd = openat(t->dirs[k + 1].fd, "..", DIR_FLAGS);
-	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino) {
-		d->fd = fd;
-		t->low = k;
-		return 0;
-	}
-	if (fd >= 0) {
-		close(fd);
-		errno = ESTALE;   /* the tree moved while it was walked */
-	}
-	return -1;
+	if (sr_dir_at_reopen(&t->dirs[k].at, t->dirs[k + 1].at.fd) < 0)
+		return -1;
+	t->low = k;
+	return 0;
 }
 
 int sr_tree_next(struct sr_tree *t)
@@ -251,7 +215,7 @@ int sr_tree_next(struct sr_tree *t)
 	struct sr_tree_dir *d = &t->dirs[t->ndirs - 1];
 	const char *name = next_name(t, d);
 	if (name) {
-		t->dirfd = d->fd;
+		t->dirfd = d->at.fd;
 		t->name = name;
 		t->depth = t->ndirs - 1;
 		t->path_cut = 0;
@@ -266,14 +230,14 @@ int sr_tree_next(struct sr_tree *t)
 		return 0;
 	}
 	size_t k = t->ndirs - 2;
-	if (k >= 1 && t->dirs[k].fd < 0 && reopen(t, k) < 0)
+	if (k >= 1 && t->dirs[k].at.fd < 0 && reopen(t, k) < 0)
 		return -1;
 	size_t plen = d->plen;
 	int pcut = d->pcut;
 	dir_free(d);
 	t->ndirs--;
 	struct sr_tree_dir *p = &t->dirs[k];
-	t->dirfd = p->fd;
+	t->dirfd = p->at.fd;
 	t->name = t->drain ? p->cur : p->names[p->i - 1];
 	t->depth = k;
 	if (t->path_max)
@@ -286,7 +250,7 @@ int sr_tree_next(struct sr_tree *t)
 int sr_tree_enter(struct sr_tree *t)
 {
 	struct sr_tree_dir *p = &t->dirs[t->ndirs - 1];
-	int fd = t->drain ? open_owned(p->fd, t->name) : openat(p->fd, t->name, DIR_FLAGS);
+	int fd = t->drain ? open_owned(p->at.fd, t->name) : openat(p->at.fd, t->name, DIR_FLAGS);
 	if (fd < 0)
 		return -1;
 	int cut = 0;
@@ -367,7 +331,7 @@ int sr_remove_tree(int parent, const char *name)
 	if (unlinkat(parent, name, 0) == 0)
 		return 0;
 	if (errno == EACCES) {
-		own_rights(parent);   /* a directory the sandboxed code closed */
+		sr_dir_give_rights(parent, 0700, 0);   /* a directory the sandboxed code closed */
 		if (unlinkat(parent, name, 0) == 0)
 			return 0;
 	}

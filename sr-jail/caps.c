@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "caps.h"
 #include "sr.h"
 
 /* Inheritable, permitted and effective sets emptied. */

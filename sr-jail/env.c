@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "jail.h"
+#include "env.h"
+#include "etc.h"
 #include "sr.h"
 
 struct env {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "jail.h"
+#include "etc.h"
+#include "plan.h"
 #include "sr.h"
 
 /* Each costs a bind mount (10 us or so): the list is kept to what the

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "exec.h"
+#include "prog.h"
 #include "sr.h"
 
 static int cmp_int(const void *a, const void *b)

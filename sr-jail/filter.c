@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "filter.h"
 #include "sr.h"
 
 #define NR	offsetof(struct seccomp_data, nr)

@@ -10,6 +10,13 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "caps.h"
+#include "exec.h"
+#include "filter.h"
+#include "init.h"
+#include "mounts.h"
+#include "ns.h"
+#include "quota.h"
 #include "sr.h"
 
 static void wait_set(sigset_t *set)

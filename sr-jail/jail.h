@@ -78,109 +78,11 @@ struct jail {
 	struct termios tty;     /* its settings before the jail */
 };
 
-/* opts.c */
-void jail_parse(struct jail *j, int argc, char **argv);
-
-/* ns.c */
-void jail_identity(struct jail *j);
-void jail_die_with_parent(void);
-void jail_unshare(const struct jail *j);
-void jail_write_maps(const struct jail *j);
-void jail_hostname(const struct jail *j);
-void jail_loopback(const struct jail *j);
-void jail_limit_userns(const struct jail *j);
-void jail_limit_ucounts(void);
-void jail_new_keyring(void);
-
-/* mounts.c */
-#define JAIL_RO (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
-#define JAIL_RW (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
-/* Clone the mount tree at path (open_tree, recursive, detached) and set
- * attr (MOUNT_ATTR_*) on all of it; fatal, naming what, on failure. */
-int jail_clone_tree(int dfd, const char *path, int flags, uint64_t attr,
-		    const char *what);
-void jail_build_root(struct jail *j);
-/* Create DST's parent directories inside the new root (mkdir -p). */
-void jail_mkparents(const char *dst);
-
-/* The root is built in two halves: steps are planned while the host is in
- * view (host paths opened as detached mount trees), then carried out
- * after pivot_root, every destination resolved inside the new root. */
-enum skind { S_TREE, S_LINK, S_TMPFS, S_FILE, S_OVERLAY };
-struct step {
-	enum skind kind;
-	const char *dst;     /* path inside the new root */
-	int fd;              /* S_TREE: detached mount from open_tree */
-	int isdir;           /* S_TREE: directory or file mount point */
-	const char *text;    /* S_LINK target, S_FILE contents */
-	uint64_t size;       /* S_TMPFS */
-	unsigned mode;       /* S_TMPFS */
-	unsigned long flags; /* S_TMPFS mount flags */
-	struct quota *quota; /* S_OVERLAY: fd is the lower layer, size the upper's */
-};
-struct plan {
-	struct step *v;
-	size_t n, cap;
-};
-struct step *plan_add(struct plan *p, enum skind kind, const char *dst);
-/* Plan host path src at dst: a symlink is copied, anything else becomes
- * a recursive bind with the MOUNT_ATTR_* bits in attr set. A missing src
- * is skipped when optional, fatal otherwise. */
-void plan_host(struct plan *p, const char *src, const char *dst,
-	       uint64_t attr, int optional);
-void plan_host_target(struct plan *p, const char *src, const char *dst, uint64_t attr);
-
-/* Open a --bind source following no link: an O_PATH fd; fatal with why. */
-int jail_open_user(const char *src);
-
-/* quota.c: a --bind with --quota is an overlay: the host directory below,
- * read-only, and a size-capped tmpfs above; PID 1 copies the upper layer
- * back onto the host directory when every process of the jail is gone. */
-void plan_quota(struct plan *p, struct jail *j, const struct mreq *m);
-void jail_mount_overlay(const struct step *s);
-/* In PID 1 after the run: say when a quota was reached, apply the changes. */
-void jail_quota_finish(const struct jail *j);
-
-/* etc.c */
-void jail_plan_etc(struct plan *p, const struct jail *j);
-const char *jail_user_name(const struct jail *j);
-
-/* caps.c */
-void jail_drop_bounding(void);
-void jail_drop_caps(void);
-void jail_drop_effective_caps(void);
-
-/* env.c */
-void jail_build_env(struct jail *j);
-
-/* prog.c: the program, found on the host and placed in the new root */
-void jail_resolve_prog(struct jail *j);
-/* Building the root: a read-only bind of the program, where the new root
- * does not show it already. */
-void jail_place_prog(const struct jail *j);
-const char *jail_prog_inside(const struct jail *j);
-
-/* exec.c */
-void jail_close_fds(const struct jail *j);
-pid_t jail_spawn(const struct jail *j);
-
-/* filter.c: after no_new_privs, refuse TIOCSTI/TIOCLINUX, AF_VSOCK
- * (unless --share-net) and the keyring calls. */
-void jail_filter(const struct jail *j);
-
-/* init.c */
-/* In the outer sr-jail: the settings of a terminal on fd 0-2, saved before
- * the jail starts and put back when it ends (raw mode, no echo or a
- * changed size made inside do not outlive the run). */
-void jail_save_tty(struct jail *j);
-void jail_restore_tty(const struct jail *j);
-/* In the outer sr-jail: the program died of a signal, die of it too. */
-void jail_die_like(int status) __attribute__((noreturn));
-void jail_block_signals(struct jail *j);
-/* term_ends: a SIGTERM from outside is not passed on but returned, as
- * the wait status of a death by SIGTERM (PID 1 with --quota). */
-int jail_wait(pid_t child, int outside_only, int term_ends);
-void jail_init(struct jail *j) __attribute__((noreturn));
+/* Each file's declarations are in a header of its own, named after it:
+ * this one holds only the types they share. The layers, top first (a file
+ * calls and includes only what is below it; scripts/layers.conf):
+ *   main.c; init.c; mounts.c exec.c env.c; etc.c prog.c quota.c; plan.c;
+ *   opts.c ns.c caps.c filter.c. */
 
 /* What --verbose says: no function up in main.c for the layers below
  * to call. */

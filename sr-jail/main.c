@@ -16,6 +16,12 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "caps.h"
+#include "env.h"
+#include "init.h"
+#include "ns.h"
+#include "opts.h"
+#include "prog.h"
 #include "sr.h"
 
 

@@ -5,10 +5,13 @@
  * is still visible; they are attached (move_mount) after pivot_root, with
  * every destination resolved inside the new root, so that no destination
  * path, and no symlink met on the way to one (say, planted in a bound
- * workspace by an earlier job), can lead back to the host. */
+ * workspace by an earlier job), can lead back to the host.
+ *
+ * The layers: this file decides what the root holds and carries the plan
+ * out; etc.c, prog.c and quota.c add their parts to the plan; plan.c, the
+ * lowest, is the plan itself and calls none of them. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,125 +20,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+
+#include "etc.h"
 #include "jail.h"
+#include "mounts.h"
+#include "plan.h"
+#include "prog.h"
+#include "quota.h"
 #include "sr.h"
-
-struct step *plan_add(struct plan *p, enum skind kind, const char *dst)
-{
-	p->v = sr_grow(p->v, p->n, &p->cap, sizeof *p->v);
-	struct step *s = &p->v[p->n++];
-	memset(s, 0, sizeof *s);
-	s->kind = kind;
-	s->dst = dst;
-	s->fd = -1;
-	return s;
-}
-
-int jail_clone_tree(int dfd, const char *path, int flags, uint64_t attr,
-		    const char *what)
-{
-	int fd = open_tree(dfd, path, (unsigned)flags | OPEN_TREE_CLONE |
-			   OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	if (fd < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to bind %s", what);
-	struct mount_attr ma = {.attr_set = attr};
-	if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma, sizeof ma) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to set %s%s on %s",
-			     attr & MOUNT_ATTR_RDONLY ? "ro," : "",
-			     attr & MOUNT_ATTR_NODEV ? "nosuid,nodev" : "nosuid", what);
-	return fd;
-}
-
-/* A step that attaches the detached tree fd at dst. isdir < 0: not known
- * yet. */
-static void plan_clone(struct plan *p, int fd, const char *src, const char *dst,
-		       int isdir)
-{
-	struct stat st;
-	if (isdir < 0) {
-		if (fstat(fd, &st) < 0)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to stat %s", src);
-		isdir = S_ISDIR(st.st_mode);
-	}
-	struct step *s = plan_add(p, S_TREE, dst);
-	s->fd = fd;
-	s->isdir = isdir;
-	s->text = src;
-}
-
-/* A recursive bind of a system path (a symlink is followed), detached for
- * now. */
-static void plan_tree(struct plan *p, const char *src, const char *dst,
-		      uint64_t attr, int isdir)
-{
-	plan_clone(p, jail_clone_tree(AT_FDCWD, src, 0, attr, src), src, dst, isdir);
-}
-
-/* A --bind or --ro-bind source is the caller's, but a path under a
- * workspace may have been changed by an earlier job: a link planted there
- * (job/out -> ~/.ssh) must not make the next run bind the user's keys. So
- * no symbolic link is followed anywhere in the path. */
-int jail_open_user(const char *src)
-{
-	int at = sr_open_nofollow(src, O_PATH);
-	if (at < 0 && errno == ELOOP)
-		sr_fatal(SR_EXIT_SYS, "unable to bind %s: it is or passes through a symbolic "
-			 "link, which sr-jail does not follow (give the resolved path)", src);
-	if (at < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to bind %s", src);
-	return at;
-}
-
-static void plan_user_tree(struct plan *p, const char *src, const char *dst,
-			   uint64_t attr)
-{
-	int at = jail_open_user(src);
-	int fd = jail_clone_tree(at, "", AT_EMPTY_PATH, attr, src);
-	close(at);
-	plan_clone(p, fd, src, dst, -1);
-}
-
-void plan_host(struct plan *p, const char *src, const char *dst, uint64_t attr,
-	       int optional)
-{
-	struct stat st;
-	if (lstat(src, &st) < 0) {
-		if (optional && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
-			return;
-		sr_fatal_sys(SR_EXIT_SYS, "unable to find %s", src);
-	}
-	if (!S_ISLNK(st.st_mode)) {
-		plan_tree(p, src, dst, attr, S_ISDIR(st.st_mode));
-		return;
-	}
-	char *target = malloc((size_t)st.st_size + PATH_MAX + 1);
-	ssize_t n = target ? readlink(src, target, (size_t)st.st_size + PATH_MAX) : -1;
-	if (n < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to read the symlink %s", src);
-	target[n] = '\0';
-	plan_add(p, S_LINK, dst)->text = target;
-}
-
-/* What src points to, bound at dst: for a host file kept elsewhere behind
- * a link whose target the jail does not have (/etc/resolv.conf ->
- * ../run/systemd/resolve/stub-resolv.conf). Nothing if it leads nowhere. */
-void plan_host_target(struct plan *p, const char *src, const char *dst, uint64_t attr)
-{
-	struct stat st;
-	if (stat(src, &st) == 0)
-		plan_tree(p, src, dst, attr, S_ISDIR(st.st_mode));
-	else if (errno != ENOENT && errno != ENOTDIR && errno != EACCES && errno != ELOOP)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to find %s", src);
-}
-
-static void plan_tmpfs(struct plan *p, const char *dst, uint64_t size,
-		       unsigned mode, unsigned long flags)
-{
-	struct step *s = plan_add(p, S_TMPFS, dst);
-	s->size = size;
-	s->mode = mode;
-	s->flags = MS_NOSUID | MS_NODEV | flags;
-}
 
 /* /usr, and /bin /sbin /lib* as the host has them (symlinks stay). */
 static void plan_system(struct plan *p)
@@ -179,41 +71,6 @@ static void plan_user(struct plan *p, struct jail *j)
 	}
 }
 
-/* mkdir -p of dst's parent. Steps come in tree order, so the parent made
- * last time is remembered and not made again, until something is mounted
- * over it or over one of its parents. */
-static char made[PATH_MAX];
-
-static void mounted_on(const char *dst)
-{
-	size_t n = strlen(dst);
-	if (strncmp(made, dst, n) == 0 && (made[n] == '/' || made[n] == '\0'))
-		made[0] = '\0';
-}
-
-void jail_mkparents(const char *dst)
-{
-	char buf[PATH_MAX];
-	const char *slash = strrchr(dst, '/');
-	size_t n = (size_t)(slash - dst);
-	if (n >= sizeof buf)
-		sr_fatal(SR_EXIT_SYS, "unable to create %s: path too long", dst);
-	memcpy(buf, dst, n);
-	buf[n] = '\0';
-	if (n == 0 || strcmp(buf, made) == 0)
-		return;
-	for (char *s = strchr(buf + 1, '/');; s = strchr(s + 1, '/')) {
-		if (s)
-			*s = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			sr_fatal_sys(SR_EXIT_SYS, "unable to create directory %s", buf);
-		if (!s)
-			break;
-		*s = '/';
-	}
-	memcpy(made, buf, n + 1);
-}
-
 static void mount_tmpfs(const struct step *s)
 {
 	char opts[128];
@@ -255,7 +112,7 @@ static void run_step(const struct jail *j, const struct step *s)
 	switch (s->kind) {
 	case S_TREE:
 		attach_tree(s);
-		mounted_on(s->dst);
+		jail_mounted_on(s->dst);
 		break;
 	case S_LINK:
 		if (symlink(s->text, s->dst) < 0)
@@ -263,14 +120,14 @@ static void run_step(const struct jail *j, const struct step *s)
 		break;
 	case S_TMPFS:
 		mount_tmpfs(s);
-		mounted_on(s->dst);
+		jail_mounted_on(s->dst);
 		break;
 	case S_FILE:
 		write_file(s);
 		break;
 	case S_OVERLAY:
 		jail_mount_overlay(s);
-		mounted_on(s->dst);
+		jail_mounted_on(s->dst);
 		break;
 	}
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "ns.h"
 #include "sr.h"
 
 /* Started by root, the jail never holds host root's file access: drop to

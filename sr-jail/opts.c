@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "opts.h"
 #include "sr.h"
 
 static const char usage_text[] =

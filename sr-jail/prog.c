@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "plan.h"
+#include "prog.h"
 #include "sr.h"
 
 /* The program after sr-jail is found with the caller's PATH and opened

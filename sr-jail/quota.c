@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "jail.h"
+#include "plan.h"
+#include "quota.h"
 #include "sr.h"
 
 #define UPPER "/.sr-jail-upper"   /* transient, in the new root: see mount */

@@ -8,10 +8,9 @@
 #include <sys/types.h>
 
 #include "spool.h"
+#include "usage.h"
 
 /* main.c */
-extern mode_t sq_user_umask;    /* the caller's umask; sr-queue uses 077 */
-void sq_print_usage(void);
 
 /* cli.c: getopt_long over a command's arguments, collecting operands.
  * stop_after > 0: once that many operands were seen, the next operand (or

@@ -110,19 +110,12 @@ static void spool_fds_reset(struct sq_spool *sp)
 	sp->root = sp->tmp = sp->queue = sp->run = sp->done = sp->cancel = -1;
 }
 
-/* The spool and its subdirectories must all be ours alone: a spool made
- * by someone else (say in /tmp, before us) is refused, and so is one that
- * is a symbolic link. 0, or -1 with what failed in why (errno set when a
- * system call failed, 0 when refused). Never exits: sr-mcp opens its spool
- * with it. */
-int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *why,
-		      size_t len)
+/* The spool's own directory, made when create, and no one else's to
+ * swap: 0, or -1 with why. */
+static int open_root(struct sq_spool *sp, const char *path, int create, char *why,
+		     size_t len)
 {
-	int *fds[] = { &sp->tmp, &sp->queue, &sp->run, &sp->done, &sp->cancel };
-	int made = 0;
 	char r[SQ_WHY_MAX];
-	sp->path = path;
-	spool_fds_reset(sp);
 	if (create && make_spool(path) < 0) {
 		snprintf(why, len, "unable to create spool %s: %s", path, strerror(errno));
 		return -1;
@@ -164,13 +157,24 @@ int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *w
 		errno = e;
 		return -1;
 	}
+	return 0;
+}
+
+/* The five subdirectories, made when create (and missing): 0, or -1 with
+ * why. */
+static int open_subdirs(struct sq_spool *sp, const char *path, int create, char *why,
+			size_t len)
+{
+	int *fds[] = { &sp->tmp, &sp->queue, &sp->run, &sp->done, &sp->cancel };
+	int made = 0;
+	char r[SQ_WHY_MAX];
 	for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
 		*fds[i] = sq_open_private_dir(sp->root, subdirs[i], r, sizeof r);
 		if (*fds[i] == -1 && errno == ENOENT && create) {
 			if (mkdirat(sp->root, subdirs[i], 0700) < 0 && errno != EEXIST) {
 				snprintf(why, len, "unable to create %s/%s: %s", path,
 					 subdirs[i], strerror(errno));
-				goto fail;
+				return -1;
 			}
 			made = 1;
 			*fds[i] = sq_open_private_dir(sp->root, subdirs[i], r, sizeof r);
@@ -179,18 +183,33 @@ int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *w
 			*fds[i] = -1;
 			snprintf(why, len, "refusing spool %s/%s: %s", path, subdirs[i], r);
 			errno = 0;
-			goto fail;
+			return -1;
 		}
 		if (*fds[i] < 0) {
 			snprintf(why, len, "unable to open %s/%s%s: %s", path, subdirs[i],
 				 create ? "" : " (not a spool?)", strerror(errno));
-			goto fail;
+			return -1;
 		}
 	}
 	if (made)
 		(void)sq_fsync_dir(sp->root);
 	return 0;
-fail:;
+}
+
+/* The spool and its subdirectories must all be ours alone: a spool made
+ * by someone else (say in /tmp, before us) is refused, and so is one that
+ * is a symbolic link. 0, or -1 with what failed in why (errno set when a
+ * system call failed, 0 when refused). Never exits: sr-mcp opens its spool
+ * with it. */
+int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *why,
+		      size_t len)
+{
+	sp->path = path;
+	spool_fds_reset(sp);
+	if (open_root(sp, path, create, why, len) < 0)
+		return -1;
+	if (open_subdirs(sp, path, create, why, len) == 0)
+		return 0;
 	int e = errno;
 	sq_spool_close(sp);
 	spool_fds_reset(sp);

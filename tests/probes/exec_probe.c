@@ -209,14 +209,87 @@ static int sock(const char *arg)
 	return report("socket", syscall(SYS_socket, fam, type, proto));
 }
 
-int main(int argc, char **argv)
+static int mode_clone3(char **argv, const char *arg)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: exec_probe NAME [ARG]\n");
-		return 2;
-	}
-	const char *m = argv[1], *arg = argc > 2 ? argv[2] : "0";
-	setvbuf(stdout, NULL, _IONBF, 0);
+	struct clone_args ca;
+	memset(&ca, 0, sizeof ca);
+	ca.exit_signal = SIGCHLD;
+	long r = syscall(SYS_clone3, &ca, sizeof ca);
+	if (r == 0)
+		_exit(0);
+	if (r > 0)
+		waitpid((pid_t)r, NULL, 0);
+	return report("clone3", r);
+}
+
+static int mode_fork(char **argv, const char *arg)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return report("fork", pid);
+}
+
+/* thread: a thread's clone flags, via clone() */
+static int mode_thread(char **argv, const char *arg)
+{
+	static char stack[65536];
+	long r = clone(child_exit, stack + sizeof stack,
+		       CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+		       CLONE_SYSVSEM, NULL);
+	if (r > 0)
+		usleep(10000);
+	return report("thread", r);
+}
+
+static int mode_io_uring_setup(char **argv, const char *arg)
+{
+	unsigned char params[120];
+	memset(params, 0, sizeof params);
+	long r = syscall(SYS_io_uring_setup, 1, params);
+	return report("io_uring_setup", r);
+}
+
+static int mode_socketpair(char **argv, const char *arg)
+{
+	int sv[2];
+	return report("socketpair", socketpair((int)strtol(arg, NULL, 0), SOCK_STREAM, 0, sv));
+}
+
+/* prlimit: ARG: pid */
+static int mode_prlimit(char **argv, const char *arg)
+{
+	struct { uint64_t cur, max; } rl;
+	return report("prlimit", syscall(SYS_prlimit64, strtol(arg, NULL, 0), 7L, NULL, &rl));
+}
+
+/* execve: ARG: program, run with no arguments */
+static int mode_execve(char **argv, const char *arg)
+{
+	char *av[] = {(char *)arg, NULL};
+	execv(arg, av);
+	return report("execve", -1);
+}
+
+/* abstract: connect to abstract unix socket ARG */
+static int mode_abstract(char **argv, const char *arg)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un_abs { sa_family_t f; char p[108]; } sa;
+	memset(&sa, 0, sizeof sa);
+	sa.f = AF_UNIX;
+	size_t n = strlen(arg);
+	memcpy(sa.p + 1, arg, n < 100 ? n : 100);
+	return report("abstract", connect(fd, (struct sockaddr *)&sa,
+					  (socklen_t)(sizeof(sa_family_t) + 1 + n)));
+}
+
+/* The probes of processes, namespaces and mounts; *found 0 when m is none of them. */
+static int processes(const char *m, char **argv, const char *arg, int *found)
+{
+	*found = 1;
 	if (!strcmp(m, "deny"))
 		return deny_mode(denied, arg);
 	if (!strcmp(m, "strict"))
@@ -229,44 +302,26 @@ int main(int argc, char **argv)
 		return report("ioctl", syscall(SYS_ioctl, 0L, strtoul(arg, NULL, 0), "x"));
 	if (!strcmp(m, "clone"))
 		return do_clone(strtoul(arg, NULL, 0));
-	if (!strcmp(m, "clone3")) {
-		struct clone_args ca;
-		memset(&ca, 0, sizeof ca);
-		ca.exit_signal = SIGCHLD;
-		long r = syscall(SYS_clone3, &ca, sizeof ca);
-		if (r == 0)
-			_exit(0);
-		if (r > 0)
-			waitpid((pid_t)r, NULL, 0);
-		return report("clone3", r);
-	}
-	if (!strcmp(m, "fork")) {
-		pid_t pid = fork();
-		if (pid == 0)
-			_exit(0);
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-		return report("fork", pid);
-	}
-	if (!strcmp(m, "thread")) {   /* a thread's clone flags, via clone() */
-		static char stack[65536];
-		long r = clone(child_exit, stack + sizeof stack,
-			       CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
-			       CLONE_SYSVSEM, NULL);
-		if (r > 0)
-			usleep(10000);
-		return report("thread", r);
-	}
+	if (!strcmp(m, "clone3"))
+		return mode_clone3(argv, arg);
+	if (!strcmp(m, "fork"))
+		return mode_fork(argv, arg);
+	if (!strcmp(m, "thread"))
+		return mode_thread(argv, arg);
 	if (!strcmp(m, "unshare"))
 		return report("unshare", unshare((int)strtoul(arg, NULL, 0)));
 	if (!strcmp(m, "mount"))
 		return report("mount", mount("none", arg, "tmpfs", 0, NULL));
-	if (!strcmp(m, "io_uring_setup")) {
-		unsigned char params[120];
-		memset(params, 0, sizeof params);
-		long r = syscall(SYS_io_uring_setup, 1, params);
-		return report("io_uring_setup", r);
-	}
+	if (!strcmp(m, "io_uring_setup"))
+		return mode_io_uring_setup(argv, arg);
+	*found = 0;
+	return 0;
+}
+
+/* The other probes: tracing, keys, sockets, calls by number, files; *found 0 when m is none of them. */
+static int others(const char *m, char **argv, const char *arg, int *found)
+{
+	*found = 1;
 	if (!strcmp(m, "ptrace_sibling"))
 		return ptrace_sibling();
 	if (!strcmp(m, "ptrace_traceme"))
@@ -279,16 +334,12 @@ int main(int argc, char **argv)
 		return report("keyctl", syscall(SYS_keyctl, 0L, -3L, 0L));
 	if (!strcmp(m, "socket"))    /* ARG: family[,protocol] */
 		return sock(arg);
-	if (!strcmp(m, "socketpair")) {
-		int sv[2];
-		return report("socketpair", socketpair((int)strtol(arg, NULL, 0), SOCK_STREAM, 0, sv));
-	}
+	if (!strcmp(m, "socketpair"))
+		return mode_socketpair(argv, arg);
 	if (!strcmp(m, "personality"))
 		return report("personality", syscall(SYS_personality, strtoul(arg, NULL, 0)));
-	if (!strcmp(m, "prlimit")) { /* ARG: pid */
-		struct { uint64_t cur, max; } rl;
-		return report("prlimit", syscall(SYS_prlimit64, strtol(arg, NULL, 0), 7L, NULL, &rl));
-	}
+	if (!strcmp(m, "prlimit"))
+		return mode_prlimit(argv, arg);
 	if (!strcmp(m, "raw"))       /* ARG: syscall number, no arguments */
 		return report("raw", syscall(strtol(arg, NULL, 0), 0L, 0L, 0L, 0L, 0L, 0L));
 	if (!strcmp(m, "get_mempolicy"))
@@ -297,29 +348,36 @@ int main(int argc, char **argv)
 		return report("getppid", syscall(SYS_getppid));
 	if (!strcmp(m, "mseal"))
 		return report("mseal", syscall(462, 0L, 0L, 0L));
-	if (!strcmp(m, "execve")) {  /* ARG: program, run with no arguments */
-		char *av[] = {(char *)arg, NULL};
-		execv(arg, av);
-		return report("execve", -1);
-	}
+	if (!strcmp(m, "execve"))
+		return mode_execve(argv, arg);
 	if (!strcmp(m, "kill"))      /* ARG: pid, signal 0 */
 		return report("kill", kill((pid_t)strtol(arg, NULL, 0), 0));
 	if (!strcmp(m, "kill_term")) /* ARG: pid */
 		return report("kill_term", kill((pid_t)strtol(arg, NULL, 0), SIGTERM));
-	if (!strcmp(m, "abstract")) { /* connect to abstract unix socket ARG */
-		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-		struct sockaddr_un_abs { sa_family_t f; char p[108]; } sa;
-		memset(&sa, 0, sizeof sa);
-		sa.f = AF_UNIX;
-		size_t n = strlen(arg);
-		memcpy(sa.p + 1, arg, n < 100 ? n : 100);
-		return report("abstract", connect(fd, (struct sockaddr *)&sa,
-						  (socklen_t)(sizeof(sa_family_t) + 1 + n)));
-	}
+	if (!strcmp(m, "abstract"))
+		return mode_abstract(argv, arg);
 	if (!strcmp(m, "open_read"))
 		return report("open_read", open(arg, O_RDONLY | O_CLOEXEC));
 	if (!strcmp(m, "open_write"))
 		return report("open_write", open(arg, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	*found = 0;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: exec_probe NAME [ARG]\n");
+		return 2;
+	}
+	const char *m = argv[1], *arg = argc > 2 ? argv[2] : "0";
+	setvbuf(stdout, NULL, _IONBF, 0);
+	int found, r = processes(m, argv, arg, &found);
+	if (found)
+		return r;
+	r = others(m, argv, arg, &found);
+	if (found)
+		return r;
 	fprintf(stderr, "exec_probe: unknown probe %s\n", m);
 	return 2;
 }

@@ -31,6 +31,64 @@ static int show(int fd)
 	printf("ok %s\n", b);
 	return 0;
 }
+static int mode_mknod(char **argv, const char *a)
+{
+	mode_t t = argv[3][0] == 'c' ? S_IFCHR : argv[3][0] == 'b' ? S_IFBLK : S_IFIFO;
+	return step("mknod", mknod(a, t | 0666, makedev(atoi(argv[4]), atoi(argv[5]))));
+}
+
+/* handle: encode a handle for A, then open it */
+static int mode_handle(char **argv, const char *a)
+{
+	int fd;
+	struct { struct file_handle fh; unsigned char b[128]; } h;
+	int mid, bad;
+	memset(&h, 0, sizeof h);
+	h.fh.handle_bytes = sizeof h.b;
+	bad = step("name_to_handle_at", syscall(SYS_name_to_handle_at, AT_FDCWD, a, &h.fh, &mid, 0));
+	fd = open(a, O_RDONLY | O_DIRECTORY);
+	bad |= step("open_by_handle_at", syscall(SYS_open_by_handle_at, fd, &h.fh, O_RDONLY | O_DIRECTORY));
+	return bad;
+}
+
+/* gethandle: print TYPE:HEX of the handle of A */
+static int mode_gethandle(char **argv, const char *a)
+{
+	struct { struct file_handle fh; unsigned char b[128]; } h;
+	int mid;
+	h.fh.handle_bytes = sizeof h.b;
+	if (syscall(SYS_name_to_handle_at, AT_FDCWD, a, &h.fh, &mid, 0) < 0)
+		return fail();
+	printf("%d:", h.fh.handle_type);
+	for (unsigned i = 0; i < h.fh.handle_bytes; i++)
+		printf("%02x", h.fh.f_handle[i]);
+	printf("\n");
+	return 0;
+}
+
+/* usehandle: open TYPE:HEX (argv[3]) on the mount of A */
+static int mode_usehandle(char **argv, const char *a)
+{
+	int fd;
+	struct { struct file_handle fh; unsigned char b[128]; } h;
+	const char *x = strchr(argv[3], ':') + 1;
+	h.fh.handle_type = atoi(argv[3]);
+	h.fh.handle_bytes = strlen(x) / 2;
+	for (unsigned i = 0; i < h.fh.handle_bytes; i++)
+		sscanf(x + 2 * i, "%2hhx", &h.fh.f_handle[i]);
+	int mfd = open(a, O_RDONLY | O_DIRECTORY);
+	fd = syscall(SYS_open_by_handle_at, mfd, &h.fh, O_RDONLY);
+	return fd < 0 ? fail() : show(fd);
+}
+
+static int mode_remount(char **argv, const char *a)
+{
+	struct mount_attr at = { .attr_clr = MOUNT_ATTR_RDONLY };
+	int bad = step("remount", mount(NULL, a, NULL, MS_REMOUNT | MS_BIND, NULL));
+	bad |= step("mount_setattr", syscall(SYS_mount_setattr, AT_FDCWD, a, 0, &at, sizeof at));
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argv[1], *a = argc > 2 ? argv[2] : "";
@@ -49,49 +107,16 @@ int main(int argc, char **argv)
 		printf("ok\n");
 		return 0;
 	}
-	if (!strcmp(m, "mknod")) {
-		mode_t t = argv[3][0] == 'c' ? S_IFCHR : argv[3][0] == 'b' ? S_IFBLK : S_IFIFO;
-		return step("mknod", mknod(a, t | 0666, makedev(atoi(argv[4]), atoi(argv[5]))));
-	}
-	if (!strcmp(m, "handle")) {  /* encode a handle for A, then open it */
-		struct { struct file_handle fh; unsigned char b[128]; } h;
-		int mid, bad;
-		memset(&h, 0, sizeof h);
-		h.fh.handle_bytes = sizeof h.b;
-		bad = step("name_to_handle_at", syscall(SYS_name_to_handle_at, AT_FDCWD, a, &h.fh, &mid, 0));
-		fd = open(a, O_RDONLY | O_DIRECTORY);
-		bad |= step("open_by_handle_at", syscall(SYS_open_by_handle_at, fd, &h.fh, O_RDONLY | O_DIRECTORY));
-		return bad;
-	}
-	if (!strcmp(m, "gethandle")) {  /* print TYPE:HEX of the handle of A */
-		struct { struct file_handle fh; unsigned char b[128]; } h;
-		int mid;
-		h.fh.handle_bytes = sizeof h.b;
-		if (syscall(SYS_name_to_handle_at, AT_FDCWD, a, &h.fh, &mid, 0) < 0)
-			return fail();
-		printf("%d:", h.fh.handle_type);
-		for (unsigned i = 0; i < h.fh.handle_bytes; i++)
-			printf("%02x", h.fh.f_handle[i]);
-		printf("\n");
-		return 0;
-	}
-	if (!strcmp(m, "usehandle")) {  /* open TYPE:HEX (argv[3]) on the mount of A */
-		struct { struct file_handle fh; unsigned char b[128]; } h;
-		const char *x = strchr(argv[3], ':') + 1;
-		h.fh.handle_type = atoi(argv[3]);
-		h.fh.handle_bytes = strlen(x) / 2;
-		for (unsigned i = 0; i < h.fh.handle_bytes; i++)
-			sscanf(x + 2 * i, "%2hhx", &h.fh.f_handle[i]);
-		int mfd = open(a, O_RDONLY | O_DIRECTORY);
-		fd = syscall(SYS_open_by_handle_at, mfd, &h.fh, O_RDONLY);
-		return fd < 0 ? fail() : show(fd);
-	}
-	if (!strcmp(m, "remount")) {
-		struct mount_attr at = { .attr_clr = MOUNT_ATTR_RDONLY };
-		int bad = step("remount", mount(NULL, a, NULL, MS_REMOUNT | MS_BIND, NULL));
-		bad |= step("mount_setattr", syscall(SYS_mount_setattr, AT_FDCWD, a, 0, &at, sizeof at));
-		return bad;
-	}
+	if (!strcmp(m, "mknod"))
+		return mode_mknod(argv, a);
+	if (!strcmp(m, "handle"))
+		return mode_handle(argv, a);
+	if (!strcmp(m, "gethandle"))
+		return mode_gethandle(argv, a);
+	if (!strcmp(m, "usehandle"))
+		return mode_usehandle(argv, a);
+	if (!strcmp(m, "remount"))
+		return mode_remount(argv, a);
 	fprintf(stderr, "fp: unknown mode %s\n", m);
 	return 2;
 }

@@ -174,17 +174,14 @@ static const uint64_t edges[] = {
 };
 #define NEDGES (sizeof edges / sizeof edges[0])
 
-int main(void)
-{
-	struct sx_policy def, net, strict;
-	memset(&def, 0, sizeof def);
-	memset(&net, 0, sizeof net);
-	memset(&strict, 0, sizeof strict);
-	sx_profile_default(&def, 0);
-	sx_profile_default(&net, 1);
-	static const char path[] = "/bin/true";
-	sx_profile_strict(&strict, path);
+/* The three profiles every check reads: the default, with network, and
+ * strict for one path. */
+static struct sx_policy def, net, strict;
+static const char path[] = "/bin/true";
 
+/* Each argument a rule looks at, tried with every edge value. */
+static void arguments(void)
+{
 	check_arg(&def, "ioctl", 1, edges, NEDGES, want_ioctl, NULL);
 	check_arg(&def, "personality", 0, edges, NEDGES, want_personality, NULL);
 	check_arg(&def, "socket", 0, edges, NEDGES, want_unix, NULL);
@@ -195,7 +192,11 @@ int main(void)
 	check_arg(&net, "socket", 0, edges, NEDGES, want_net, NULL);
 	uint64_t netlink[6] = {AF_NETLINK, 0, 0, 0, 0, 0};
 	check_arg(&net, "socket", 2, edges, NEDGES, want_route, netlink);
+}
 
+/* Whole calls: clone3, mount, and strict's one execve. */
+static void calls(void)
+{
 	uint64_t args[6] = {0};
 	int nr = sx_syscall_nr("clone3");
 	ok(eval(&def, nr, args) == SCMP_ACT_ERRNO(ENOSYS), "clone3 answers ENOSYS");
@@ -207,17 +208,23 @@ int main(void)
 	ok(eval(&strict, nr, args) == SCMP_ACT_ALLOW, "strict: execve of the one path allowed");
 	args[0] = (uintptr_t)path + 1;
 	ok(eval(&strict, nr, args) == DENY, "strict: execve of any other pointer refused");
-	args[0] = 0;
+}
 
-	/* No syscall is both allowed and refused without conditions. */
+/* No syscall is both allowed and refused without conditions. */
+static void no_clash(void)
+{
 	size_t clash = 0;
 	for (size_t i = 0; i < def.n; i++)
 		for (size_t j = i + 1; j < def.n; j++)
 			clash += def.v[i].nr == def.v[j].nr && !def.v[i].ncmp && !def.v[j].ncmp &&
 				 def.v[i].action != def.v[j].action;
 	ok(clash == 0, "default: no syscall has two unconditional rules that disagree");
+}
 
-	/* --allow / --deny replace every rule of the syscall. */
+/* --allow / --deny replace every rule of the syscall. */
+static void adjustments(void)
+{
+	uint64_t args[6] = {0};
 	struct sx_adjust adj[] = {{"socket", 1, 0}, {"getppid", 0, EACCES}};
 	sx_apply_adjust(&def, adj, 2);
 	args[0] = AF_INET;
@@ -227,7 +234,11 @@ int main(void)
 	sx_apply_log(&def);
 	ok(def.def_action == SCMP_ACT_LOG && eval(&def, sx_syscall_nr("mount"), args) == SCMP_ACT_LOG,
 	   "--log turns refusals into LOG");
+}
 
+/* Syscall and errno names, and minKernel. */
+static void names(void)
+{
 	ok(sx_syscall_nr("mseal") == 462 && sx_syscall_nr("read") >= 0 &&
 	   sx_syscall_nr("no_such_call") == __NR_SCMP_ERROR, "syscall names: known, newer, unknown");
 	ok(sx_errno_parse("EPERM") == EPERM && sx_errno_parse("38") == 38 &&
@@ -239,6 +250,18 @@ int main(void)
 	ok(sx_kernel_at_least("4") == -1 && sx_kernel_at_least("4.x") == -1 &&
 	   sx_kernel_at_least("") == -1 && sx_kernel_at_least("4.8.1.2") == -1,
 	   "malformed minKernel refused");
+}
+
+int main(void)
+{
+	sx_profile_default(&def, 0);
+	sx_profile_default(&net, 1);
+	sx_profile_strict(&strict, path);
+	arguments();
+	calls();
+	no_clash();
+	adjustments();
+	names();
 	free(def.v);
 	free(net.v);
 	free(strict.v);

@@ -103,7 +103,8 @@ static void depth(void)
 	}
 }
 
-int main(void)
+/* Texts read, and the type of their top value. */
+static void good_texts(void)
 {
 	good(T("{}"), SR_JR_OBJECT, "{}");
 	good(T("[]"), SR_JR_ARRAY, "[]");
@@ -116,9 +117,11 @@ int main(void)
 	good(T("\"\\ud800\\udc00\\udbff\\udfff\""), SR_JR_STRING, "the first and last surrogate pairs");
 	good(T("{\"a\":{\"a\":1},\"b\":[{\"a\":2}]}"), SR_JR_OBJECT,
 	     "one name in different objects");
-	tree();
-	depth();
+}
 
+/* Structure refused: where, and why. */
+static void bad_structure(void)
+{
 	bad(T(""), 0, "unexpected end", "an empty text");
 	bad(T(" \n\t\r"), 4, "unexpected end", "white space only");
 	bad(T("{"), 1, "unexpected end", "an object left open");
@@ -139,7 +142,11 @@ int main(void)
 	    "two names twice: at the first repetition in the text");
 	bad(T("{\"a\\u0062\":1,\"ab\":2}"), 13, "repeated", "names compare decoded");
 	bad(T("/* */ {}"), 0, "expected a value", "a comment");
+}
 
+/* Numbers refused. */
+static void bad_numbers(void)
+{
 	bad(T("01"), 1, "leading zero", "a leading zero");
 	bad(T("-01"), 2, "leading zero", "a leading zero after a minus");
 	bad(T("+1"), 0, "expected a value", "a plus sign");
@@ -154,12 +161,20 @@ int main(void)
 	bad(T("NaN"), 0, "expected a value", "NaN");
 	bad(T("-Infinity"), 1, "bad number", "-Infinity");
 	bad(T("0x10"), 1, "more text", "hexadecimal");
+}
 
+/* Words refused. */
+static void bad_words(void)
+{
 	bad(T("tru"), 3, "unexpected end", "a word cut short");
 	bad(T("trUe"), 2, "unexpected character", "a word misspelt");
 	bad(T("True"), 0, "expected a value", "a capital");
 	bad(T("[nul]"), 4, "unexpected character", "null cut short inside an array");
+}
 
+/* Strings refused: escapes, surrogates, UTF-8. */
+static void bad_strings(void)
+{
 	bad(T("\"abc"), 4, "unexpected end", "a string left open");
 	bad(T("\"abc\\"), 5, "unexpected end", "a string ending in a backslash");
 	bad(T("\"abc\\\""), 6, "unexpected end", "an escaped quote does not close");
@@ -188,7 +203,11 @@ int main(void)
 	bad(T("\"\xe2\x82\""), 1, "UTF-8", "a sequence cut by the closing quote");
 	bad(T("\"\xe2\x82"), 3, "unexpected end", "a sequence cut by the end");
 	bad(T("{\"\xff\":1}"), 2, "UTF-8", "bad UTF-8 in a member name");
+}
 
+/* Numbers read as unsigned 64-bit integers. */
+static void uint_values(void)
+{
 	uint_is("0", 1, 0);
 	uint_is("-0", 1, 0);
 	uint_is("-0.0e5", 1, 0);
@@ -216,7 +235,18 @@ int main(void)
 	uint_is("1.0000000000000000000000001", 0, 0);
 	uint_is("\"1\"", 0, 0);
 	uint_is("true", 0, 0);
+}
 
+int main(void)
+{
+	good_texts();
+	tree();
+	depth();
+	bad_structure();
+	bad_numbers();
+	bad_words();
+	bad_strings();
+	uint_values();
 	printf("1..%d\n", n);
 	return failed != 0;
 }

@@ -62,7 +62,7 @@ static void string_round_trip(const char *s, const char *what)
 	free(ours);
 }
 
-int main(void)
+static void numbers(void)
 {
 	same_number(0, "number 0");
 	same_number(3, "small integer");
@@ -75,15 +75,21 @@ int main(void)
 	same_number(1e300, "1e300");
 	same_number(NAN, "NaN is null");
 	same_number(INFINITY, "infinity is null");
+}
 
+static void strings(void)
+{
 	string_round_trip("plain", "plain string");
 	string_round_trip("quote \" and backslash \\", "quote and backslash escaped");
 	string_round_trip("tab\tnewline\ncr\rbs\bff\f", "named control characters");
 	string_round_trip("\x01\x1f bell \a", "other control characters as \\u00XX");
 	string_round_trip("/sys/fs/cgroup/user.slice/caf\xc3\xa9", "UTF-8 passes through");
 	string_round_trip("", "empty string");
+}
 
-	/* Nesting and member order, as sr-limit writes its report. */
+/* Nesting and member order, as sr-limit writes its report. */
+static void nesting(void)
+{
 	struct sr_jw w = {0};
 	size_t len;
 	sr_jw_open(&w, NULL);
@@ -105,8 +111,14 @@ int main(void)
 	if (line && strcmp(line, want) != 0)
 		printf("# got %s", line);
 	free(line);
+}
 
-	/* An object left open, or closed once too often, is an error. */
+/* An object left open, or closed once too often, or too deep, is an error. */
+static void errors(void)
+{
+	struct sr_jw w = {0};
+	size_t len;
+	char *line;
 	sr_jw_open(&w, NULL);
 	errno = 0;
 	line = sr_jw_line(&w, &len);
@@ -123,7 +135,14 @@ int main(void)
 		sr_jw_close(&w);
 	line = sr_jw_line(&w, &len);
 	check(!line, "nesting deeper than SR_JW_DEPTH fails");
+}
 
+int main(void)
+{
+	numbers();
+	strings();
+	nesting();
+	errors();
 	printf("1..%d\n", n);
 	return failed != 0;
 }

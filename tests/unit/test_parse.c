@@ -62,7 +62,8 @@ static void count_bad(const char *s, uint64_t max, int err)
 	bad(count_upto, what, s, err);
 }
 
-int main(void)
+/* Sizes: a number with an optional K, M, G or T (B, iB). */
+static void sizes(void)
 {
 	size_ok("0", 0);
 	size_ok("4096", 4096);
@@ -93,7 +94,11 @@ int main(void)
 	size_bad("18446744073709551616", ERANGE);
 	size_bad("99999999999999999999999", ERANGE);
 	size_bad("20000000T", ERANGE);
+}
 
+/* Durations: a number with an optional unit. */
+static void durations(void)
+{
 	dur_ok("0", 0);
 	dur_ok("2", 2000000000ULL);
 	dur_ok("2s", 2000000000ULL);
@@ -119,7 +124,11 @@ int main(void)
 	dur_bad("9999999999h", ERANGE);
 	dur_bad("999999d", ERANGE);
 	dur_bad("1dd", EINVAL);
+}
 
+/* Counts: an integer up to a maximum. */
+static void counts(void)
+{
 	count_ok("0", 10, 0);
 	count_ok("10", 10, 10);
 	count_bad("11", 10, ERANGE);
@@ -136,7 +145,13 @@ int main(void)
 	count_bad("", 1000, EINVAL);
 	count_bad("12X", 1000, EINVAL);
 	count_bad("99999999999999999999999", UINT64_MAX, ERANGE);
+}
 
+int main(void)
+{
+	sizes();
+	durations();
+	counts();
 	printf("1..%d\n", n);
 	return failed != 0;
 }
