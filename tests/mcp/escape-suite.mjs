@@ -206,7 +206,11 @@ const match = (s, want, desc) => ok(want.test(s), desc, `got:  ${JSON.stringify(
 const trim = (s) => (s ?? '<no output: the case did not run>').replace(/\s+$/, '');
 for (const r of rows) {
   const m = missing(r);
-  const desc = `${r.mirrors} [${r.lang}, run_code.tsv:${r.line}]`;
+  // a shell variable of the case's name (a loop's, as $kind) given by the
+  // row's option var=NAME:VALUE, so that each row's test has its own name
+  const [vn, vv] = (r.o.var || '').split(':');
+  const named = vn ? r.mirrors.replaceAll(`$${vn}`, vv) : r.mirrors;
+  const desc = `${named} [${r.lang}, run_code.tsv:${r.line}]`;
   if (m) { skip(desc, m); continue; }
   if (r.o.late) { await sleep(100); got[r.n] = host(r.code); }
   match(trim(got[r.n]), re(r.want), desc);
@@ -217,7 +221,8 @@ for (const r of rows) {
     env: { ...process.env, HOME: home, SECRET_TOKEN: F.TOKEN, SSH_AUTH_SOCK: F.AGENT } });
   const hout = trim(h.stdout + h.stderr);
   const cre = new RegExp(`^(?:${subst(r.control, P)})$`, 's');
-  if (r.o.maycontrol && !cre.test(hout)) skip(`control: ${desc}`, `not for this user here: ${hout.slice(0, 200)}`);
+  if (r.o.maycontrol && !cre.test(hout))
+    skip(`control: ${desc}`, `the host refuses this user the same: the control printed ${hout ? JSON.stringify(hout.slice(0, 200)) : 'nothing'}`);
   else match(hout, cre, `control: ${desc}`);
 }
 await c.close();
