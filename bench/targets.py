@@ -40,3 +40,7 @@ print("| figure | target | this run | met |")
 print("| --- | --- | --- | --- |")
 for name, target, got, met in rows:
     print(f"| {name} | {target} | {got} | {'yes' if met else 'NO'} |")
+missed = [f"{name} ({target}: {got.split(' (')[0]})" for name, target, got, met in rows if not met]
+with open(os.path.join(work, "targets-summary"), "w") as out:
+    out.write(f"bench: {len(rows) - len(missed)} of {len(rows)} targets met" +
+              (f"; missed: {'; '.join(missed)}" if missed else "") + "\n")
