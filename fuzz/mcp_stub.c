@@ -4,7 +4,7 @@
  * The rest of sr-mcp is the real code: proto.c, tools.c, tasks.c,
  * jobs.c, result.c, runners.c. So a tools/call is served as far as it
  * can be without a process: its arguments are checked and the errors
- * answered; state_ready makes the state directory (a temporary one) and
+ * answered; job_state_ready makes the state directory (a temporary one) and
  * believes the sandbox works (the probe "sr-jail true" succeeds here);
  * every sr-queue command (submit, status, cancel, list) fails as if
  * sr-queue could not run, so a valid run_code ends in "The run could not

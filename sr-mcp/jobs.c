@@ -33,7 +33,7 @@
 #include "spool.h"      /* sr-queue's spool core */
 #include "sr.h"
 
-int id_ok(const char *s)
+int job_id_ok(const char *s)
 {
 	size_t n = 0;
 	for (; s[n]; n++)
@@ -42,7 +42,7 @@ int id_ok(const char *s)
 	return n == 32;
 }
 
-int workspace_id_ok(const char *s)
+int ws_id_ok(const char *s)
 {
 	size_t n = 0;
 	for (; s[n]; n++)
@@ -62,7 +62,7 @@ static void random_hex(char *buf, size_t bytes)
 }
 
 /* The workspace ID (made up when id is empty): a private directory. */
-int workspace_make(char *id, size_t idlen, int create, char *err, size_t errlen)
+int ws_make(char *id, size_t idlen, int create, char *err, size_t errlen)
 {
 	char path[4096];
 	if (!*id) {
@@ -121,7 +121,7 @@ static int memory_cgroup = -1;
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Does sr-limit --mem work here (a delegated cgroup)? Asked once. */
-const char *memory_via(void)
+const char *job_memory_via(void)
 {
 	pthread_mutex_lock(&probe_lock);
 	if (memory_cgroup < 0) {
@@ -133,7 +133,7 @@ const char *memory_via(void)
 	return memory_cgroup ? "cgroup" : "rlimit data";
 }
 
-static struct sq_spool spool;   /* opened once, by state_ready */
+static struct sq_spool spool;   /* opened once, by job_state_ready */
 
 /* "K=V" onto env; the string is kept in bufs, freed by the caller. */
 static void add_env(char **env, size_t *n, const char *k, const char *v)
@@ -162,7 +162,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
 	char mem[64] = "";
 	if (s->memory)
-		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(memory_via(), "cgroup") == 0 ?
+		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(job_memory_via(), "cgroup") == 0 ?
 			 "mem" : "data", (unsigned long long)s->memory);
 	snprintf(limit, sizeof limit, "%s--pids %u --timeout %llums --kill-after 2s", mem,
 		 cfg.pids, (unsigned long long)s->timeout_ms);
@@ -226,7 +226,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	memcpy(job_id, id, 33);
 	while (ndeps > 0)
 		close(deps[--ndeps]);
-	worker_ensure();
+	job_worker_ensure();
 	return 0;
 fail:
 	while (ndeps > 0)
@@ -300,7 +300,7 @@ void job_not_found(const char *id, char *err, size_t errlen)
 		snprintf(err, errlen, "no job %s (list_jobs shows the jobs there are)", id);
 		return;
 	}
-	retention_terms(terms, sizeof terms);
+	job_retention_terms(terms, sizeof terms);
 	snprintf(err, errlen, "job %s was removed by retention, with its output (%s): it "
 		 "cannot be read any more; run the code again if you need it", id, terms);
 }
@@ -398,7 +398,7 @@ static int in_done(const char *id)
  * job ends; once a second sr-queue status looks (it settles a job whose
  * worker died), a worker is started if the job is still queued, and every
  * few seconds progress is sent. */
-cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t errlen)
+cJSON *job_wait(struct proto_req *r, const char *id, uint64_t ms, char *err, size_t errlen)
 {
 	uint64_t start = sr_now_ns() / 1000000, waited = 0, looked = 0, told = 0, every = 20;
 	watch_start();
@@ -414,7 +414,7 @@ cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t er
 		 * when the job came; look again soon, then less often. */
 		int queued = strcmp(cJSON_GetObjectItem(st, "state")->valuestring, "queued") == 0;
 		if (queued)
-			worker_ensure();
+			job_worker_ensure();
 		uint64_t step = queued ? every : 1000;
 		every = every * 2 < 1000 ? every * 2 : 1000;
 		uint64_t slice = ms - waited < step ? ms - waited : step;
@@ -435,10 +435,10 @@ cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t er
 		if (st && r && !finished(st) && waited < ms &&
 		    waited - told >= MCP_PROGRESS_S * 1000) {
 			char msg[400], note[300];
-			progress_note(id, note, sizeof note);
+			job_progress_note(id, note, sizeof note);
 			snprintf(msg, sizeof msg, "job %s %s for %.0f s: %s", id,
 				 cJSON_GetObjectItem(st, "state")->valuestring, (double)waited / 1000, note);
-			send_progress(r, (double)waited / 1000, msg);
+			proto_progress(r, (double)waited / 1000, msg);
 			told = waited;
 		}
 	}
@@ -483,7 +483,7 @@ cJSON *job_list(char *err, size_t errlen)
  * minute after, so that back-to-back calls find it there. A job queued
  * just as a worker decides to exit is picked up by the next look of a
  * call that finds it still queued (job_wait looks soon, then each second). */
-void worker_ensure(void)
+void job_worker_ensure(void)
 {
 	if (cfg.external_worker)
 		return;
@@ -549,7 +549,7 @@ static char *sub_dir(const char *name, mode_t mode, char *err, size_t errlen)
 /* Once: the state directory, made private and resolved (sr-jail binds
  * nothing through a symbolic link), and one jail tried, so that a machine
  * without user namespaces is said once, plainly, and runs nothing. */
-int state_ready(char *err, size_t errlen)
+int job_state_ready(char *err, size_t errlen)
 {
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	static int state;       /* 0 not yet, 1 ready, -1 failed */
@@ -584,7 +584,7 @@ int state_ready(char *err, size_t errlen)
 				 "enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
 				 "kernel.apparmor_restrict_unprivileged_userns=0). Nothing was run.");
 		} else {
-			quota_probe();
+			ws_quota_probe();
 			state = 1;
 		}
 		free(out);

@@ -399,9 +399,9 @@ int main(int argc, char **argv)
 	state_default();
 	dirs_trusted();
 	find_tools();
-	runners_load();
-	tools_init();
-	retention_start();
+	runner_load();
+	tool_init();
+	job_retention_start();
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGTERM, &sa, NULL);

@@ -75,17 +75,17 @@ struct runner {
 	char *path;
 	char *version;          /* first line of `RUNNER --version`, or NULL */
 };
-extern struct runner *runners;
-extern size_t nrunners;
+extern struct runner *runner_all;
+extern size_t runner_count;
 
 /* proto.c */
-enum era { ERA_LEGACY, ERA_MODERN };
-struct rpc_batch;
-struct req {
+enum proto_era { PROTO_LEGACY, PROTO_MODERN };
+struct proto_batch;
+struct proto_req {
 	struct cJSON *id;       /* a copy; NULL for a notification */
 	char *method;
 	struct cJSON *params;   /* a copy, or NULL */
-	enum era era;
+	enum proto_era era;
 	char version[16];       /* the protocol version in force */
 	struct cJSON *progress; /* params._meta.progressToken, a copy, or NULL */
 	char tenant[65];
@@ -93,52 +93,52 @@ struct req {
 	char job_id[33];        /* the job it waits for, once submitted */
 	int task_legacy;        /* tools/call with params.task (2025-11-25) */
 	int task_modern;        /* the client takes io.modelcontextprotocol/tasks */
-	struct rpc_batch *batch; /* the batch it came in (its answer goes there), or NULL */
+	struct proto_batch *batch; /* the batch it came in (its answer goes there), or NULL */
 };
 void proto_line(char *line, size_t len);     /* one line from stdin */
 void proto_line_too_long(void);
-void send_result(struct req *r, struct cJSON *result);   /* takes result */
-void send_error(struct req *r, int code, const char *msg, struct cJSON *data);
-void send_progress(struct req *r, double progress, const char *message);
-void req_free(struct req *r);
+void proto_result(struct proto_req *r, struct cJSON *result);   /* takes result */
+void proto_error(struct proto_req *r, int code, const char *msg, struct cJSON *data);
+void proto_progress(struct proto_req *r, double progress, const char *message);
+void proto_req_free(struct proto_req *r);
 /* The job a call waits for ("" none): a cancel of the call kills it. */
-void req_set_job(struct req *r, const char *job_id);
+void proto_req_set_job(struct proto_req *r, const char *job_id);
 /* Requests that wait (tools/call): registered so that a cancel finds them. */
-void inflight_add(struct req *r);
-void inflight_del(struct req *r);
-int inflight_count(void);
+void proto_inflight_add(struct proto_req *r);
+void proto_inflight_del(struct proto_req *r);
+int proto_inflight_count(void);
 /* At the end: calls and cancels not done yet; the answers of batches
  * still going written out (what is there). */
 int proto_pending(void);
 void proto_flush(void);
 
 /* tools.c */
-void tools_init(void);
-struct cJSON *tools_list(enum era era);
-void tools_call(struct req *r);              /* on its own thread */
-const char *instructions(void);
+void tool_init(void);
+struct cJSON *tool_list(enum proto_era era);
+void tool_call(struct proto_req *r);              /* on its own thread */
+const char *tool_instructions(void);
 struct cJSON *tool_result(struct cJSON *res, const char *text, int is_error);
 /* Answers of a tool: a result (takes res), an isError result with text
  * only, a bad argument (-32602). Argument readers: 1 found and good, 0
  * absent, -1 wrong (answered already). */
-void tool_reply(struct req *r, struct cJSON *res, const char *text, int is_error);
-void tool_error(struct req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tool_bad_args(struct req *r, const char *tool, const char *what);
-int tool_arg_str(struct req *r, const char *tool, const struct cJSON *args, const char *k,
+void tool_reply(struct proto_req *r, struct cJSON *res, const char *text, int is_error);
+void tool_error(struct proto_req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tool_bad_args(struct proto_req *r, const char *tool, const char *what);
+int tool_arg_str(struct proto_req *r, const char *tool, const struct cJSON *args, const char *k,
 		 const char **out);
-int tool_arg_num(struct req *r, const char *tool, const struct cJSON *args, const char *k,
+int tool_arg_num(struct proto_req *r, const char *tool, const struct cJSON *args, const char *k,
 		 double min, double *out);
 /* The result cap less room for the envelope (id, _meta); a result's
- * size as sent (json_size), and a string's as a JSON string. */
-#define RESULT_BUDGET (MCP_RESULT_MAX - 16384)
-size_t json_size(const struct cJSON *v);
-size_t json_str_size(const char *s);
-struct cJSON *run_result(const char *id, const char *ws, const struct cJSON *st,
+ * size as sent (tool_json_size), and a string's as a JSON string. */
+#define TOOL_RESULT_BUDGET (MCP_RESULT_MAX - 16384)
+size_t tool_json_size(const struct cJSON *v);
+size_t tool_json_str_size(const char *s);
+struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			 uint64_t out_off, uint64_t err_off);
 
 /* tasks.c: a task is an sr-queue job; both flavours of MCP tasks. */
-struct cJSON *task_created(const struct req *r, const char *id, const struct cJSON *st);
-void tasks_call(struct req *r);              /* tasks/get, result, list, cancel, update */
+struct cJSON *proto_task_created(const struct proto_req *r, const char *id, const struct cJSON *st);
+void proto_tasks_call(struct proto_req *r);              /* tasks/get, result, list, cancel, update */
 
 /* jobs.c */
 struct run_spec {
@@ -159,55 +159,55 @@ struct run_spec {
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen);
 /* Wait until the job ends or ms pass (0: do not wait); the status object
  * from `sr-queue status --json`, or NULL with err set. */
-struct cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t errlen);
+struct cJSON *job_wait(struct proto_req *r, const char *id, uint64_t ms, char *err, size_t errlen);
 int job_cancel(const char *id, char *err, size_t errlen);
 struct cJSON *job_list(char *err, size_t errlen);
-void worker_ensure(void);
+void job_worker_ensure(void);
 /* The state directory made (on first use) and the sandbox found to work:
  * 0, or -1 with what is wrong and how to fix it in err. */
-int state_ready(char *err, size_t errlen);
-const char *memory_via(void);                /* "cgroup" or "rlimit data" */
-int id_ok(const char *s);                    /* a job id: 32 hex digits */
-int workspace_id_ok(const char *s);
-int workspace_make(char *id, size_t idlen, int create, char *err, size_t errlen);
+int job_state_ready(char *err, size_t errlen);
+const char *job_memory_via(void);                /* "cgroup" or "rlimit data" */
+int job_id_ok(const char *s);                    /* a job id: 32 hex digits */
+int ws_id_ok(const char *s);
+int ws_make(char *id, size_t idlen, int create, char *err, size_t errlen);
 /* What to say of a job not found: removed by the retention, or no such. */
 void job_not_found(const char *id, char *err, size_t errlen);
 
 /* result.c */
-struct cJSON *result_object(const char *job_id, const char *workspace,
+struct cJSON *job_result_object(const char *job_id, const char *workspace,
 			    const struct cJSON *status, uint64_t out_off, uint64_t err_off);
-struct cJSON *result_logs(const char *job_id, const char *stream, uint64_t offset,
+struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t offset,
 			  uint64_t limit, char *err, size_t errlen);
-char *result_text(const struct cJSON *res);
-void progress_note(const char *id, char *buf, size_t len);
+char *job_result_text(const struct cJSON *res);
+void job_progress_note(const char *id, char *buf, size_t len);
 /* The job's own record (argv, cwd, tenant ...), or NULL. */
 struct cJSON *job_info(const char *id);
 /* Make bytes safe to hand a model: invalid UTF-8 and NUL become U+FFFD,
  * terminal control characters a visible escape. Sets *replaced. */
-char *clean_text(const char *s, size_t len, int *replaced);
+char *text_clean(const char *s, size_t len, int *replaced);
 
 /* files.c: the workspace file tools; each answers its call. Every path is
  * looked up beneath the workspace by openat2 (RESOLVE_BENEATH,
  * RESOLVE_NO_SYMLINKS, RESOLVE_NO_MAGICLINKS); no link is followed. */
-void files_list_workspaces(struct req *r, const struct cJSON *args);
-void files_delete_workspace(struct req *r, const struct cJSON *args);
-void files_list(struct req *r, const struct cJSON *args);
-void files_read(struct req *r, const struct cJSON *args);
-void files_write(struct req *r, const struct cJSON *args);
-void files_edit(struct req *r, const struct cJSON *args);
-void files_delete_path(struct req *r, const struct cJSON *args);
-/* Its confined lookups, for images.c too: openat2_safe adds O_NOFOLLOW,
+void files_list_workspaces(struct proto_req *r, const struct cJSON *args);
+void files_delete_workspace(struct proto_req *r, const struct cJSON *args);
+void files_list(struct proto_req *r, const struct cJSON *args);
+void files_read(struct proto_req *r, const struct cJSON *args);
+void files_write(struct proto_req *r, const struct cJSON *args);
+void files_edit(struct proto_req *r, const struct cJSON *args);
+void files_delete_path(struct proto_req *r, const struct cJSON *args);
+/* Its confined lookups, for images.c too: fs_openat2 adds O_NOFOLLOW,
  * O_CLOEXEC and RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
  * RESOLVE_NO_MAGICLINKS; ws_open opens a workspace's directory (err set
- * on failure); file_open opens a regular file of one link, O_NONBLOCK
- * (err set on failure); read_fd reads at most size bytes; walk_dir walks
+ * on failure); fs_file_open opens a regular file of one link, O_NONBLOCK
+ * (err set on failure); fs_read_fd reads at most size bytes; fs_walk walks
  * a directory (its descriptor consumed) in name order, following no
  * link, without recursion and with a bounded number of descriptors. */
-#define MCP_IMAGE_MAX (700U << 10)  /* an image block, at most (base64 grows it 4/3) */
+#define IMAGES_MAX (700U << 10)  /* an image block, at most (base64 grows it 4/3) */
 struct stat;
-struct walk {
+struct fs_walk {
 	/* called for each entry; rel is the path from the walk's start */
-	void (*fn)(struct walk *w, int dirfd, const char *name, const char *rel,
+	void (*fn)(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		   const struct stat *st);
 	int recursive;
 	size_t rel_max;       /* a longer rel is cut (0: 4095 bytes) */
@@ -219,21 +219,21 @@ struct walk {
 	int stop;             /* the callback has enough */
 	void *ctx;
 };
-int get_ws(struct req *r, const char *tool, const struct cJSON *args, const char **ws);
-int get_bool(struct req *r, const char *tool, const struct cJSON *args, const char *k, int *out);
-int openat2_safe(int dirfd, const char *path, int flags, mode_t mode);
-void path_why(char *buf, size_t len, const char *path, int e);
+int tool_arg_ws(struct proto_req *r, const char *tool, const struct cJSON *args, const char **ws);
+int tool_arg_bool(struct proto_req *r, const char *tool, const struct cJSON *args, const char *k, int *out);
+int fs_openat2(int dirfd, const char *path, int flags, mode_t mode);
+void fs_path_why(char *buf, size_t len, const char *path, int e);
 int ws_open(const char *id, int create, char *err, size_t len);
-const char *rel_path(const char *p, char *err, size_t len);
-const char *split(const char *path, char *dir, size_t len);
-int dir_open(int ws, const char *dir, int create);
-int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
+const char *fs_rel_path(const char *p, char *err, size_t len);
+const char *fs_split(const char *path, char *dir, size_t len);
+int fs_dir_open(int ws, const char *dir, int create);
+int fs_file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
 	      char *err, size_t len);
-char *read_fd(int fd, size_t size, size_t *got);
-int write_at(int fd, const void *buf, size_t n, off_t off);
-void walk_dir(struct walk *w, int fd0);  /* takes fd0; no recursion, any depth */
-char *base64(const unsigned char *p, size_t n);
-const char *image_type(const unsigned char *p, size_t n);
+char *fs_read_fd(int fd, size_t size, size_t *got);
+int fs_write_at(int fd, const void *buf, size_t n, off_t off);
+void fs_walk(struct fs_walk *w, int fd0);  /* takes fd0; no recursion, any depth */
+char *text_base64(const unsigned char *p, size_t n);
+const char *images_type(const unsigned char *p, size_t n);
 
 
 /* images.c: the images a run wrote to /workspace/outputs, as image blocks
@@ -249,13 +249,13 @@ void images_attach(struct cJSON *result, struct cJSON *blocks);
 
 /* packages.c */
 extern const char install_packages_def[];   /* its schema, for tools/list */
-void install_packages(struct req *r, const struct cJSON *args);
-const char *network_policy(void);            /* none, install or full */
+void install_packages(struct proto_req *r, const struct cJSON *args);
+const char *tool_network_policy(void);            /* none, install or full */
 /* Is SPEC a package spec MANAGER ("pip", "npm") takes? 1, or 0 with why. */
-int package_spec_ok(const char *manager, const char *spec, char *why, size_t len);
+int tool_package_spec_ok(const char *manager, const char *spec, char *why, size_t len);
 /* A queued or running job of workspace ws: its id in job, 1; 0 none;
  * -1 when the jobs could not be listed (treat it as in use). */
-int workspace_busy(const char *ws, char job[33]);
+int job_ws_busy(const char *ws, char job[33]);
 
 /* retention.c */
 /* STATE/workspaces.lock held (shared by a use, exclusive by a sweep):
@@ -277,23 +277,23 @@ int ws_size(const char *id, int wfd, struct sr_usage *u);
 void ws_size_add(const char *id, int wfd, const struct sr_delta *d);
 void ws_size_forget(const char *id);
 void ws_size_remove(const char *id);   /* the workspace is gone */
-void retention_sweep(void);
+void job_retention_sweep(void);
 /* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
-void retention_terms(char *buf, size_t len);
-void quota_probe(void);                 /* in state_ready: the default quota works? */
-void retention_start(void);             /* the sweeper thread, with a retention */
+void job_retention_terms(char *buf, size_t len);
+void ws_quota_probe(void);                 /* in job_state_ready: the default quota works? */
+void job_retention_start(void);             /* the sweeper thread, with a retention */
 
 /* transfer.c */
-void transfer_export(struct req *r, const struct cJSON *args);
-void transfer_import(struct req *r, const struct cJSON *args);
+void transfer_export(struct proto_req *r, const struct cJSON *args);
+void transfer_import(struct proto_req *r, const struct cJSON *args);
 
 /* resources.c: resources/list, resources/templates/list, resources/read */
-void resources_call(struct req *r);             /* on its own thread */
+void resources_call(struct proto_req *r);             /* on its own thread */
 
 /* runners.c */
-void runners_load(void);
+void runner_load(void);
 const struct runner *runner_find(const char *name);
-void runners_versions(void);
+void runner_versions(void);
 
 /* spawn.c */
 /* Run argv (PATH searched), stdin from /dev/null, and capture at most
@@ -324,7 +324,7 @@ void spawn_kill_all(void);
  * and each raw control character (a JSON string holds none) made U+FFFD:
  * s itself when there is none, else a new string (s freed), or NULL; *n
  * its length. */
-char *utf8_clean(char *s, size_t *n);
+char *text_utf8(char *s, size_t *n);
 
 /* util.c */
 void cfg_defaults(void);

@@ -64,7 +64,7 @@ const char install_packages_def[] =
 "\"annotations\":{\"title\":\"Install packages\",\"readOnlyHint\":false,\"destructiveHint\":false,"
 "\"idempotentHint\":true,\"openWorldHint\":false}}";
 
-const char *network_policy(void)
+const char *tool_network_policy(void)
 {
 	return cfg.net_full ? "full" : cfg.net_install ? "install" : "none";
 }
@@ -148,7 +148,7 @@ static int npm_spec_ok(const char *s)
 	return !*p;
 }
 
-int package_spec_ok(const char *manager, const char *spec, char *why, size_t len)
+int tool_package_spec_ok(const char *manager, const char *spec, char *why, size_t len)
 {
 	int pip = strcmp(manager, "pip") == 0;
 	int good = strlen(spec) <= SPEC_MAX && spec[0] != '-' &&
@@ -201,8 +201,8 @@ static cJSON *report(const char *manager, const char *out, const cJSON *specs)
 		int asked = 0, bad;
 		cJSON_ArrayForEach(s, specs)
 			asked = asked || same_name(manager, s->valuestring, name->valuestring);
-		char *nm = clean_text(name->valuestring, strlen(name->valuestring), &bad);
-		char *vs = clean_text(ver->valuestring, strlen(ver->valuestring), &bad);
+		char *nm = text_clean(name->valuestring, strlen(name->valuestring), &bad);
+		char *vs = text_clean(ver->valuestring, strlen(ver->valuestring), &bad);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", nm);
 		cJSON_AddStringToObject(o, "version", vs);
@@ -239,10 +239,10 @@ static const char *text_of(const cJSON *o, const char *k)
 }
 
 /* The result: from the job's run result (status, output), the report. */
-static void reply(struct req *r, const char *manager, const char *ws, const cJSON *specs,
+static void reply(struct proto_req *r, const char *manager, const char *ws, const cJSON *specs,
 		  int net, const char *id, const cJSON *st, const char *note)
 {
-	cJSON *run = result_object(id, ws, st, 0, 0);
+	cJSON *run = job_result_object(id, ws, st, 0, 0);
 	const char *status = text_of(run, "status");
 	int ok = !strcmp(status, "succeeded"), going = !strcmp(status, "running") ||
 		 !strcmp(status, "queued");
@@ -311,9 +311,9 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 	note[0] = '\0';
 	int wfd = ws_open(ws, 0, err, sizeof err), fd = -1;
 	if (wfd >= 0)
-		fd = file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
+		fd = fs_file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
 	if (fd >= 0 && st.st_size <= (1 << 20)) {
-		char *text = read_fd(fd, (size_t)st.st_size, &got);
+		char *text = fs_read_fd(fd, (size_t)st.st_size, &got);
 		pj = cJSON_Parse(text);
 		free(text);
 	}
@@ -331,7 +331,7 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 			continue;
 		int fits = cJSON_IsString(dep) && (size_t)snprintf(spec, sizeof spec, "%s@%s",
 			   dep->string, dep->valuestring) < sizeof spec;
-		if (fits && package_spec_ok("npm", spec, why, sizeof why) &&
+		if (fits && tool_package_spec_ok("npm", spec, why, sizeof why) &&
 		    cJSON_GetArraySize(all) < PKG_MAX) {
 			cJSON_AddItemToArray(all, cJSON_CreateString(spec));
 			continue;
@@ -346,7 +346,7 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 		n = strlen(note);
 		if (n + 1 < len) {
 			int bad;
-			char *shown = clean_text(dep->string, strlen(dep->string), &bad);
+			char *shown = text_clean(dep->string, strlen(dep->string), &bad);
 			snprintf(note + n, len - n, " %.60s", shown);
 			free(shown);
 		}
@@ -357,7 +357,7 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 	return all;
 }
 
-static int specs_ok(struct req *r, const char *manager, const cJSON *pk)
+static int specs_ok(struct proto_req *r, const char *manager, const cJSON *pk)
 {
 	char why[400];
 	const cJSON *s;
@@ -373,7 +373,7 @@ static int specs_ok(struct req *r, const char *manager, const cJSON *pk)
 			tool_bad_args(r, "install_packages", "packages must hold strings only");
 			return -1;
 		}
-		if (!package_spec_ok(manager, s->valuestring, why, sizeof why)) {
+		if (!tool_package_spec_ok(manager, s->valuestring, why, sizeof why)) {
 			tool_bad_args(r, "install_packages", why);
 			return -1;
 		}
@@ -381,7 +381,7 @@ static int specs_ok(struct req *r, const char *manager, const cJSON *pk)
 	return n > 0 ? 0 : -1;
 }
 
-void install_packages(struct req *r, const cJSON *args)
+void install_packages(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "install_packages", *ws = NULL, *manager = NULL;
 	double timeout = (double)cfg.timeout_ms / 1000, wait = (double)cfg.wait_max_ms / 1000;
@@ -395,7 +395,7 @@ void install_packages(struct req *r, const cJSON *args)
 		tool_bad_args(r, T, "workspace_id, manager and packages are required");
 		return;
 	}
-	if (!workspace_id_ok(ws)) {
+	if (!ws_id_ok(ws)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			      "starting with -)");
 		return;
@@ -450,7 +450,7 @@ void install_packages(struct req *r, const cJSON *args)
 	snprintf(s.workspace, sizeof s.workspace, "%s", ws);
 	char note[800] = "";
 	cJSON *specs = NULL;
-	int made = workspace_make(s.workspace, sizeof s.workspace, 0, err, sizeof err);
+	int made = ws_make(s.workspace, sizeof s.workspace, 0, err, sizeof err);
 	if (made == 0 && !strcmp(manager, "npm"))
 		s.args = specs = npm_specs(s.workspace, pk, note, sizeof note);
 	if (made < 0 || job_submit(&s, id, err, sizeof err) < 0) {
@@ -460,7 +460,7 @@ void install_packages(struct req *r, const cJSON *args)
 		return;
 	}
 	cJSON_Delete(specs);
-	req_set_job(r, id);
+	proto_req_set_job(r, id);
 	cJSON *st = job_wait(r, id, (uint64_t)(wait * 1000 + 0.5), err, sizeof err);
 	if (r->cancelled) {
 		cJSON_Delete(st);

@@ -76,7 +76,7 @@ static size_t utf8_len(const unsigned char *s, size_t n, unsigned *cp)
 	return len;
 }
 
-char *clean_text(const char *s, size_t len, int *replaced)
+char *text_clean(const char *s, size_t len, int *replaced)
 {
 	struct buf b = {0};
 	const unsigned char *u = (const unsigned char *)s;
@@ -157,7 +157,7 @@ static char *stream_text(const char *id, const char *stream, uint64_t off, size_
 	size_t got;
 	if (avail <= budget) {
 		char *raw = read_at(fd, off, (size_t)avail, &got);
-		char *t = clean_text(raw, got, &pc->replaced);
+		char *t = text_clean(raw, got, &pc->replaced);
 		free(raw);
 		close(fd);
 		free(b.p);
@@ -177,8 +177,8 @@ static char *stream_text(const char *id, const char *stream, uint64_t off, size_
 	while (skip < tl && ((unsigned char)tail[skip] & 0xc0) == 0x80)
 		skip++;
 	pc->dropped = avail - hl - (tl - skip);
-	char *h = clean_text(head, hl, &pc->replaced);
-	char *t = clean_text(tail + skip, tl - skip, &pc->replaced);
+	char *h = text_clean(head, hl, &pc->replaced);
+	char *t = text_clean(tail + skip, tl - skip, &pc->replaced);
 	char marker[200];
 	int m = snprintf(marker, sizeof marker,
 			 "\n[... %llu bytes of %s not shown: job_logs with offset %llu reads them ...]\n",
@@ -299,7 +299,7 @@ static char *chain_failure(const char *id, const cJSON *st)
 	for (size_t i = 0; i < 3; i++)
 		if (strncmp(line, tools[i], strlen(tools[i])) == 0) {
 			int r = 0;
-			char *clean = clean_text(line, strlen(line), &r);
+			char *clean = text_clean(line, strlen(line), &r);
 			free(tail);
 			return clean;
 		}
@@ -340,7 +340,7 @@ static int quota_hit(const char *id, char *cap, size_t len)
 	return found;
 }
 
-cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
+cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 		     uint64_t out_off, uint64_t err_off)
 {
 	const char *status, *reason;
@@ -458,7 +458,7 @@ cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
 	return o;
 }
 
-cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t limit,
+cJSON *job_result_logs(const char *id, const char *stream, uint64_t offset, uint64_t limit,
 		   char *err, size_t errlen)
 {
 	int fd = job_file(id, "job.jsonl");
@@ -486,7 +486,7 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 	while (got > 0 && got < all && ((unsigned char)raw[got] & 0xc0) == 0x80)
 		got--;
 	memset(&p, 0, sizeof p);
-	char *t = clean_text(raw, got, &p.replaced);
+	char *t = text_clean(raw, got, &p.replaced);
 	free(raw);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "job_id", id);
@@ -502,7 +502,7 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 }
 
 /* For progress: "N bytes of output so far; last line: ..." */
-void progress_note(const char *id, char *buf, size_t len)
+void job_progress_note(const char *id, char *buf, size_t len)
 {
 	int fd = job_file(id, "stdout");
 	struct stat sb;
@@ -517,7 +517,7 @@ void progress_note(const char *id, char *buf, size_t len)
 			tail[--got] = '\0';
 		char *nl = strrchr(tail, '\n');
 		int r = 0;
-		char *clean = clean_text(nl ? nl + 1 : tail, strlen(nl ? nl + 1 : tail), &r);
+		char *clean = text_clean(nl ? nl + 1 : tail, strlen(nl ? nl + 1 : tail), &r);
 		snprintf(last, sizeof last, "%s", clean);
 		free(clean);
 		free(tail);
@@ -549,7 +549,7 @@ cJSON *job_info(const char *id)
 }
 
 /* The text block: the same as structuredContent, for a person. */
-char *result_text(const cJSON *res)
+char *job_result_text(const cJSON *res)
 {
 	struct buf b = {0};
 	char line[600];

@@ -85,7 +85,7 @@ static int stamps_fd(void)
 void ws_touch(const char *id)
 {
 	int d = stamps_fd();
-	if (d < 0 || !workspace_id_ok(id))
+	if (d < 0 || !ws_id_ok(id))
 		goto out;
 	int fd = openat(d, id, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 	if (fd < 0 || futimens(fd, NULL) < 0)
@@ -115,7 +115,7 @@ time_t ws_last_used(const char *id)
 int ws_size_path(const char *id, char *buf, size_t len)
 {
 	int st = state_fd();
-	if (st < 0 || !workspace_id_ok(id))
+	if (st < 0 || !ws_id_ok(id))
 		goto fail;
 	if (mkdirat(st, SIZES, 0700) < 0 && errno != EEXIST)
 		goto fail;
@@ -188,7 +188,7 @@ static void sweep_one(int root, const char *id, time_t now)
 	time_t last = ws_last_used(id);
 	if (last >= now || (uint64_t)(now - last) * 1000 < cfg.ws_ttl_ms)
 		return;
-	int busy = workspace_busy(id, job);
+	int busy = job_ws_busy(id, job);
 	if (busy > 0)
 		ws_touch(id);   /* in use now */
 	if (busy != 0)          /* in use, or cannot tell: not now */
@@ -342,7 +342,7 @@ static void units(char *buf, size_t len, uint64_t v, const uint64_t *mult,
 	snprintf(buf, len, "%llu%s", (unsigned long long)(v / mult[i]), name[i]);
 }
 
-void retention_terms(char *buf, size_t len)
+void job_retention_terms(char *buf, size_t len)
 {
 	static const uint64_t ms[] = { 86400000, 3600000, 60000, 1000, 1 };
 	static const char *const msn[] = { "d", "h", "m", "s", "ms" };
@@ -363,11 +363,11 @@ void retention_terms(char *buf, size_t len)
 		snprintf(buf, len, "finished jobs are removed by sr-queue gc");
 }
 
-void retention_sweep(void)
+void job_retention_sweep(void)
 {
 	char err[600];
 	if ((!cfg.ws_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space) ||
-	    state_ready(err, sizeof err) < 0)
+	    job_state_ready(err, sizeof err) < 0)
 		return;
 	if (cfg.job_ttl_ms || cfg.job_space)
 		jobs_sweep();
@@ -385,14 +385,14 @@ void retention_sweep(void)
 	time_t now = time(NULL);
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (workspace_id_ok(e->d_name) &&
+		if (ws_id_ok(e->d_name) &&
 		    (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN))
 			sweep_one(dirfd(d), e->d_name, now);
 	closedir(d);
 	ws_release(lock);
 }
 
-static char *state_dir;     /* as given: cfg's is replaced by state_ready */
+static char *state_dir;     /* as given: cfg's is replaced by job_state_ready */
 
 static void *sweeper(void *arg)
 {
@@ -402,7 +402,7 @@ static void *sweeper(void *arg)
 		/* nothing is made before the first tool call: a state
 		 * directory that is not there yet holds nothing to remove */
 		if (stat(state_dir, &st) == 0)
-			retention_sweep();
+			job_retention_sweep();
 		uint64_t ms = cfg.ws_ttl_ms;
 		if (cfg.job_ttl_ms && (!ms || cfg.job_ttl_ms < ms))
 			ms = cfg.job_ttl_ms;
@@ -412,7 +412,7 @@ static void *sweeper(void *arg)
 	return NULL;
 }
 
-void retention_start(void)
+void job_retention_start(void)
 {
 	pthread_t t;
 	if (!cfg.ws_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space)
@@ -426,7 +426,7 @@ void retention_start(void)
 /* The default quota needs unprivileged overlayfs: where sr-jail --quota
  * fails, runs go without one, and the log says so. A quota the
  * administrator asked for is never dropped: runs fail instead, saying why. */
-void quota_probe(void)
+void ws_quota_probe(void)
 {
 	char dir[4200], *out = NULL;
 	if (!cfg.ws_quota || cfg.ws_quota_set)
