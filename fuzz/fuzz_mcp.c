@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 static char state[4096];

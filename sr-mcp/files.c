@@ -35,7 +35,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define FILE_MAX (10U << 20)           /* read_file, edit_file: at most */
@@ -43,10 +43,7 @@
 #define LIST_MAX 1000                  /* list_files: entries in a page */
 #define WS_PAGE 200                    /* list_workspaces: workspaces in a page */
 #define LIST_BUDGET (TOOL_RESULT_BUDGET - 16384)   /* list_files, list_workspaces: a page's bytes */
-#define WALK_MAX 200000                /* entries looked at in one walk */
-#define REL_MAX 4095                   /* a path from a walk start, at most */
 #define LINE_MAX_CHARS 2000            /* read_file: a longer line is cut */
-#define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
 /* ---- answers ---------------------------------------------------------- */
 
@@ -55,261 +52,6 @@
 
 /* Arguments: 1 found and good, 0 absent, -1 wrong (answered). */
 
-int tool_arg_bool(struct proto_req *r, const char *tool, const cJSON *args, const char *k, int *out)
-{
-	const cJSON *v = cJSON_GetObjectItem(args, k);
-	char msg[200];
-	if (!v || cJSON_IsNull(v))
-		return 0;
-	if (!cJSON_IsBool(v)) {
-		snprintf(msg, sizeof msg, "%s must be true or false", k);
-		tool_bad_args(r, tool, msg);
-		return -1;
-	}
-	*out = cJSON_IsTrue(v);
-	return 1;
-}
-
-
-/* workspace_id, required and well formed: 0, or -1 (answered). */
-int tool_arg_ws(struct proto_req *r, const char *tool, const cJSON *args, const char **ws)
-{
-	int g = tool_arg_str(r, tool, args, "workspace_id", ws);
-	if (g == 0)
-		tool_bad_args(r, tool, "workspace_id is required (a run_code result or list_workspaces "
-		    "gives one)");
-	else if (g > 0 && !ws_id_ok(*ws))
-		tool_bad_args(r, tool, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
-		    "starting with -)");
-	return g > 0 && ws_id_ok(*ws) ? 0 : -1;
-}
-
-/* ---- confined lookups --------------------------------------------------- */
-
-int fs_openat2(int dirfd, const char *path, int flags, mode_t mode)
-{
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
-		.mode = (flags & O_CREAT) ? mode : 0,
-		.resolve = RESOLVE_SAFE,
-	};
-	long fd;
-	for (int tries = 0;; tries++) {
-		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-		/* EAGAIN: a rename elsewhere raced the lookup; look again */
-		if (fd >= 0 || (errno != EAGAIN && errno != EINTR) || tries >= 20)
-			break;
-	}
-	/* O_DIRECTORY | O_NOFOLLOW on a link says ENOTDIR: say it is a link */
-	if (fd < 0 && errno == ENOTDIR && (flags & O_DIRECTORY)) {
-		struct open_how p = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_SAFE };
-		struct stat st;
-		long l = syscall(SYS_openat2, dirfd, path, &p, sizeof p);
-		int link = l >= 0 && fstat((int)l, &st) == 0 && S_ISLNK(st.st_mode);
-		if (l >= 0)
-			close((int)l);
-		errno = link ? ELOOP : ENOTDIR;
-	}
-	return (int)fd;
-}
-
-/* Why a lookup of path failed, for the model. */
-static void why(char *buf, size_t len, const char *path, int e)
-{
-	switch (e) {
-	case EXDEV:
-		snprintf(buf, len, "%s: path escapes the workspace (paths are relative to "
-			 "/workspace, and '..' may not leave it)", path);
-		break;
-	case ELOOP:
-		snprintf(buf, len, "%s: is a symbolic link, or has one on its way: sr-mcp "
-			 "follows none (list_files shows links and their targets; run_code "
-			 "can read through them inside the sandbox)", path);
-		break;
-	case ENOENT:
-		snprintf(buf, len, "%s: no such file or directory (list_files shows what "
-			 "is there)", path);
-		break;
-	case ENOTDIR:
-		snprintf(buf, len, "%s: a component of the path is not a directory", path);
-		break;
-	case EISDIR:
-		snprintf(buf, len, "%s: is a directory (list_files lists it)", path);
-		break;
-	case ENXIO:
-	case ENODEV:
-		snprintf(buf, len, "%s: not a regular file (a fifo/socket/device): sr-mcp "
-			 "reads and writes regular files only", path);
-		break;
-	case ENOSYS:
-		snprintf(buf, len, "this kernel has no openat2 (Linux 5.6 or later is "
-			 "needed): the file tools are off; use run_code");
-		break;
-	case ENAMETOOLONG:
-		snprintf(buf, len, "the path is too long");
-		break;
-	default:
-		snprintf(buf, len, "%s: %s", path, strerror(e));
-	}
-}
-
-/* The workspace's directory, open: a descriptor, or -1 with err set. With
- * create, a missing workspace is made (as run_code does). */
-int ws_open(const char *id, int create, char *err, size_t len)
-{
-	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (root < 0) {
-		snprintf(err, len, "unable to open %s: %s", cfg.workspaces, strerror(errno));
-		return -1;
-	}
-	int fd = fs_openat2(root, id, O_RDONLY | O_DIRECTORY, 0);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(root, id, 0700) < 0 && errno != EEXIST) {
-			snprintf(err, len, "unable to create workspace %s: %s", id, strerror(errno));
-			close(root);
-			return -1;
-		}
-		fd = fs_openat2(root, id, O_RDONLY | O_DIRECTORY, 0);
-	}
-	if (fd < 0) {
-		if (errno == ENOENT)
-			snprintf(err, len, "no workspace %s (list_workspaces shows them)", id);
-		else
-			snprintf(err, len, "workspace %s: %s", id, errno == ELOOP ?
-				 "is a symbolic link: sr-mcp follows none" : strerror(errno));
-	}
-	close(root);
-	return fd;
-}
-
-/* The path as the model gave it, made relative to the workspace root:
- * "/workspace/x" is "x", "/workspace" and "" are ".". NULL (err set) for
- * an absolute path elsewhere: the kernel would refuse it anyway. */
-const char *fs_rel_path(const char *p, char *err, size_t len)
-{
-	if (!strncmp(p, "/workspace", 10) && (p[10] == '/' || !p[10])) {
-		p += 10;
-		while (*p == '/')
-			p++;
-	}
-	if (*p == '/') {
-		snprintf(err, len, "%s: path escapes the workspace (give a path relative to "
-			 "/workspace)", p);
-		return NULL;
-	}
-	if (strlen(p) >= 4000) {
-		snprintf(err, len, "the path is too long");
-		return NULL;
-	}
-	return *p ? p : ".";
-}
-
-/* Split PATH into its directory (in dir) and last component (returned);
- * NULL when the last component is not a name ("", ".", ".."). */
-const char *fs_split(const char *path, char *dir, size_t len)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s", path);
-	size_t n = strlen(tmp);
-	while (n > 1 && tmp[n - 1] == '/')
-		tmp[--n] = '\0';
-	char *slash = strrchr(tmp, '/');
-	const char *base = slash ? slash + 1 : tmp;
-	if (slash) {
-		*slash = '\0';
-		snprintf(dir, len, "%s", *tmp ? tmp : ".");
-	} else {
-		snprintf(dir, len, ".");
-	}
-	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-		return NULL;
-	return path + (base - tmp);
-}
-
-/* The directory dir beneath ws, open; with create, missing directories
- * are made one component at a time (mkdirat, then the same confined
- * open). -1 with errno. */
-int fs_dir_open(int ws, const char *dir, int create)
-{
-	int fd = fs_openat2(ws, dir, O_RDONLY | O_DIRECTORY, 0);
-	if (fd >= 0 || errno != ENOENT || !create)
-		return fd;
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s", dir);
-	int cur = dup(ws);
-	char *save = NULL;
-	for (char *c = strtok_r(tmp, "/", &save); c && cur >= 0; c = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(c, "."))
-			continue;
-		if (!strcmp(c, "..")) {   /* the walk opens one level at a time */
-			close(cur);
-			errno = EXDEV;
-			return -1;
-		}
-		int next = fs_openat2(cur, c, O_RDONLY | O_DIRECTORY, 0);
-		if (next < 0 && errno == ENOENT) {
-			if (mkdirat(cur, c, 0700) < 0 && errno != EEXIST) {
-				int e = errno;
-				close(cur);
-				errno = e;
-				return -1;
-			}
-			next = fs_openat2(cur, c, O_RDONLY | O_DIRECTORY, 0);
-		}
-		int e = errno;
-		close(cur);
-		cur = next;
-		errno = e;
-	}
-	return cur;
-}
-
-/* A regular file of one link, open: its descriptor and stat, or -1 with
- * the reason in err. */
-int fs_file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
-	      char *err, size_t len)
-{
-	int fd = fs_openat2(ws, path, flags | O_NONBLOCK | O_NOCTTY, 0600);
-	if (fd < 0) {
-		why(err, len, shown, errno);
-		return -1;
-	}
-	if (fstat(fd, st) < 0) {
-		why(err, len, shown, errno);
-		close(fd);
-		return -1;
-	}
-	if (S_ISDIR(st->st_mode)) {
-		why(err, len, shown, EISDIR);
-	} else if (!S_ISREG(st->st_mode)) {
-		why(err, len, shown, ENXIO);
-	} else if (st->st_nlink > 1) {
-		snprintf(err, len, "%s: has %lu hard links: sr-mcp reads and writes no file "
-			 "with more than one (a link could be to a file outside the workspace); "
-			 "use run_code to copy it", shown, (unsigned long)st->st_nlink);
-	} else {
-		return fd;
-	}
-	close(fd);
-	return -1;
-}
-
-char *fs_read_fd(int fd, size_t size, size_t *got)
-{
-	char *p = xmalloc(size + 1);
-	size_t n = 0;
-	while (n < size) {
-		ssize_t k = pread(fd, p + n, size - n, (off_t)n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	p[n] = '\0';
-	*got = n;
-	return p;
-}
 
 static void iso_time(time_t t, char *buf, size_t len)
 {
@@ -318,44 +60,9 @@ static void iso_time(time_t t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* ---- walking trees ----------------------------------------------------- */
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Without recursion, at any depth (lib/walk.c): each directory in name
- * order, WALK_MAX entries at most; a path longer than rel_max is given
- * cut (rel_cut), or not at all with skip_cut. fd0 is consumed. */
-void fs_walk(struct fs_walk *w, int fd0)
-{
-	struct sr_tree t = { .sorted = 1, .names_max = WALK_MAX,
-			     .path_max = w->no_rel ? 0 : w->rel_max ? w->rel_max : REL_MAX };
-	if (sr_tree_open(&t, fd0) < 0) {
-		w->cut = 1;
-		return;
-	}
-	int k = 0;
-	while (!w->stop && (k = sr_tree_next(&t)) > 0) {
-		struct stat st;
-		if (k == SR_TREE_LEAVE || fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (++w->seen >= WALK_MAX) {
-			w->cut = 1;
-			break;
-		}
-		w->rel_cut = t.path_cut;
-		w->cut |= t.path_cut;
-		if (t.path_cut && w->skip_cut)
-			continue;
-		w->fn(w, t.dirfd, t.name, t.path ? t.path : "", &st);
-		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop)
-			(void)sr_tree_enter(&t);   /* unreadable: its entries are not seen */
-	}
-	if (k < 0 || t.cut)
-		w->cut = 1;
-	sr_tree_close(&t);
 }
 
 static void text_add(char **b, size_t *len, size_t *cap, const char *s)
@@ -509,38 +216,6 @@ void files_list_workspaces(struct proto_req *r, const cJSON *args)
 	tool_reply(r, res, tlen ? text : from ? "no workspaces from this offset" :
 		   "no workspaces yet (run_code or write_file makes one)", 0);
 	free(text);
-}
-
-int job_ws_busy(const char *ws, char job[33])
-{
-	char err[300], want[4200];
-	cJSON *all = job_list(err, sizeof err), *j;
-	int found = 0;
-	if (!all) {
-		struct stat st;
-		char tmp[4200];
-		snprintf(tmp, sizeof tmp, "%s/tmp", cfg.spool);
-		if (lstat(tmp, &st) < 0 && errno == ENOENT)
-			return 0;   /* a spool no job was ever submitted to */
-		snprintf(job, 33, "(unknown)");
-		return -1;      /* cannot tell: as if in use */
-	}
-	snprintf(want, sizeof want, "%s/%s", cfg.workspaces, ws);
-	cJSON_ArrayForEach(j, all) {
-		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
-		if (found || !cJSON_IsString(id) || !cJSON_IsString(state) ||
-		    (strcmp(state->valuestring, "queued") && strcmp(state->valuestring, "running")))
-			continue;
-		cJSON *info = job_info(id->valuestring);
-		const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
-		if (cJSON_IsString(cwd) && !strcmp(cwd->valuestring, want)) {
-			snprintf(job, 33, "%s", id->valuestring);
-			found = 1;
-		}
-		cJSON_Delete(info);
-	}
-	cJSON_Delete(all);
-	return found;
 }
 
 void files_delete_workspace(struct proto_req *r, const cJSON *args)
@@ -713,7 +388,7 @@ void files_list(struct proto_req *r, const cJSON *args)
 	}
 	int dfd = fs_openat2(wfd, rel, O_RDONLY | O_DIRECTORY, 0);
 	if (dfd < 0) {
-		why(err, sizeof err, rel, errno);
+		fs_path_why(err, sizeof err, rel, errno);
 		close(wfd);
 		tool_error(r, "%s", err);
 		return;
@@ -731,7 +406,7 @@ void files_list(struct proto_req *r, const cJSON *args)
 	cJSON_AddNumberToObject(res, "offset", (double)l.skip);
 	l.entries = cJSON_AddArrayToObject(res, "entries");
 	struct fs_walk w = { .fn = list_one, .recursive = recursive || (glob && strchr(glob, '/')),
-			  .rel_max = REL_MAX - strlen(base) - 1, .ctx = &l };
+			  .rel_max = FS_REL_MAX - strlen(base) - 1, .ctx = &l };
 	fs_walk(&w, dfd);
 	cJSON_AddBoolToObject(res, "truncated", l.truncated || w.cut);
 	char note[700] = "";
@@ -745,7 +420,7 @@ void files_list(struct proto_req *r, const cJSON *args)
 		snprintf(note + strlen(note), sizeof note - strlen(note), "[... not every entry "
 			 "is listed: a walk looks at %d entries at most, and a path longer than %d "
 			 "bytes is cut (path_cut); list a deeper directory with path, or use "
-			 "run_code ...]\n", WALK_MAX, REL_MAX);
+			 "run_code ...]\n", FS_WALK_MAX, FS_REL_MAX);
 	if (*note)
 		cJSON_AddStringToObject(res, "note", note);
 	if (!l.n && !l.skip)
@@ -758,22 +433,6 @@ void files_list(struct proto_req *r, const cJSON *args)
 }
 
 /* ---- read_file ----------------------------------------------------------- */
-
-char *text_base64(const unsigned char *p, size_t n)
-{
-	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *o = xmalloc((n + 2) / 3 * 4 + 1), *q = o;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-			     (i + 2 < n ? p[i + 2] : 0);
-		*q++ = A[v >> 18 & 63];
-		*q++ = A[v >> 12 & 63];
-		*q++ = i + 1 < n ? A[v >> 6 & 63] : '=';
-		*q++ = i + 2 < n ? A[v & 63] : '=';
-	}
-	*q = '\0';
-	return o;
-}
 
 /* Decoded into a new buffer (length in *len), or NULL if not base64. */
 static unsigned char *unbase64(const char *s, size_t *len)
@@ -806,19 +465,6 @@ static unsigned char *unbase64(const char *s, size_t *len)
 	}
 	*len = k;
 	return o;
-}
-
-const char *images_type(const unsigned char *p, size_t n)
-{
-	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
-		return "image/png";
-	if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
-		return "image/jpeg";
-	if (n >= 6 && (!memcmp(p, "GIF87a", 6) || !memcmp(p, "GIF89a", 6)))
-		return "image/gif";
-	if (n >= 12 && !memcmp(p, "RIFF", 4) && !memcmp(p + 8, "WEBP", 4))
-		return "image/webp";
-	return NULL;
 }
 
 static const char *binary_type(const unsigned char *p, size_t n)
@@ -1010,22 +656,6 @@ void files_read(struct proto_req *r, const cJSON *args)
 
 /* ---- write_file, edit_file, delete_path -------------------------------- */
 
-int fs_write_at(int fd, const void *buf, size_t n, off_t off)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t k = pwrite(fd, p, n, off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-		off += k;
-	}
-	return 0;
-}
-
 /* Would a file of old bytes becoming n bytes, and made inodes more (the
  * file and directories on the way), take the workspace (wfd) past its
  * quota? Then 1, answered. */
@@ -1120,7 +750,7 @@ void files_write(struct proto_req *r, const cJSON *args)
 		goto out;
 	dfd = wfd >= 0 ? fs_dir_open(wfd, dir, 1) : -1;
 	if (wfd >= 0 && dfd < 0)
-		why(err, sizeof err, dir, errno);
+		fs_path_why(err, sizeof err, dir, errno);
 	if (wfd >= 0)
 		ws_touch(ws);
 	struct stat st;
@@ -1255,12 +885,6 @@ void files_edit(struct proto_req *r, const cJSON *args)
 	tool_reply(r, res, err, 0);
 }
 
-/* why() for the other files: the reason a confined lookup failed. */
-void fs_path_why(char *buf, size_t len, const char *path, int e)
-{
-	why(buf, len, path, e);
-}
-
 void files_delete_path(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "delete_path", *ws, *path = NULL, *name = NULL;
@@ -1279,9 +903,9 @@ void files_delete_path(struct proto_req *r, const cJSON *args)
 	int wfd = name ? ws_open(ws, 0, err, sizeof err) : -1;
 	int dfd = wfd >= 0 ? fs_dir_open(wfd, dir, 0) : -1;
 	if (wfd >= 0 && dfd < 0)
-		why(err, sizeof err, rel, errno);
+		fs_path_why(err, sizeof err, rel, errno);
 	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		why(err, sizeof err, rel, errno);
+		fs_path_why(err, sizeof err, rel, errno);
 		close(dfd);
 		dfd = -1;
 	}

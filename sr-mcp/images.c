@@ -27,7 +27,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "images.h"
 #include "sr.h"
 
 #define OUT_DIR "outputs"        /* beneath /workspace */
@@ -339,4 +339,17 @@ void images_attach(cJSON *result, cJSON *blocks)
 	while ((b = cJSON_DetachItemFromArray(blocks, 0)))
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
+}
+
+const char *images_type(const unsigned char *p, size_t n)
+{
+	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
+		return "image/png";
+	if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
+		return "image/jpeg";
+	if (n >= 6 && (!memcmp(p, "GIF87a", 6) || !memcmp(p, "GIF89a", 6)))
+		return "image/gif";
+	if (n >= 12 && !memcmp(p, "RIFF", 4) && !memcmp(p + 8, "WEBP", 4))
+		return "image/webp";
+	return NULL;
 }

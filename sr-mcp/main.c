@@ -14,14 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #ifndef SR_DATADIR
 #define SR_DATADIR "/usr/local/share/sr"
 #endif
-
-struct config cfg;
 
 static const char usage_text[] =
 "usage: sr-mcp [options]   (an MCP server on stdin/stdout; see sr-mcp(1))\n"

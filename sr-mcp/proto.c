@@ -20,7 +20,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "proto.h"
 #include "sr.h"
 
 #define MODERN "2026-07-28"
@@ -47,6 +47,17 @@ struct proto_batch {
 };
 static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct proto_batch *batches;
+static const struct proto_server *server;  /* the layer above: proto_serve */
+
+void proto_serve(const struct proto_server *s)
+{
+	server = s;
+}
+
+const struct proto_server *proto_server(void)
+{
+	return server;
+}
 
 static void write_line(cJSON *msg)
 {
@@ -360,7 +371,7 @@ static void do_initialize(struct proto_req *r)
 	cJSON_AddStringToObject(res, "protocolVersion", ver);
 	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_LEGACY));
 	cJSON_AddItemToObject(res, "serverInfo", server_info());
-	cJSON_AddStringToObject(res, "instructions", tool_instructions());
+	cJSON_AddStringToObject(res, "instructions", server->instructions());
 	proto_result(r, res);
 }
 
@@ -369,7 +380,7 @@ static void do_discover(struct proto_req *r)
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "supportedVersions", supported_list());
 	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_MODERN));
-	cJSON_AddStringToObject(res, "instructions", tool_instructions());
+	cJSON_AddStringToObject(res, "instructions", server->instructions());
 	cJSON_AddNumberToObject(res, "ttlMs", 0);
 	cJSON_AddStringToObject(res, "cacheScope", "private");
 	r->era = PROTO_MODERN;
@@ -422,11 +433,11 @@ static void *call_thread(void *arg)
 {
 	struct proto_req *r = arg;
 	if (strncmp(r->method, "tasks/", 6) == 0)
-		proto_tasks_call(r);
+		server->tasks_call(r);
 	else if (strncmp(r->method, "resources/", 10) == 0)
-		resources_call(r);
+		server->resources_call(r);
 	else
-		tool_call(r);
+		server->tools_call(r);
 	/* answered: its batch's answers go out before the count drops (at
 	 * the end of input, main waits for the count) */
 	batch_put(r->batch);
@@ -532,7 +543,7 @@ static void dispatch(struct proto_req *r)
 	else if (strcmp(m, "logging/setLevel") == 0)
 		do_set_level(r);
 	else if (strcmp(m, "tools/list") == 0)
-		proto_result(r, tool_list(r->era));
+		proto_result(r, server->tools_list(r->era));
 	else {
 		char msg[200];
 		snprintf(msg, sizeof msg, "Method not found: %.120s", m);
@@ -623,4 +634,19 @@ void proto_line_too_long(void)
 	snprintf(msg, sizeof msg, "Invalid Request: the line is longer than %u bytes, "
 		 "the most sr-mcp reads; it was discarded", MCP_LINE_MAX);
 	error_to(NULL, NULL, -32600, msg, NULL);
+}
+
+static void wait_progress(void *ctx, double s, const char *msg)
+{
+	proto_progress(ctx, s, msg);
+}
+
+/* job_wait for a call: its cancel stops the wait, progress goes to it. */
+cJSON *proto_job_wait(struct proto_req *r, const char *id, uint64_t ms, char *err,
+		      size_t errlen)
+{
+	if (!r)
+		return job_wait(NULL, id, ms, err, errlen);
+	struct job_waiter w = { .cancelled = &r->cancelled, .progress = wait_progress, .ctx = r };
+	return job_wait(&w, id, ms, err, errlen);
 }

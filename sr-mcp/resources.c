@@ -27,7 +27,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define RES_LIST_MAX 1000             /* resources/list: files, at most */

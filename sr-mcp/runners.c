@@ -4,13 +4,14 @@
  * executable regular file are skipped. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mcp.h"
+#include "runner.h"
 #include "sr.h"
 
 struct runner *runner_all;

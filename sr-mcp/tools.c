@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define RESULT_PROPS \
@@ -363,8 +363,18 @@ static cJSON *parse_def(const char *json)
 	return t;
 }
 
+static const struct proto_server server = {
+	.instructions = tool_instructions,
+	.tools_list = tool_list,
+	.tools_call = tool_call,
+	.resources_call = resources_call,
+	.tasks_call = proto_tasks_call,
+	.job_result = tool_run_result,
+};
+
 void tool_init(void)
 {
+	proto_serve(&server);
 	const char *defs[] = { run_code_def, job_status_def, job_logs_def, cancel_job_def,
 			       list_jobs_def, sandbox_info_def,
 			       list_workspaces_def, delete_workspace_def, list_files_def,
@@ -423,63 +433,6 @@ cJSON *tool_list(enum proto_era era)
 	return res;
 }
 
-/* A tool result: a text block for a person, structuredContent for the
- * model. Takes res. */
-cJSON *tool_result(cJSON *res, const char *text, int is_error)
-{
-	cJSON *out = cJSON_CreateObject();
-	cJSON *content = cJSON_AddArrayToObject(out, "content");
-	cJSON *t = cJSON_CreateObject();
-	cJSON_AddStringToObject(t, "type", "text");
-	cJSON_AddStringToObject(t, "text", text);
-	cJSON_AddItemToArray(content, t);
-	if (res)
-		cJSON_AddItemToObject(out, "structuredContent", res);
-	cJSON_AddBoolToObject(out, "isError", is_error);
-	return out;
-}
-
-size_t tool_json_size(const cJSON *v)
-{
-	char *p = cJSON_PrintUnformatted(v);
-	if (!p)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	size_t n = strlen(p);
-	free(p);
-	return n;
-}
-
-size_t tool_json_str_size(const char *s)
-{
-	size_t n = 2;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		n += *p == '"' || *p == '\\' || *p == '\b' || *p == '\f' || *p == '\n' ||
-		     *p == '\r' || *p == '\t' ? 2 : *p < 0x20 ? 6 : 1;
-	return n;
-}
-
-/* The last guard of the result cap: a result that would pass it is not
- * sent; a note that says how to ask for less is, instead. */
-static cJSON *bounded(cJSON *out)
-{
-	size_t n = tool_json_size(out);
-	if (n <= TOOL_RESULT_BUDGET)
-		return out;
-	cJSON_Delete(out);
-	char msg[600];
-	snprintf(msg, sizeof msg, "the result of this call would be %zu bytes, over the cap of a "
-		 "result (%u bytes): nothing of it is shown. Ask for a part: list_files and "
-		 "list_workspaces take an offset (and list_files a path or glob), read_file "
-		 "offset_line and limit_lines, job_logs offset and limit_bytes; or have run_code "
-		 "write less.", n, MCP_RESULT_MAX);
-	return tool_result(NULL, msg, 1);
-}
-
-void tool_reply(struct proto_req *r, cJSON *res, const char *text, int is_error)
-{
-	proto_result(r, bounded(tool_result(res, text, is_error)));
-}
-
 /* A stream's text in res cut to half, with a note, when it is long. */
 static int halve_stream(cJSON *res, const char *k)
 {
@@ -523,69 +476,7 @@ cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t
 	cJSON *out = tool_result(res, text, is_error);
 	images_attach(out, images);
 	free(text);
-	return bounded(out);
-}
-
-/* isError with text only: for a tool with an outputSchema a client would
- * reject structuredContent that does not fit it, and an error need not. */
-void tool_error(struct proto_req *r, const char *fmt, ...)
-{
-	char msg[1500];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	tool_reply(r, NULL, msg, 1);
-}
-
-void tool_bad_args(struct proto_req *r, const char *tool, const char *what)
-{
-	char msg[600];
-	snprintf(msg, sizeof msg, "Invalid arguments for tool %s: %s", tool, what);
-	proto_error(r, -32602, msg, NULL);
-}
-
-/* Argument readers: 1 found and good, 0 absent, -1 wrong (answered). */
-static const cJSON *arg(const cJSON *args, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(args, k);
-	return cJSON_IsNull(v) ? NULL : v;
-}
-
-int tool_arg_num(struct proto_req *r, const char *tool, const cJSON *args, const char *k,
-		   double min, double *out)
-{
-	const cJSON *v = arg(args, k);
-	char msg[200];
-	if (!v)
-		return 0;
-	/* at most 2^53 (what JSON carries exactly): beyond, the conversions to
-	 * integers below would be undefined (1e300, found by fuzz/fuzz_mcp.c) */
-	if (!cJSON_IsNumber(v) || !(v->valuedouble >= min) ||
-	    v->valuedouble > 9007199254740992.0) {
-		snprintf(msg, sizeof msg, "%s must be a number, at least %g and at most 2^53", k,
-			 min);
-		tool_bad_args(r, tool, msg);
-		return -1;
-	}
-	*out = v->valuedouble;
-	return 1;
-}
-
-int tool_arg_str(struct proto_req *r, const char *tool, const cJSON *args, const char *k,
-		   const char **out)
-{
-	const cJSON *v = arg(args, k);
-	char msg[200];
-	if (!v)
-		return 0;
-	if (!cJSON_IsString(v)) {
-		snprintf(msg, sizeof msg, "%s must be a string", k);
-		tool_bad_args(r, tool, msg);
-		return -1;
-	}
-	*out = v->valuestring;
-	return 1;
+	return tool_bounded(out);
 }
 
 static int job_arg(struct proto_req *r, const char *tool, const cJSON *args, const char **id)
@@ -624,7 +515,7 @@ static void finish_run(struct proto_req *r, const char *id, const char *ws, uint
 		       uint64_t out_off, uint64_t err_off)
 {
 	char err[512];
-	cJSON *st = job_wait(r, id, wait_ms, err, sizeof err);
+	cJSON *st = proto_job_wait(r, id, wait_ms, err, sizeof err);
 	if (r->cancelled) {
 		cJSON_Delete(st);
 		return;
@@ -655,7 +546,7 @@ static void run_code(struct proto_req *r, const cJSON *args)
 	const char *T = "run_code", *lang = NULL, *code = NULL, *ws = NULL, *in = NULL;
 	double timeout = (double)cfg.timeout_ms / 1000, mem = (double)(cfg.memory >> 20);
 	double wait = (double)cfg.wait_ms / 1000;
-	const cJSON *a = arg(args, "args"), *env = arg(args, "env"), *x;
+	const cJSON *a = tool_arg(args, "args"), *env = tool_arg(args, "env"), *x;
 	char why[300];
 	if (tool_arg_str(r, T, args, "language", &lang) < 0 || tool_arg_str(r, T, args, "code", &code) < 0 ||
 	    tool_arg_str(r, T, args, "workspace_id", &ws) < 0 || tool_arg_str(r, T, args, "stdin", &in) < 0 ||

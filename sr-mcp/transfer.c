@@ -54,7 +54,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define EXPORT_MAX (1ULL << 30)         /* an archive, compressed, at most */

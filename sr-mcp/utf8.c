@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp.h"
+#include "text.h"
 
 /* The length of the well-formed UTF-8 character at s (n bytes there), or
  * 0 with *bad the length of its ill-formed start (its maximal subpart, to

@@ -19,7 +19,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "proto.h"
 #include "sr.h"
 
 #define POLL_MS 1000
@@ -59,7 +59,7 @@ static cJSON *task_fields(const struct proto_req *r, const char *id, const cJSON
 		status = "cancelled";
 		snprintf(msg, sizeof msg, "the job was cancelled");
 	} else {
-		res = tool_run_result(id, NULL, st, 0, 0);
+		res = proto_server()->job_result(id, NULL, st, 0, 0);
 		const cJSON *sc = cJSON_GetObjectItem(res, "structuredContent");
 		status = r->era == PROTO_LEGACY && cJSON_IsTrue(cJSON_GetObjectItem(res, "isError")) ?
 			 "failed" : "completed";
@@ -121,7 +121,7 @@ static const char *task_id(struct proto_req *r)
 static cJSON *task_job(struct proto_req *r, const char *id, uint64_t wait_ms)
 {
 	char err[300], msg[400];
-	cJSON *st = job_wait(r, id, wait_ms, err, sizeof err);
+	cJSON *st = proto_job_wait(r, id, wait_ms, err, sizeof err);
 	if (!st && !r->cancelled) {
 		snprintf(msg, sizeof msg, "Unknown task %s: %s", id, err);
 		proto_error(r, -32602, msg, NULL);
@@ -154,7 +154,7 @@ static void task_result(struct proto_req *r, const char *id)
 		cJSON_Delete(st);
 		return;
 	}
-	cJSON *res = tool_run_result(id, NULL, st, 0, 0);
+	cJSON *res = proto_server()->job_result(id, NULL, st, 0, 0);
 	cJSON_Delete(st);
 	cJSON *meta = cJSON_AddObjectToObject(res, "_meta");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "io.modelcontextprotocol/related-task"),
