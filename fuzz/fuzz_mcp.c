@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 static char state[4096];
@@ -58,9 +58,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	static struct runner r[2] = { { .name = "bash" }, { .name = "python" } };
 	r[0].path = "/nonexistent/bash";
 	r[1].path = "/nonexistent/python";
-	runners = r;
-	nrunners = 2;
-	tools_init();
+	runner_all = r;
+	runner_count = 2;
+	tool_init();
 	/* the protocol stream */
 	int fd = memfd_create("sr-mcp-stdout", MFD_CLOEXEC);
 	if (fd < 0 || dup2(fd, 1) < 0)
@@ -104,7 +104,7 @@ static void check_output(void)
 		if (verbose)
 			fprintf(stderr, "< %s\n", line);
 		size_t n = strlen(line);
-		if (utf8_clean(line, &n) != line) {    /* it had to change it */
+		if (text_utf8(line, &n) != line) {    /* it had to change it */
 			fprintf(stderr, "fuzz_mcp: a line out is not UTF-8: %s\n", line);
 			abort();
 		}
@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(line);
 		p += n + 1;
 	}
-	while (inflight_count() > 0)
+	while (proto_inflight_count() > 0)
 		sched_yield();
 	check_output();
 	struct stat st;

@@ -1,10 +1,11 @@
 /* mcp_stub.c - what fuzz_mcp links instead of sr-mcp's main.c and
- * spawn.c: the settings (cfg), and a spawn that never starts a process.
+ * spawn.c: a spawn that never starts a process (the settings, cfg,
+ * are util.c's).
  *
- * The rest of sr-mcp is the real code: proto.c, tools.c, tasks.c,
- * jobs.c, result.c, runners.c. So a tools/call is served as far as it
+ * The rest of sr-mcp is the real code: proto.c, tools.c, proto_tasks.c,
+ * jobs.c, job_result.c, runners.c ... So a tools/call is served as far as it
  * can be without a process: its arguments are checked and the errors
- * answered; state_ready makes the state directory (a temporary one) and
+ * answered; job_state_ready makes the state directory (a temporary one) and
  * believes the sandbox works (the probe "sr-jail true" succeeds here);
  * every sr-queue command (submit, status, cancel, list) fails as if
  * sr-queue could not run, so a valid run_code ends in "The run could not
@@ -14,11 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp.h"
+#include "spawn.h"
 #include "sr.h"
-
-struct config cfg;
-
 
 /* A run sr-mcp submits never asks for more than the administrator's caps:
  * sr-limit gets --mem or --data of at most memory_max bytes, and a

@@ -35,18 +35,15 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define FILE_MAX (10U << 20)           /* read_file, edit_file: at most */
-#define IMAGE_MAX MCP_IMAGE_MAX
+#define IMAGE_MAX IMAGES_MAX
 #define LIST_MAX 1000                  /* list_files: entries in a page */
 #define WS_PAGE 200                    /* list_workspaces: workspaces in a page */
-#define LIST_BUDGET (RESULT_BUDGET - 16384)   /* list_files, list_workspaces: a page's bytes */
-#define WALK_MAX 200000                /* entries looked at in one walk */
-#define REL_MAX 4095                   /* a path from a walk start, at most */
+#define LIST_BUDGET (TOOL_RESULT_BUDGET - 16384)   /* list_files, list_workspaces: a page's bytes */
 #define LINE_MAX_CHARS 2000            /* read_file: a longer line is cut */
-#define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
 /* ---- answers ---------------------------------------------------------- */
 
@@ -55,261 +52,6 @@
 
 /* Arguments: 1 found and good, 0 absent, -1 wrong (answered). */
 
-int get_bool(struct req *r, const char *tool, const cJSON *args, const char *k, int *out)
-{
-	const cJSON *v = cJSON_GetObjectItem(args, k);
-	char msg[200];
-	if (!v || cJSON_IsNull(v))
-		return 0;
-	if (!cJSON_IsBool(v)) {
-		snprintf(msg, sizeof msg, "%s must be true or false", k);
-		tool_bad_args(r, tool, msg);
-		return -1;
-	}
-	*out = cJSON_IsTrue(v);
-	return 1;
-}
-
-
-/* workspace_id, required and well formed: 0, or -1 (answered). */
-int get_ws(struct req *r, const char *tool, const cJSON *args, const char **ws)
-{
-	int g = tool_arg_str(r, tool, args, "workspace_id", ws);
-	if (g == 0)
-		tool_bad_args(r, tool, "workspace_id is required (a run_code result or list_workspaces "
-		    "gives one)");
-	else if (g > 0 && !workspace_id_ok(*ws))
-		tool_bad_args(r, tool, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
-		    "starting with -)");
-	return g > 0 && workspace_id_ok(*ws) ? 0 : -1;
-}
-
-/* ---- confined lookups --------------------------------------------------- */
-
-int openat2_safe(int dirfd, const char *path, int flags, mode_t mode)
-{
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
-		.mode = (flags & O_CREAT) ? mode : 0,
-		.resolve = RESOLVE_SAFE,
-	};
-	long fd;
-	for (int tries = 0;; tries++) {
-		fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-		/* EAGAIN: a rename elsewhere raced the lookup; look again */
-		if (fd >= 0 || (errno != EAGAIN && errno != EINTR) || tries >= 20)
-			break;
-	}
-	/* O_DIRECTORY | O_NOFOLLOW on a link says ENOTDIR: say it is a link */
-	if (fd < 0 && errno == ENOTDIR && (flags & O_DIRECTORY)) {
-		struct open_how p = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC, .resolve = RESOLVE_SAFE };
-		struct stat st;
-		long l = syscall(SYS_openat2, dirfd, path, &p, sizeof p);
-		int link = l >= 0 && fstat((int)l, &st) == 0 && S_ISLNK(st.st_mode);
-		if (l >= 0)
-			close((int)l);
-		errno = link ? ELOOP : ENOTDIR;
-	}
-	return (int)fd;
-}
-
-/* Why a lookup of path failed, for the model. */
-static void why(char *buf, size_t len, const char *path, int e)
-{
-	switch (e) {
-	case EXDEV:
-		snprintf(buf, len, "%s: path escapes the workspace (paths are relative to "
-			 "/workspace, and '..' may not leave it)", path);
-		break;
-	case ELOOP:
-		snprintf(buf, len, "%s: is a symbolic link, or has one on its way: sr-mcp "
-			 "follows none (list_files shows links and their targets; run_code "
-			 "can read through them inside the sandbox)", path);
-		break;
-	case ENOENT:
-		snprintf(buf, len, "%s: no such file or directory (list_files shows what "
-			 "is there)", path);
-		break;
-	case ENOTDIR:
-		snprintf(buf, len, "%s: a component of the path is not a directory", path);
-		break;
-	case EISDIR:
-		snprintf(buf, len, "%s: is a directory (list_files lists it)", path);
-		break;
-	case ENXIO:
-	case ENODEV:
-		snprintf(buf, len, "%s: not a regular file (a fifo/socket/device): sr-mcp "
-			 "reads and writes regular files only", path);
-		break;
-	case ENOSYS:
-		snprintf(buf, len, "this kernel has no openat2 (Linux 5.6 or later is "
-			 "needed): the file tools are off; use run_code");
-		break;
-	case ENAMETOOLONG:
-		snprintf(buf, len, "the path is too long");
-		break;
-	default:
-		snprintf(buf, len, "%s: %s", path, strerror(e));
-	}
-}
-
-/* The workspace's directory, open: a descriptor, or -1 with err set. With
- * create, a missing workspace is made (as run_code does). */
-int ws_open(const char *id, int create, char *err, size_t len)
-{
-	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (root < 0) {
-		snprintf(err, len, "unable to open %s: %s", cfg.workspaces, strerror(errno));
-		return -1;
-	}
-	int fd = openat2_safe(root, id, O_RDONLY | O_DIRECTORY, 0);
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(root, id, 0700) < 0 && errno != EEXIST) {
-			snprintf(err, len, "unable to create workspace %s: %s", id, strerror(errno));
-			close(root);
-			return -1;
-		}
-		fd = openat2_safe(root, id, O_RDONLY | O_DIRECTORY, 0);
-	}
-	if (fd < 0) {
-		if (errno == ENOENT)
-			snprintf(err, len, "no workspace %s (list_workspaces shows them)", id);
-		else
-			snprintf(err, len, "workspace %s: %s", id, errno == ELOOP ?
-				 "is a symbolic link: sr-mcp follows none" : strerror(errno));
-	}
-	close(root);
-	return fd;
-}
-
-/* The path as the model gave it, made relative to the workspace root:
- * "/workspace/x" is "x", "/workspace" and "" are ".". NULL (err set) for
- * an absolute path elsewhere: the kernel would refuse it anyway. */
-const char *rel_path(const char *p, char *err, size_t len)
-{
-	if (!strncmp(p, "/workspace", 10) && (p[10] == '/' || !p[10])) {
-		p += 10;
-		while (*p == '/')
-			p++;
-	}
-	if (*p == '/') {
-		snprintf(err, len, "%s: path escapes the workspace (give a path relative to "
-			 "/workspace)", p);
-		return NULL;
-	}
-	if (strlen(p) >= 4000) {
-		snprintf(err, len, "the path is too long");
-		return NULL;
-	}
-	return *p ? p : ".";
-}
-
-/* Split PATH into its directory (in dir) and last component (returned);
- * NULL when the last component is not a name ("", ".", ".."). */
-const char *split(const char *path, char *dir, size_t len)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s", path);
-	size_t n = strlen(tmp);
-	while (n > 1 && tmp[n - 1] == '/')
-		tmp[--n] = '\0';
-	char *slash = strrchr(tmp, '/');
-	const char *base = slash ? slash + 1 : tmp;
-	if (slash) {
-		*slash = '\0';
-		snprintf(dir, len, "%s", *tmp ? tmp : ".");
-	} else {
-		snprintf(dir, len, ".");
-	}
-	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-		return NULL;
-	return path + (base - tmp);
-}
-
-/* The directory dir beneath ws, open; with create, missing directories
- * are made one component at a time (mkdirat, then the same confined
- * open). -1 with errno. */
-int dir_open(int ws, const char *dir, int create)
-{
-	int fd = openat2_safe(ws, dir, O_RDONLY | O_DIRECTORY, 0);
-	if (fd >= 0 || errno != ENOENT || !create)
-		return fd;
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s", dir);
-	int cur = dup(ws);
-	char *save = NULL;
-	for (char *c = strtok_r(tmp, "/", &save); c && cur >= 0; c = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(c, "."))
-			continue;
-		if (!strcmp(c, "..")) {   /* the walk opens one level at a time */
-			close(cur);
-			errno = EXDEV;
-			return -1;
-		}
-		int next = openat2_safe(cur, c, O_RDONLY | O_DIRECTORY, 0);
-		if (next < 0 && errno == ENOENT) {
-			if (mkdirat(cur, c, 0700) < 0 && errno != EEXIST) {
-				int e = errno;
-				close(cur);
-				errno = e;
-				return -1;
-			}
-			next = openat2_safe(cur, c, O_RDONLY | O_DIRECTORY, 0);
-		}
-		int e = errno;
-		close(cur);
-		cur = next;
-		errno = e;
-	}
-	return cur;
-}
-
-/* A regular file of one link, open: its descriptor and stat, or -1 with
- * the reason in err. */
-int file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
-	      char *err, size_t len)
-{
-	int fd = openat2_safe(ws, path, flags | O_NONBLOCK | O_NOCTTY, 0600);
-	if (fd < 0) {
-		why(err, len, shown, errno);
-		return -1;
-	}
-	if (fstat(fd, st) < 0) {
-		why(err, len, shown, errno);
-		close(fd);
-		return -1;
-	}
-	if (S_ISDIR(st->st_mode)) {
-		why(err, len, shown, EISDIR);
-	} else if (!S_ISREG(st->st_mode)) {
-		why(err, len, shown, ENXIO);
-	} else if (st->st_nlink > 1) {
-		snprintf(err, len, "%s: has %lu hard links: sr-mcp reads and writes no file "
-			 "with more than one (a link could be to a file outside the workspace); "
-			 "use run_code to copy it", shown, (unsigned long)st->st_nlink);
-	} else {
-		return fd;
-	}
-	close(fd);
-	return -1;
-}
-
-char *read_fd(int fd, size_t size, size_t *got)
-{
-	char *p = xmalloc(size + 1);
-	size_t n = 0;
-	while (n < size) {
-		ssize_t k = pread(fd, p + n, size - n, (off_t)n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	p[n] = '\0';
-	*got = n;
-	return p;
-}
 
 static void iso_time(time_t t, char *buf, size_t len)
 {
@@ -318,44 +60,9 @@ static void iso_time(time_t t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* ---- walking trees ----------------------------------------------------- */
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Without recursion, at any depth (lib/walk.c): each directory in name
- * order, WALK_MAX entries at most; a path longer than rel_max is given
- * cut (rel_cut), or not at all with skip_cut. fd0 is consumed. */
-void walk_dir(struct walk *w, int fd0)
-{
-	struct sr_tree t = { .sorted = 1, .names_max = WALK_MAX,
-			     .path_max = w->no_rel ? 0 : w->rel_max ? w->rel_max : REL_MAX };
-	if (sr_tree_open(&t, fd0) < 0) {
-		w->cut = 1;
-		return;
-	}
-	int k = 0;
-	while (!w->stop && (k = sr_tree_next(&t)) > 0) {
-		struct stat st;
-		if (k == SR_TREE_LEAVE || fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (++w->seen >= WALK_MAX) {
-			w->cut = 1;
-			break;
-		}
-		w->rel_cut = t.path_cut;
-		w->cut |= t.path_cut;
-		if (t.path_cut && w->skip_cut)
-			continue;
-		w->fn(w, t.dirfd, t.name, t.path ? t.path : "", &st);
-		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop)
-			(void)sr_tree_enter(&t);   /* unreadable: its entries are not seen */
-	}
-	if (k < 0 || t.cut)
-		w->cut = 1;
-	sr_tree_close(&t);
 }
 
 static void text_add(char **b, size_t *len, size_t *cap, const char *s)
@@ -378,7 +85,7 @@ struct usage {
 	time_t newest;
 };
 
-static void count(struct walk *w, int dirfd, const char *name, const char *rel,
+static void count(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		  const struct stat *st)
 {
 	(void)dirfd, (void)name, (void)rel;
@@ -391,7 +98,7 @@ static void count(struct walk *w, int dirfd, const char *name, const char *rel,
 		u->newest = st->st_mtime;
 }
 
-void files_list_workspaces(struct req *r, const cJSON *args)
+void files_list_workspaces(struct proto_req *r, const cJSON *args)
 {
 	double from = 0;
 	if (tool_arg_num(r, "list_workspaces", args, "offset", 0, &from) < 0)
@@ -411,7 +118,7 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 	size_t n = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) && n < 10000)
-		if (workspace_id_ok(e->d_name)) {
+		if (ws_id_ok(e->d_name)) {
 			names = realloc(names, (n + 1) * sizeof *names);
 			if (!names)
 				sr_fatal(SR_EXIT_SYS, "out of memory");
@@ -429,7 +136,7 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		struct stat st;
 		if (shown >= WS_PAGE || bytes > LIST_BUDGET)
 			break;
-		int fd = openat2_safe(dirfd(d), names[i], O_RDONLY | O_DIRECTORY, 0);
+		int fd = fs_openat2(dirfd(d), names[i], O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0 || fstat(fd, &st) < 0) {
 			if (fd >= 0)
 				close(fd);
@@ -442,8 +149,8 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 		if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
 			iso_time((time_t)sx.stx_btime.tv_sec, born, sizeof born);
 		struct usage u = { 0, 0, st.st_mtime };
-		struct walk w = { .fn = count, .recursive = 1, .no_rel = 1, .ctx = &u };
-		walk_dir(&w, fd);
+		struct fs_walk w = { .fn = count, .recursive = 1, .no_rel = 1, .ctx = &u };
+		fs_walk(&w, fd);
 		char when[32];
 		iso_time(u.newest, when, sizeof when);
 		cJSON *o = cJSON_CreateObject();
@@ -478,7 +185,7 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 			cJSON_AddNullToObject(o, "expires_at");
 		}
 		cJSON_AddItemToArray(arr, o);
-		bytes += 2 * json_size(o);
+		bytes += 2 * tool_json_size(o);
 		shown++;
 		char line[300];
 		int m = snprintf(line, sizeof line, "%s  created %s, %llu files, %llu%s bytes, "
@@ -511,43 +218,11 @@ void files_list_workspaces(struct req *r, const cJSON *args)
 	free(text);
 }
 
-int workspace_busy(const char *ws, char job[33])
-{
-	char err[300], want[4200];
-	cJSON *all = job_list(err, sizeof err), *j;
-	int found = 0;
-	if (!all) {
-		struct stat st;
-		char tmp[4200];
-		snprintf(tmp, sizeof tmp, "%s/tmp", cfg.spool);
-		if (lstat(tmp, &st) < 0 && errno == ENOENT)
-			return 0;   /* a spool no job was ever submitted to */
-		snprintf(job, 33, "(unknown)");
-		return -1;      /* cannot tell: as if in use */
-	}
-	snprintf(want, sizeof want, "%s/%s", cfg.workspaces, ws);
-	cJSON_ArrayForEach(j, all) {
-		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
-		if (found || !cJSON_IsString(id) || !cJSON_IsString(state) ||
-		    (strcmp(state->valuestring, "queued") && strcmp(state->valuestring, "running")))
-			continue;
-		cJSON *info = job_info(id->valuestring);
-		const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
-		if (cJSON_IsString(cwd) && !strcmp(cwd->valuestring, want)) {
-			snprintf(job, 33, "%s", id->valuestring);
-			found = 1;
-		}
-		cJSON_Delete(info);
-	}
-	cJSON_Delete(all);
-	return found;
-}
-
-void files_delete_workspace(struct req *r, const cJSON *args)
+void files_delete_workspace(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "delete_workspace", *ws;
 	char err[600], job[33];
-	if (get_ws(r, T, args, &ws) < 0)
+	if (tool_arg_ws(r, T, args, &ws) < 0)
 		return;
 	int fd = ws_open(ws, 0, err, sizeof err);
 	if (fd < 0) {
@@ -555,7 +230,7 @@ void files_delete_workspace(struct req *r, const cJSON *args)
 		return;
 	}
 	close(fd);
-	int busy = workspace_busy(ws, job);
+	int busy = job_ws_busy(ws, job);
 	if (busy < 0) {
 		tool_error(r, "workspace %s: unable to tell whether a job uses it (sr-queue list "
 			   "failed; see sr-mcp's log): not deleted, try again", ws);
@@ -609,7 +284,7 @@ static const char *kind_of(mode_t m)
 
 /* An entry's object and its line of text; a path cut (w->rel_cut) is
  * its deepest ancestor's, followed by "/...", and marked path_cut. */
-static cJSON *entry(struct walk *w, int dirfd, const char *name, const char *rel,
+static cJSON *entry(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		    const struct stat *st, char **line)
 {
 	struct listing *l = w->ctx;
@@ -619,7 +294,7 @@ static cJSON *entry(struct walk *w, int dirfd, const char *name, const char *rel
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	iso_time(st->st_mtime, when, sizeof when);
 	int rep = 0;
-	char *p = clean_text(path, strlen(path), &rep);   /* a name need not be UTF-8 */
+	char *p = text_clean(path, strlen(path), &rep);   /* a name need not be UTF-8 */
 	free(path);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "path", p);
@@ -634,7 +309,7 @@ static cJSON *entry(struct walk *w, int dirfd, const char *name, const char *rel
 		char buf[4097];
 		ssize_t k = readlinkat(dirfd, name, buf, sizeof buf - 1);
 		buf[k > 0 ? k : 0] = '\0';
-		t = clean_text(buf, strlen(buf), &rep);
+		t = text_clean(buf, strlen(buf), &rep);
 		cJSON_AddStringToObject(o, "target", t);
 	}
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode))
@@ -657,7 +332,7 @@ static cJSON *entry(struct walk *w, int dirfd, const char *name, const char *rel
 	return o;
 }
 
-static void list_one(struct walk *w, int dirfd, const char *name, const char *rel,
+static void list_one(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		     const struct stat *st)
 {
 	struct listing *l = w->ctx;
@@ -667,7 +342,7 @@ static void list_one(struct walk *w, int dirfd, const char *name, const char *re
 		return;
 	char *line;
 	cJSON *o = l->n < LIST_MAX ? entry(w, dirfd, name, rel, st, &line) : NULL;
-	size_t cost = o ? json_size(o) + 1 + json_str_size(line) : 0;
+	size_t cost = o ? tool_json_size(o) + 1 + tool_json_str_size(line) : 0;
 	if (!o || l->bytes + cost > LIST_BUDGET) {
 		if (o) {
 			cJSON_Delete(o);
@@ -684,15 +359,15 @@ static void list_one(struct walk *w, int dirfd, const char *name, const char *re
 	free(line);
 }
 
-void files_list(struct req *r, const cJSON *args)
+void files_list(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "list_files", *ws, *path = ".", *glob = NULL;
 	int recursive = 0;
 	double from = 0;
 	char err[1200];
-	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
+	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
 	    tool_arg_str(r, T, args, "glob", &glob) < 0 ||
-	    get_bool(r, T, args, "recursive", &recursive) < 0 ||
+	    tool_arg_bool(r, T, args, "recursive", &recursive) < 0 ||
 	    tool_arg_num(r, T, args, "offset", 0, &from) < 0)
 		return;
 	if (glob && !*glob)
@@ -701,7 +376,7 @@ void files_list(struct req *r, const cJSON *args)
 		tool_bad_args(r, T, "glob is too long (at most 4000 bytes)");
 		return;
 	}
-	const char *rel = rel_path(path, err, sizeof err);
+	const char *rel = fs_rel_path(path, err, sizeof err);
 	if (!rel) {
 		tool_error(r, "%s", err);
 		return;
@@ -711,9 +386,9 @@ void files_list(struct req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		return;
 	}
-	int dfd = openat2_safe(wfd, rel, O_RDONLY | O_DIRECTORY, 0);
+	int dfd = fs_openat2(wfd, rel, O_RDONLY | O_DIRECTORY, 0);
 	if (dfd < 0) {
-		why(err, sizeof err, rel, errno);
+		fs_path_why(err, sizeof err, rel, errno);
 		close(wfd);
 		tool_error(r, "%s", err);
 		return;
@@ -730,9 +405,9 @@ void files_list(struct req *r, const cJSON *args)
 	cJSON_AddStringToObject(res, "path", *base ? base : ".");
 	cJSON_AddNumberToObject(res, "offset", (double)l.skip);
 	l.entries = cJSON_AddArrayToObject(res, "entries");
-	struct walk w = { .fn = list_one, .recursive = recursive || (glob && strchr(glob, '/')),
-			  .rel_max = REL_MAX - strlen(base) - 1, .ctx = &l };
-	walk_dir(&w, dfd);
+	struct fs_walk w = { .fn = list_one, .recursive = recursive || (glob && strchr(glob, '/')),
+			  .rel_max = FS_REL_MAX - strlen(base) - 1, .ctx = &l };
+	fs_walk(&w, dfd);
 	cJSON_AddBoolToObject(res, "truncated", l.truncated || w.cut);
 	char note[700] = "";
 	if (l.truncated) {
@@ -745,7 +420,7 @@ void files_list(struct req *r, const cJSON *args)
 		snprintf(note + strlen(note), sizeof note - strlen(note), "[... not every entry "
 			 "is listed: a walk looks at %d entries at most, and a path longer than %d "
 			 "bytes is cut (path_cut); list a deeper directory with path, or use "
-			 "run_code ...]\n", WALK_MAX, REL_MAX);
+			 "run_code ...]\n", FS_WALK_MAX, FS_REL_MAX);
 	if (*note)
 		cJSON_AddStringToObject(res, "note", note);
 	if (!l.n && !l.skip)
@@ -758,22 +433,6 @@ void files_list(struct req *r, const cJSON *args)
 }
 
 /* ---- read_file ----------------------------------------------------------- */
-
-char *base64(const unsigned char *p, size_t n)
-{
-	static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *o = xmalloc((n + 2) / 3 * 4 + 1), *q = o;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-			     (i + 2 < n ? p[i + 2] : 0);
-		*q++ = A[v >> 18 & 63];
-		*q++ = A[v >> 12 & 63];
-		*q++ = i + 1 < n ? A[v >> 6 & 63] : '=';
-		*q++ = i + 2 < n ? A[v & 63] : '=';
-	}
-	*q = '\0';
-	return o;
-}
 
 /* Decoded into a new buffer (length in *len), or NULL if not base64. */
 static unsigned char *unbase64(const char *s, size_t *len)
@@ -806,19 +465,6 @@ static unsigned char *unbase64(const char *s, size_t *len)
 	}
 	*len = k;
 	return o;
-}
-
-const char *image_type(const unsigned char *p, size_t n)
-{
-	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
-		return "image/png";
-	if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
-		return "image/jpeg";
-	if (n >= 6 && (!memcmp(p, "GIF87a", 6) || !memcmp(p, "GIF89a", 6)))
-		return "image/gif";
-	if (n >= 12 && !memcmp(p, "RIFF", 4) && !memcmp(p + 8, "WEBP", 4))
-		return "image/webp";
-	return NULL;
 }
 
 static const char *binary_type(const unsigned char *p, size_t n)
@@ -865,13 +511,13 @@ static cJSON *blocks_result(const char *text)
 
 /* The file PATH of workspace WS, opened with flags and fstat'ed into st,
  * its path in the workspace in *rel; -1 when it cannot be (answered). */
-static int open_arg_file(struct req *r, const char *ws, const char *path, int flags,
+static int open_arg_file(struct proto_req *r, const char *ws, const char *path, int flags,
 			 struct stat *st, const char **rel)
 {
 	char err[1200];
-	*rel = rel_path(path, err, sizeof err);
+	*rel = fs_rel_path(path, err, sizeof err);
 	int wfd = *rel ? ws_open(ws, 0, err, sizeof err) : -1;
-	int fd = wfd >= 0 ? file_open(wfd, *rel, *rel, flags, st, err, sizeof err) : -1;
+	int fd = wfd >= 0 ? fs_file_open(wfd, *rel, *rel, flags, st, err, sizeof err) : -1;
 	if (wfd >= 0)
 		close(wfd);
 	if (fd < 0)
@@ -879,12 +525,12 @@ static int open_arg_file(struct req *r, const char *ws, const char *path, int fl
 	return fd;
 }
 
-void files_read(struct req *r, const cJSON *args)
+void files_read(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "read_file", *ws, *path = NULL;
 	double from = 1, limit = 2000;
 	struct stat st;
-	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
+	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
 	    tool_arg_num(r, T, args, "offset_line", 1, &from) < 0 ||
 	    tool_arg_num(r, T, args, "limit_lines", 1, &limit) < 0)
 		return;
@@ -903,9 +549,9 @@ void files_read(struct req *r, const cJSON *args)
 		return;
 	}
 	size_t n;
-	unsigned char *p = (unsigned char *)read_fd(fd, (size_t)st.st_size, &n);
+	unsigned char *p = (unsigned char *)fs_read_fd(fd, (size_t)st.st_size, &n);
 	close(fd);
-	const char *mime = image_type(p, n);
+	const char *mime = images_type(p, n);
 	char note[1400];
 	if (mime) {
 		if (n > IMAGE_MAX) {
@@ -918,21 +564,21 @@ void files_read(struct req *r, const cJSON *args)
 		}
 		snprintf(note, sizeof note, "%s: %s, %zu bytes", rel, mime, n);
 		cJSON *out = blocks_result(note), *img = cJSON_CreateObject();
-		char *b64 = base64(p, n);
+		char *b64 = text_base64(p, n);
 		cJSON_AddStringToObject(img, "type", "image");
 		cJSON_AddStringToObject(img, "data", b64);
 		cJSON_AddStringToObject(img, "mimeType", mime);
 		cJSON_AddItemToArray(cJSON_GetObjectItem(out, "content"), img);
 		free(b64);
 		free(p);
-		send_result(r, out);
+		proto_result(r, out);
 		return;
 	}
 	if (memchr(p, '\0', n < 8192 ? n : 8192)) {
 		snprintf(note, sizeof note, "%s: %s, %zu bytes; not shown as text. Use run_code "
 			 "to look into it (e.g. python, xxd or file).", rel, binary_type(p, n), n);
 		free(p);
-		send_result(r, blocks_result(note));
+		proto_result(r, blocks_result(note));
 		return;
 	}
 	/* Text: numbered lines from offset_line, as many as fit. */
@@ -945,7 +591,7 @@ void files_read(struct req *r, const cJSON *args)
 	if (total == 0) {
 		snprintf(note, sizeof note, "%s: empty file (0 lines)", rel);
 		free(p);
-		send_result(r, blocks_result(note));
+		proto_result(r, blocks_result(note));
 		return;
 	}
 	if (from > (double)total) {
@@ -965,7 +611,7 @@ void files_read(struct req *r, const cJSON *args)
 			size_t show = ll > LINE_MAX_CHARS ? LINE_MAX_CHARS : ll;
 			while (show < ll && show > 0 && (p[i + show] & 0xc0) == 0x80)
 				show--;    /* cut on a character boundary */
-			char *t = clean_text((char *)p + i, show, &replaced);
+			char *t = text_clean((char *)p + i, show, &replaced);
 			char num[32];
 			int m = snprintf(num, sizeof num, "%6zu\t", line);
 			size_t need = (size_t)m + strlen(t) + 40;
@@ -1004,32 +650,16 @@ void files_read(struct req *r, const cJSON *args)
 		 cut ? "; long lines were cut" : "",
 		 replaced ? "; bytes that are not UTF-8 are shown as U+FFFD" : "");
 	append(&out, &len, &cap, foot, strlen(foot));
-	send_result(r, blocks_result(out));
+	proto_result(r, blocks_result(out));
 	free(out);
 }
 
 /* ---- write_file, edit_file, delete_path -------------------------------- */
 
-int write_at(int fd, const void *buf, size_t n, off_t off)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t k = pwrite(fd, p, n, off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-		off += k;
-	}
-	return 0;
-}
-
 /* Would a file of old bytes becoming n bytes, and made inodes more (the
  * file and directories on the way), take the workspace (wfd) past its
  * quota? Then 1, answered. */
-static int over_quota(struct req *r, const char *ws, int wfd, const char *rel, uint64_t old,
+static int over_quota(struct proto_req *r, const char *ws, int wfd, const char *rel, uint64_t old,
 		      uint64_t n, uint64_t made)
 {
 	struct sr_usage u;
@@ -1063,7 +693,7 @@ static uint64_t to_make(int wfd, const char *dir, const char *name, uint64_t *be
 	char part[4096];
 	uint64_t made = 0;
 	*before = 0;
-	int dfd = dir_open(wfd, dir, 0);
+	int dfd = fs_dir_open(wfd, dir, 0);
 	if (dfd >= 0) {
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			made = 1;
@@ -1077,7 +707,7 @@ static uint64_t to_make(int wfd, const char *dir, const char *name, uint64_t *be
 		if (dir[i] != '/' && dir[i] != '\0')
 			continue;
 		snprintf(part, sizeof part, "%.*s", (int)i, dir);
-		int fd = i ? dir_open(wfd, part, 0) : -1;
+		int fd = i ? fs_dir_open(wfd, part, 0) : -1;
 		if (fd >= 0)
 			close(fd);
 		else if (i && errno == ENOENT)
@@ -1086,14 +716,14 @@ static uint64_t to_make(int wfd, const char *dir, const char *name, uint64_t *be
 	return made + 1;
 }
 
-void files_write(struct req *r, const cJSON *args)
+void files_write(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "write_file", *ws, *path = NULL, *content = NULL, *enc = "utf8";
 	int app = 0;
 	char err[1200], dir[4096];
-	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
+	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
 	    tool_arg_str(r, T, args, "content", &content) < 0 ||
-	    tool_arg_str(r, T, args, "encoding", &enc) < 0 || get_bool(r, T, args, "append", &app) < 0)
+	    tool_arg_str(r, T, args, "encoding", &enc) < 0 || tool_arg_bool(r, T, args, "append", &app) < 0)
 		return;
 	if (!path || !content) {
 		tool_bad_args(r, T, "path and content are required");
@@ -1110,21 +740,21 @@ void files_write(struct req *r, const cJSON *args)
 		return;
 	}
 	int hold = ws_hold(0);   /* no idle sweep removes the workspace meanwhile */
-	const char *rel = rel_path(path, err, sizeof err), *name = NULL;
-	if (rel && !(name = split(rel, dir, sizeof dir)))
+	const char *rel = fs_rel_path(path, err, sizeof err), *name = NULL;
+	if (rel && !(name = fs_split(rel, dir, sizeof dir)))
 		snprintf(err, sizeof err, "%s: not a file name (give the file's path, e.g. "
 			 "data/out.csv)", rel);
 	int wfd = name ? ws_open(ws, 1, err, sizeof err) : -1, dfd = -1;
 	uint64_t before = 0, made = wfd >= 0 ? to_make(wfd, dir, name, &before) : 0;
 	if (wfd >= 0 && over_quota(r, ws, wfd, rel, before, app ? before + n : n, made))
 		goto out;
-	dfd = wfd >= 0 ? dir_open(wfd, dir, 1) : -1;
+	dfd = wfd >= 0 ? fs_dir_open(wfd, dir, 1) : -1;
 	if (wfd >= 0 && dfd < 0)
-		why(err, sizeof err, dir, errno);
+		fs_path_why(err, sizeof err, dir, errno);
 	if (wfd >= 0)
 		ws_touch(ws);
 	struct stat st;
-	int fd = dfd >= 0 ? file_open(dfd, name, rel, O_WRONLY | O_CREAT | (app ? O_APPEND : 0), &st,
+	int fd = dfd >= 0 ? fs_file_open(dfd, name, rel, O_WRONLY | O_CREAT | (app ? O_APPEND : 0), &st,
 				      err, sizeof err) : -1;
 	if (fd < 0) {
 		tool_error(r, "%s", err);
@@ -1132,7 +762,7 @@ void files_write(struct req *r, const cJSON *args)
 	}
 	/* one link, regular: only now is it cut */
 	off_t at = app ? st.st_size : 0;
-	if ((!app && ftruncate(fd, 0) < 0) || write_at(fd, data ? (void *)data : content, n, at) < 0) {
+	if ((!app && ftruncate(fd, 0) < 0) || fs_write_at(fd, data ? (void *)data : content, n, at) < 0) {
 		tool_error(r, "%s: unable to write: %s", rel, strerror(errno));
 		close(fd);
 		ws_size_forget(ws);     /* partly written: measured again */
@@ -1160,16 +790,16 @@ out:
 	free(data);
 }
 
-void files_edit(struct req *r, const cJSON *args)
+void files_edit(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "edit_file", *ws, *path = NULL, *old = NULL, *new = NULL;
 	int all = 0;
 	char err[1200];
 	struct stat st;
-	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
+	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
 	    tool_arg_str(r, T, args, "old_string", &old) < 0 ||
 	    tool_arg_str(r, T, args, "new_string", &new) < 0 ||
-	    get_bool(r, T, args, "replace_all", &all) < 0)
+	    tool_arg_bool(r, T, args, "replace_all", &all) < 0)
 		return;
 	if (!path || !old || !new) {
 		tool_bad_args(r, T, "path, old_string and new_string are required");
@@ -1190,7 +820,7 @@ void files_edit(struct req *r, const cJSON *args)
 		return;
 	}
 	size_t n, ol = strlen(old), nl = strlen(new), hits = 0;
-	char *p = read_fd(fd, (size_t)st.st_size, &n);
+	char *p = fs_read_fd(fd, (size_t)st.st_size, &n);
 	for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), old, ol)); q += ol)
 		hits++;
 	if (hits == 0 || (hits > 1 && !all)) {
@@ -1231,7 +861,7 @@ void files_edit(struct req *r, const cJSON *args)
 	}
 	memcpy(w, q, n - (size_t)(q - p));
 	free(p);
-	int bad_io = write_at(fd, o, outlen, 0) < 0 || ftruncate(fd, (off_t)outlen) < 0;
+	int bad_io = fs_write_at(fd, o, outlen, 0) < 0 || ftruncate(fd, (off_t)outlen) < 0;
 	int e = errno;
 	close(fd);
 	free(o);
@@ -1255,33 +885,27 @@ void files_edit(struct req *r, const cJSON *args)
 	tool_reply(r, res, err, 0);
 }
 
-/* why() for the other files: the reason a confined lookup failed. */
-void path_why(char *buf, size_t len, const char *path, int e)
-{
-	why(buf, len, path, e);
-}
-
-void files_delete_path(struct req *r, const cJSON *args)
+void files_delete_path(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "delete_path", *ws, *path = NULL, *name = NULL;
 	char err[1200], dir[4096];
 	struct stat st;
-	if (get_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0)
+	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0)
 		return;
 	if (!path) {
 		tool_bad_args(r, T, "path is required (relative to /workspace)");
 		return;
 	}
-	const char *rel = rel_path(path, err, sizeof err);
-	if (rel && !(name = split(rel, dir, sizeof dir)))
+	const char *rel = fs_rel_path(path, err, sizeof err);
+	if (rel && !(name = fs_split(rel, dir, sizeof dir)))
 		snprintf(err, sizeof err, "%s: not a file or directory name (delete_workspace "
 			 "removes a whole workspace)", rel);
 	int wfd = name ? ws_open(ws, 0, err, sizeof err) : -1;
-	int dfd = wfd >= 0 ? dir_open(wfd, dir, 0) : -1;
+	int dfd = wfd >= 0 ? fs_dir_open(wfd, dir, 0) : -1;
 	if (wfd >= 0 && dfd < 0)
-		why(err, sizeof err, rel, errno);
+		fs_path_why(err, sizeof err, rel, errno);
 	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		why(err, sizeof err, rel, errno);
+		fs_path_why(err, sizeof err, rel, errno);
 		close(dfd);
 		dfd = -1;
 	}

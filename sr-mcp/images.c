@@ -6,7 +6,7 @@
  * or after the job started, in path order, at most IMAGES_SHOWN, and
  * carries each as an MCP image block after the text block, if it fits
  * the clients: its long edge at most EDGE_MAX pixels (read from the
- * file's header, no image library), the file at most MCP_IMAGE_MAX bytes,
+ * file's header, no image library), the file at most IMAGES_MAX bytes,
  * and the whole result, base64 and all, under MCP_RESULT_MAX. An image
  * over a cap is named, with how to get it (read_file). structuredContent
  * lists them all and never carries base64.
@@ -27,7 +27,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "images.h"
 #include "sr.h"
 
 #define OUT_DIR "outputs"        /* beneath /workspace */
@@ -143,9 +143,9 @@ static int64_t mtime_ns(const struct stat *st)
 }
 
 /* One entry of outputs/: an image of this run is kept (its bytes too, up
- * to MCP_IMAGE_MAX, enough for any header), or counted past the first
+ * to IMAGES_MAX, enough for any header), or counted past the first
  * IMAGES_SHOWN. Links, fifos and other non-files are skipped unopened. */
-static void look(struct walk *w, int dirfd, const char *name, const char *rel,
+static void look(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		 const struct stat *st)
 {
 	struct scan *s = w->ctx;
@@ -155,7 +155,7 @@ static void look(struct walk *w, int dirfd, const char *name, const char *rel,
 		return;
 	char err[300];
 	struct stat fst;
-	int fd = file_open(dirfd, name, rel, O_RDONLY, &fst, err, sizeof err);
+	int fd = fs_file_open(dirfd, name, rel, O_RDONLY, &fst, err, sizeof err);
 	if (fd < 0)
 		return;
 	if (mtime_ns(&fst) < s->since_ns) {    /* swapped since the fstatat */
@@ -163,11 +163,11 @@ static void look(struct walk *w, int dirfd, const char *name, const char *rel,
 		return;
 	}
 	uint64_t size = (uint64_t)fst.st_size;
-	size_t want = s->n < IMAGES_SHOWN ? (size < MCP_IMAGE_MAX ? (size_t)size : MCP_IMAGE_MAX) : 16;
+	size_t want = s->n < IMAGES_SHOWN ? (size < IMAGES_MAX ? (size_t)size : IMAGES_MAX) : 16;
 	size_t got;
-	unsigned char *p = (unsigned char *)read_fd(fd, want, &got);
+	unsigned char *p = (unsigned char *)fs_read_fd(fd, want, &got);
 	close(fd);
-	const char *mime = image_type(p, got);
+	const char *mime = images_type(p, got);
 	if (!mime || s->n == IMAGES_SHOWN) {
 		s->more += mime != NULL;
 		free(p);
@@ -177,7 +177,7 @@ static void look(struct walk *w, int dirfd, const char *name, const char *rel,
 	char path[4400];
 	int replaced = 0;
 	snprintf(path, sizeof path, OUT_DIR "/%s", rel);
-	im->path = clean_text(path, strlen(path), &replaced);  /* a name need not be UTF-8 */
+	im->path = text_clean(path, strlen(path), &replaced);  /* a name need not be UTF-8 */
 	im->mime = mime;
 	im->size = size;
 	image_size(p, got, mime, &im->width, &im->height);
@@ -214,8 +214,8 @@ static const char *not_shown(const struct image *im, size_t room, char *buf, siz
 			 im->height, EDGE_MAX);
 		return buf;
 	}
-	if (im->size > MCP_IMAGE_MAX) {
-		snprintf(buf, len, "over the cap of %u KB for one image", MCP_IMAGE_MAX >> 10);
+	if (im->size > IMAGES_MAX) {
+		snprintf(buf, len, "over the cap of %u KB for one image", IMAGES_MAX >> 10);
 		return buf;
 	}
 	if ((im->len + 2) / 3 * 4 + 200 > room)
@@ -236,7 +236,7 @@ cJSON *images_collect(cJSON *res, const cJSON *st)
 	int wfd = ws_open(ws, 0, err, sizeof err);
 	if (wfd < 0)
 		return NULL;
-	int dfd = openat2_safe(wfd, OUT_DIR, O_RDONLY | O_DIRECTORY, 0);
+	int dfd = fs_openat2(wfd, OUT_DIR, O_RDONLY | O_DIRECTORY, 0);
 	close(wfd);
 	if (dfd < 0)
 		return NULL;
@@ -245,8 +245,8 @@ cJSON *images_collect(cJSON *res, const cJSON *st)
 	 * its start, as the chain takes longer than a tick to start the
 	 * program. And no file of an earlier run is newer. */
 	struct scan s = { .since_ns = (int64_t)t->valuedouble * 1000000 };
-	struct walk w = { .fn = look, .recursive = 1, .skip_cut = 1, .ctx = &s };
-	walk_dir(&w, dfd);
+	struct fs_walk w = { .fn = look, .recursive = 1, .skip_cut = 1, .ctx = &s };
+	fs_walk(&w, dfd);
 	if (!s.n && !s.more)
 		return NULL;
 
@@ -275,7 +275,7 @@ cJSON *images_collect(cJSON *res, const cJSON *st)
 		if (no) {
 			cJSON_AddStringToObject(o, "note", no);
 		} else {
-			char *b64 = base64(im->data, im->len);
+			char *b64 = text_base64(im->data, im->len);
 			cJSON *b = cJSON_CreateObject();
 			cJSON_AddStringToObject(b, "type", "image");
 			cJSON_AddStringToObject(b, "data", b64);
@@ -316,7 +316,7 @@ char *images_note(const cJSON *res)
 					str(o, "type"), dim, size);
 		if (!note)
 			len += (size_t)snprintf(b + len, cap - len, "shown below\n");
-		else if (size <= MCP_IMAGE_MAX)
+		else if (size <= IMAGES_MAX)
 			len += (size_t)snprintf(b + len, cap - len, "not shown (%s); read_file with "
 						"path \"%s\" fetches it\n", note, path);
 		else
@@ -339,4 +339,17 @@ void images_attach(cJSON *result, cJSON *blocks)
 	while ((b = cJSON_DetachItemFromArray(blocks, 0)))
 		cJSON_AddItemToArray(content, b);
 	cJSON_Delete(blocks);
+}
+
+const char *images_type(const unsigned char *p, size_t n)
+{
+	if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8))
+		return "image/png";
+	if (n >= 3 && p[0] == 0xff && p[1] == 0xd8 && p[2] == 0xff)
+		return "image/jpeg";
+	if (n >= 6 && (!memcmp(p, "GIF87a", 6) || !memcmp(p, "GIF89a", 6)))
+		return "image/gif";
+	if (n >= 12 && !memcmp(p, "RIFF", 4) && !memcmp(p + 8, "WEBP", 4))
+		return "image/webp";
+	return NULL;
 }

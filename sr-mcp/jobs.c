@@ -15,6 +15,7 @@
  *   SR_ENV_FILE    the caller's variables for the program, if any
  *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,55 +30,17 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "job.h"
 #include "spool.h"      /* sr-queue's spool core */
 #include "sr.h"
 
-int id_ok(const char *s)
+int job_id_ok(const char *s)
 {
 	size_t n = 0;
 	for (; s[n]; n++)
 		if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
 			return 0;
 	return n == 32;
-}
-
-int workspace_id_ok(const char *s)
-{
-	size_t n = 0;
-	for (; s[n]; n++)
-		if (!strchr("_-", s[n]) && !(s[n] >= '0' && s[n] <= '9') &&
-		    !((s[n] | 32) >= 'a' && (s[n] | 32) <= 'z'))
-			return 0;
-	return n >= 1 && n <= 64 && s[0] != '-';
-}
-
-static void random_hex(char *buf, size_t bytes)
-{
-	unsigned char r[32];
-	if (bytes > sizeof r || getrandom(r, bytes, 0) != (ssize_t)bytes)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to read random bytes");
-	for (size_t i = 0; i < bytes; i++)
-		snprintf(buf + 2 * i, 3, "%02x", r[i]);
-}
-
-/* The workspace ID (made up when id is empty): a private directory. */
-int workspace_make(char *id, size_t idlen, int create, char *err, size_t errlen)
-{
-	char path[4096];
-	if (!*id) {
-		char hex[13];
-		random_hex(hex, 6);
-		snprintf(id, idlen, "ws-%s", hex);
-		create = 1;
-	}
-	snprintf(path, sizeof path, "%s/%s", cfg.workspaces, id);
-	if (mkdir(path, 0700) == 0 || (errno == EEXIST && !create))
-		return 0;
-	if (errno == EEXIST)
-		return 0;
-	snprintf(err, errlen, "unable to create workspace %s: %s", path, strerror(errno));
-	return -1;
 }
 
 /* A new private file under the code directory, its path in path: the
@@ -87,7 +50,7 @@ static int write_private(const char *what, const void *buf, size_t len, char *pa
 			 size_t plen, char *err, size_t errlen)
 {
 	char hex[33];
-	random_hex(hex, 16);
+	mcp_random_hex(hex, 16);
 	snprintf(path, plen, "%s/%s.%s", cfg.code_dir, hex, what);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || sr_write_all(fd, buf, len) < 0) {
@@ -121,7 +84,7 @@ static int memory_cgroup = -1;
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Does sr-limit --mem work here (a delegated cgroup)? Asked once. */
-const char *memory_via(void)
+const char *job_memory_via(void)
 {
 	pthread_mutex_lock(&probe_lock);
 	if (memory_cgroup < 0) {
@@ -133,7 +96,7 @@ const char *memory_via(void)
 	return memory_cgroup ? "cgroup" : "rlimit data";
 }
 
-static struct sq_spool spool;   /* opened once, by state_ready */
+static struct sq_spool spool;   /* opened once, by job_state_ready */
 
 /* "K=V" onto env; the string is kept in bufs, freed by the caller. */
 static void add_env(char **env, size_t *n, const char *k, const char *v)
@@ -162,7 +125,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
 	char mem[64] = "";
 	if (s->memory)
-		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(memory_via(), "cgroup") == 0 ?
+		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(job_memory_via(), "cgroup") == 0 ?
 			 "mem" : "data", (unsigned long long)s->memory);
 	snprintf(limit, sizeof limit, "%s--pids %u --timeout %llums --kill-after 2s", mem,
 		 cfg.pids, (unsigned long long)s->timeout_ms);
@@ -226,7 +189,7 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	memcpy(job_id, id, 33);
 	while (ndeps > 0)
 		close(deps[--ndeps]);
-	worker_ensure();
+	job_worker_ensure();
 	return 0;
 fail:
 	while (ndeps > 0)
@@ -300,7 +263,7 @@ void job_not_found(const char *id, char *err, size_t errlen)
 		snprintf(err, errlen, "no job %s (list_jobs shows the jobs there are)", id);
 		return;
 	}
-	retention_terms(terms, sizeof terms);
+	job_terms(terms, sizeof terms);
 	snprintf(err, errlen, "job %s was removed by retention, with its output (%s): it "
 		 "cannot be read any more; run the code again if you need it", id, terms);
 }
@@ -398,7 +361,7 @@ static int in_done(const char *id)
  * job ends; once a second sr-queue status looks (it settles a job whose
  * worker died), a worker is started if the job is still queued, and every
  * few seconds progress is sent. */
-cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t errlen)
+cJSON *job_wait(const struct job_waiter *r, const char *id, uint64_t ms, char *err, size_t errlen)
 {
 	uint64_t start = sr_now_ns() / 1000000, waited = 0, looked = 0, told = 0, every = 20;
 	watch_start();
@@ -409,19 +372,19 @@ cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t er
 	cJSON *st = done_status(id);
 	if (!st)
 		st = ms ? cJSON_Parse("{\"state\":\"queued\"}") : status_of(id, err, errlen);
-	while (st && !finished(st) && waited < ms && !(r && r->cancelled)) {
+	while (st && !finished(st) && waited < ms && !(r && r->cancelled && *r->cancelled)) {
 		/* Still queued: a worker that was exiting may have held the lock
 		 * when the job came; look again soon, then less often. */
 		int queued = strcmp(cJSON_GetObjectItem(st, "state")->valuestring, "queued") == 0;
 		if (queued)
-			worker_ensure();
+			job_worker_ensure();
 		uint64_t step = queued ? every : 1000;
 		every = every * 2 < 1000 ? every * 2 : 1000;
 		uint64_t slice = ms - waited < step ? ms - waited : step;
 		for (;;) {
 			unsigned long g = news_seen();
 			if (in_done(id) || sr_now_ns() / 1000000 - start >= waited + slice ||
-			    (r && r->cancelled))
+			    (r && r->cancelled && *r->cancelled))
 				break;
 			wait_news(g, watching > 0 ?
 				  waited + slice - (sr_now_ns() / 1000000 - start) : 50);
@@ -432,13 +395,13 @@ cJSON *job_wait(struct req *r, const char *id, uint64_t ms, char *err, size_t er
 			st = status_of(id, err, errlen);
 			looked = waited;
 		}
-		if (st && r && !finished(st) && waited < ms &&
+		if (st && r && r->progress && !finished(st) && waited < ms &&
 		    waited - told >= MCP_PROGRESS_S * 1000) {
 			char msg[400], note[300];
-			progress_note(id, note, sizeof note);
+			job_progress_note(id, note, sizeof note);
 			snprintf(msg, sizeof msg, "job %s %s for %.0f s: %s", id,
 				 cJSON_GetObjectItem(st, "state")->valuestring, (double)waited / 1000, note);
-			send_progress(r, (double)waited / 1000, msg);
+			r->progress(r->ctx, (double)waited / 1000, msg);
 			told = waited;
 		}
 	}
@@ -483,7 +446,7 @@ cJSON *job_list(char *err, size_t errlen)
  * minute after, so that back-to-back calls find it there. A job queued
  * just as a worker decides to exit is picked up by the next look of a
  * call that finds it still queued (job_wait looks soon, then each second). */
-void worker_ensure(void)
+void job_worker_ensure(void)
 {
 	if (cfg.external_worker)
 		return;
@@ -549,7 +512,7 @@ static char *sub_dir(const char *name, mode_t mode, char *err, size_t errlen)
 /* Once: the state directory, made private and resolved (sr-jail binds
  * nothing through a symbolic link), and one jail tried, so that a machine
  * without user namespaces is said once, plainly, and runs nothing. */
-int state_ready(char *err, size_t errlen)
+int job_state_ready(char *err, size_t errlen)
 {
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	static int state;       /* 0 not yet, 1 ready, -1 failed */
@@ -584,7 +547,7 @@ int state_ready(char *err, size_t errlen)
 				 "enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
 				 "kernel.apparmor_restrict_unprivileged_userns=0). Nothing was run.");
 		} else {
-			quota_probe();
+			ws_quota_probe();
 			state = 1;
 		}
 		free(out);
@@ -598,4 +561,66 @@ int state_ready(char *err, size_t errlen)
 	if (r < 0)
 		snprintf(err, errlen, "%s", why);
 	return r > 0 ? 0 : -1;
+}
+
+int job_ws_busy(const char *ws, char job[33])
+{
+	char err[300], want[4200];
+	cJSON *all = job_list(err, sizeof err), *j;
+	int found = 0;
+	if (!all) {
+		struct stat st;
+		char tmp[4200];
+		snprintf(tmp, sizeof tmp, "%s/tmp", cfg.spool);
+		if (lstat(tmp, &st) < 0 && errno == ENOENT)
+			return 0;   /* a spool no job was ever submitted to */
+		snprintf(job, 33, "(unknown)");
+		return -1;      /* cannot tell: as if in use */
+	}
+	snprintf(want, sizeof want, "%s/%s", cfg.workspaces, ws);
+	cJSON_ArrayForEach(j, all) {
+		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
+		if (found || !cJSON_IsString(id) || !cJSON_IsString(state) ||
+		    (strcmp(state->valuestring, "queued") && strcmp(state->valuestring, "running")))
+			continue;
+		cJSON *info = job_info(id->valuestring);
+		const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
+		if (cJSON_IsString(cwd) && !strcmp(cwd->valuestring, want)) {
+			snprintf(job, 33, "%s", id->valuestring);
+			found = 1;
+		}
+		cJSON_Delete(info);
+	}
+	cJSON_Delete(all);
+	return found;
+}
+
+static void units(char *buf, size_t len, uint64_t v, const uint64_t *mult,
+		  const char *const *name, size_t n)
+{
+	size_t i = 0;
+	while (i + 1 < n && v % mult[i] != 0)
+		i++;
+	snprintf(buf, len, "%llu%s", (unsigned long long)(v / mult[i]), name[i]);
+}
+
+void job_terms(char *buf, size_t len)
+{
+	static const uint64_t ms[] = { 86400000, 3600000, 60000, 1000, 1 };
+	static const char *const msn[] = { "d", "h", "m", "s", "ms" };
+	static const uint64_t by[] = { 1ULL << 30, 1ULL << 20, 1ULL << 10, 1 };
+	static const char *const byn[] = { "G", "M", "K", " bytes" };
+	char t[32], s[32];
+	units(t, sizeof t, cfg.job_ttl_ms, ms, msn, 5);
+	units(s, sizeof s, cfg.job_space, by, byn, 4);
+	if (cfg.job_ttl_ms && cfg.job_space)
+		snprintf(buf, len, "sr-mcp keeps finished jobs for %s and at most %s of them, the "
+			 "oldest removed first", t, s);
+	else if (cfg.job_ttl_ms)
+		snprintf(buf, len, "sr-mcp keeps finished jobs for %s", t);
+	else if (cfg.job_space)
+		snprintf(buf, len, "sr-mcp keeps at most %s of finished jobs, the oldest removed "
+			 "first", s);
+	else
+		snprintf(buf, len, "finished jobs are removed by sr-queue gc");
 }

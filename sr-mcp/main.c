@@ -14,14 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #ifndef SR_DATADIR
 #define SR_DATADIR "/usr/local/share/sr"
 #endif
-
-struct config cfg;
 
 static const char usage_text[] =
 "usage: sr-mcp [options]   (an MCP server on stdin/stdout; see sr-mcp(1))\n"
@@ -405,9 +403,9 @@ int main(int argc, char **argv)
 	state_default();
 	dirs_trusted();
 	find_tools();
-	runners_load();
-	tools_init();
-	retention_start();
+	runner_load();
+	tool_init();
+	job_retention_start();
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGTERM, &sa, NULL);

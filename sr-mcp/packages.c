@@ -22,11 +22,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define PKG_MAX 50              /* specs in one call */
-#define SPEC_MAX 200            /* bytes in one spec */
+
 #define REPORT_MAX 2000         /* packages listed in a result */
 
 const char install_packages_def[] =
@@ -64,107 +64,6 @@ const char install_packages_def[] =
 "\"annotations\":{\"title\":\"Install packages\",\"readOnlyHint\":false,\"destructiveHint\":false,"
 "\"idempotentHint\":true,\"openWorldHint\":false}}";
 
-const char *network_policy(void)
-{
-	return cfg.net_full ? "full" : cfg.net_install ? "install" : "none";
-}
-
-static int alnum(char c)
-{
-	return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
-}
-
-/* How many characters of s from the set (alphanumerics and extra). */
-static size_t span(const char *s, const char *extra)
-{
-	size_t n = 0;
-	while (s[n] && (alnum(s[n]) || strchr(extra, s[n])))
-		n++;
-	return n;
-}
-
-static int ends_with(const char *s, const char *tail)
-{
-	size_t a = strlen(s), b = strlen(tail);
-	return a >= b && strcmp(s + a - b, tail) == 0;
-}
-
-/* pip: NAME, NAME[e1,e2], then clauses OP VERSION joined by commas. */
-static int pip_spec_ok(const char *s)
-{
-	static const char *const ops[] = { "===", "==", "!=", "~=", "<=", ">=", "<", ">" };
-	size_t n = span(s, "._-");
-	if (n == 0 || !alnum(s[0]) || !alnum(s[n - 1]))
-		return 0;
-	s += n;
-	if (*s == '[') {
-		do {
-			n = span(++s, "._-");
-			if (n == 0)
-				return 0;
-			s += n;
-		} while (*s == ',');
-		if (*s++ != ']')
-			return 0;
-	}
-	if (!*s)
-		return 1;
-	for (;;) {
-		size_t i = 0;
-		while (i < sizeof ops / sizeof *ops && strncmp(s, ops[i], strlen(ops[i])))
-			i++;
-		if (i == sizeof ops / sizeof *ops)
-			return 0;
-		s += strlen(ops[i]);
-		if ((n = span(s, ".*+!_-")) == 0)
-			return 0;
-		s += n;
-		if (!*s)
-			return 1;
-		if (*s++ != ',')
-			return 0;
-	}
-}
-
-/* npm: [@SCOPE/]NAME[@RANGE]; names lower case; ranges of versions,
- * tags and the operators ^ ~ < > = * | (no URL, path, alias or tarball). */
-static int npm_spec_ok(const char *s)
-{
-	const char *p = s;
-	size_t n;
-	if (*p == '@') {
-		if ((n = span(++p, "._-")) == 0 || !alnum(*p) || p[n] != '/')
-			return 0;
-		p += n + 1;
-	}
-	if ((n = span(p, "._-")) == 0 || !alnum(*p))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (p[i] >= 'A' && p[i] <= 'Z')
-			return 0;
-	p += n;
-	if (*p == '@')
-		return span(p + 1, ".^~<>=*|+_-") > 0 && !p[1 + span(p + 1, ".^~<>=*|+_-")];
-	return !*p;
-}
-
-int package_spec_ok(const char *manager, const char *spec, char *why, size_t len)
-{
-	int pip = strcmp(manager, "pip") == 0;
-	int good = strlen(spec) <= SPEC_MAX && spec[0] != '-' &&
-		   (pip ? pip_spec_ok(spec) : npm_spec_ok(spec));
-	/* a name that ends like an archive is taken for a file by both */
-	static const char *const files[] = { ".whl", ".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz" };
-	for (size_t i = 0; good && i < sizeof files / sizeof *files; i++)
-		good = !ends_with(spec, files[i]);
-	if (!good)
-		snprintf(why, len, "'%.80s' is not a package spec %s takes here: give a registry name "
-			 "with an optional version, %s (no options, URLs, paths or files)", spec,
-			 manager, pip ? "NAME, NAME[extra], NAME==1.2 or NAME>=1,<2" :
-			 "NAME, @SCOPE/NAME, NAME@1.2.3 or NAME@^1.2");
-	return good;
-}
-
 /* pip's names compare lower case with runs of - _ . as one -; npm's as
  * they are. The name of a spec ends at [ = < > ! ~ or a second @. */
 static int same_name(const char *manager, const char *spec, const char *name)
@@ -201,8 +100,8 @@ static cJSON *report(const char *manager, const char *out, const cJSON *specs)
 		int asked = 0, bad;
 		cJSON_ArrayForEach(s, specs)
 			asked = asked || same_name(manager, s->valuestring, name->valuestring);
-		char *nm = clean_text(name->valuestring, strlen(name->valuestring), &bad);
-		char *vs = clean_text(ver->valuestring, strlen(ver->valuestring), &bad);
+		char *nm = text_clean(name->valuestring, strlen(name->valuestring), &bad);
+		char *vs = text_clean(ver->valuestring, strlen(ver->valuestring), &bad);
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", nm);
 		cJSON_AddStringToObject(o, "version", vs);
@@ -239,10 +138,10 @@ static const char *text_of(const cJSON *o, const char *k)
 }
 
 /* The result: from the job's run result (status, output), the report. */
-static void reply(struct req *r, const char *manager, const char *ws, const cJSON *specs,
+static void reply(struct proto_req *r, const char *manager, const char *ws, const cJSON *specs,
 		  int net, const char *id, const cJSON *st, const char *note)
 {
-	cJSON *run = result_object(id, ws, st, 0, 0);
+	cJSON *run = job_result_object(id, ws, st, 0, 0);
 	const char *status = text_of(run, "status");
 	int ok = !strcmp(status, "succeeded"), going = !strcmp(status, "running") ||
 		 !strcmp(status, "queued");
@@ -311,9 +210,9 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 	note[0] = '\0';
 	int wfd = ws_open(ws, 0, err, sizeof err), fd = -1;
 	if (wfd >= 0)
-		fd = file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
+		fd = fs_file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
 	if (fd >= 0 && st.st_size <= (1 << 20)) {
-		char *text = read_fd(fd, (size_t)st.st_size, &got);
+		char *text = fs_read_fd(fd, (size_t)st.st_size, &got);
 		pj = cJSON_Parse(text);
 		free(text);
 	}
@@ -323,7 +222,7 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 		close(wfd);
 	const cJSON *dep, *s;
 	cJSON_ArrayForEach(dep, cJSON_GetObjectItem(pj, "dependencies")) {
-		char spec[SPEC_MAX + 2];
+		char spec[TOOL_SPEC_MAX + 2];
 		int asked = 0;
 		cJSON_ArrayForEach(s, pk)
 			asked = asked || same_name("npm", s->valuestring, dep->string);
@@ -331,7 +230,7 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 			continue;
 		int fits = cJSON_IsString(dep) && (size_t)snprintf(spec, sizeof spec, "%s@%s",
 			   dep->string, dep->valuestring) < sizeof spec;
-		if (fits && package_spec_ok("npm", spec, why, sizeof why) &&
+		if (fits && tool_package_spec_ok("npm", spec, why, sizeof why) &&
 		    cJSON_GetArraySize(all) < PKG_MAX) {
 			cJSON_AddItemToArray(all, cJSON_CreateString(spec));
 			continue;
@@ -346,7 +245,7 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 		n = strlen(note);
 		if (n + 1 < len) {
 			int bad;
-			char *shown = clean_text(dep->string, strlen(dep->string), &bad);
+			char *shown = text_clean(dep->string, strlen(dep->string), &bad);
 			snprintf(note + n, len - n, " %.60s", shown);
 			free(shown);
 		}
@@ -357,7 +256,7 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 	return all;
 }
 
-static int specs_ok(struct req *r, const char *manager, const cJSON *pk)
+static int specs_ok(struct proto_req *r, const char *manager, const cJSON *pk)
 {
 	char why[400];
 	const cJSON *s;
@@ -373,7 +272,7 @@ static int specs_ok(struct req *r, const char *manager, const cJSON *pk)
 			tool_bad_args(r, "install_packages", "packages must hold strings only");
 			return -1;
 		}
-		if (!package_spec_ok(manager, s->valuestring, why, sizeof why)) {
+		if (!tool_package_spec_ok(manager, s->valuestring, why, sizeof why)) {
 			tool_bad_args(r, "install_packages", why);
 			return -1;
 		}
@@ -381,7 +280,7 @@ static int specs_ok(struct req *r, const char *manager, const cJSON *pk)
 	return n > 0 ? 0 : -1;
 }
 
-void install_packages(struct req *r, const cJSON *args)
+void install_packages(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "install_packages", *ws = NULL, *manager = NULL;
 	double timeout = (double)cfg.timeout_ms / 1000, wait = (double)cfg.wait_max_ms / 1000;
@@ -395,7 +294,7 @@ void install_packages(struct req *r, const cJSON *args)
 		tool_bad_args(r, T, "workspace_id, manager and packages are required");
 		return;
 	}
-	if (!workspace_id_ok(ws)) {
+	if (!ws_id_ok(ws)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			      "starting with -)");
 		return;
@@ -450,7 +349,7 @@ void install_packages(struct req *r, const cJSON *args)
 	snprintf(s.workspace, sizeof s.workspace, "%s", ws);
 	char note[800] = "";
 	cJSON *specs = NULL;
-	int made = workspace_make(s.workspace, sizeof s.workspace, 0, err, sizeof err);
+	int made = ws_make(s.workspace, sizeof s.workspace, 0, err, sizeof err);
 	if (made == 0 && !strcmp(manager, "npm"))
 		s.args = specs = npm_specs(s.workspace, pk, note, sizeof note);
 	if (made < 0 || job_submit(&s, id, err, sizeof err) < 0) {
@@ -460,8 +359,8 @@ void install_packages(struct req *r, const cJSON *args)
 		return;
 	}
 	cJSON_Delete(specs);
-	req_set_job(r, id);
-	cJSON *st = job_wait(r, id, (uint64_t)(wait * 1000 + 0.5), err, sizeof err);
+	proto_req_set_job(r, id);
+	cJSON *st = proto_job_wait(r, id, (uint64_t)(wait * 1000 + 0.5), err, sizeof err);
 	if (r->cancelled) {
 		cJSON_Delete(st);
 		return;

@@ -20,7 +20,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "proto.h"
 #include "sr.h"
 
 #define MODERN "2026-07-28"
@@ -33,27 +33,38 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static char negotiated[16] = "";         /* by initialize */
 static char client_name[65] = "default"; /* tenant, from clientInfo */
-static struct req *inflight[MCP_MAX_INFLIGHT];
+static struct proto_req *inflight[MCP_MAX_INFLIGHT];
 static int cancelling;                   /* threads killing a cancelled call's job */
 
 /* A batch being answered: its requests are served like single ones, and
  * their answers gather in out, written as one array when the last of them
  * has ended. refs: its requests not ended yet, plus one for the reader
  * while it is still going through the batch. */
-struct rpc_batch {
+struct proto_batch {
 	cJSON *out;
 	int refs;
-	struct rpc_batch *prev, *next;   /* the batches in flight, for proto_flush */
+	struct proto_batch *prev, *next;   /* the batches in flight, for proto_flush */
 };
 static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rpc_batch *batches;
+static struct proto_batch *batches;
+static const struct proto_server *server;  /* the layer above: proto_serve */
+
+void proto_serve(const struct proto_server *s)
+{
+	server = s;
+}
+
+const struct proto_server *proto_server(void)
+{
+	return server;
+}
 
 static void write_line(cJSON *msg)
 {
 	char *s = cJSON_PrintUnformatted(msg);
 	size_t n = s ? strlen(s) : 0;
 	if (s)
-		s = utf8_clean(s, &n);
+		s = text_utf8(s, &n);
 	if (!s) {
 		mcp_log("out of memory writing a message");
 		return;
@@ -66,7 +77,7 @@ static void write_line(cJSON *msg)
 	free(s);
 }
 
-static void send_msg(struct rpc_batch *b, cJSON *msg)
+static void send_msg(struct proto_batch *b, cJSON *msg)
 {
 	if (b) {
 		pthread_mutex_lock(&batch_lock);
@@ -78,9 +89,9 @@ static void send_msg(struct rpc_batch *b, cJSON *msg)
 	}
 }
 
-static struct rpc_batch *batch_new(void)
+static struct proto_batch *batch_new(void)
 {
-	struct rpc_batch *b = calloc(1, sizeof *b);
+	struct proto_batch *b = calloc(1, sizeof *b);
 	if (!b || !(b->out = cJSON_CreateArray())) {
 		free(b);
 		return NULL;
@@ -94,7 +105,7 @@ static struct rpc_batch *batch_new(void)
 	return b;
 }
 
-static void batch_get(struct rpc_batch *b)
+static void batch_get(struct proto_batch *b)
 {
 	pthread_mutex_lock(&batch_lock);
 	b->refs++;
@@ -103,7 +114,7 @@ static void batch_get(struct rpc_batch *b)
 
 /* One of its requests has ended (or the reader is through it): the last
  * one writes the answers, if there are any. */
-static void batch_put(struct rpc_batch *b)
+static void batch_put(struct proto_batch *b)
 {
 	if (!b)
 		return;
@@ -129,7 +140,7 @@ static void batch_put(struct rpc_batch *b)
 void proto_flush(void)
 {
 	pthread_mutex_lock(&batch_lock);
-	for (struct rpc_batch *b = batches; b; b = b->next) {
+	for (struct proto_batch *b = batches; b; b = b->next) {
 		if (cJSON_GetArraySize(b->out) == 0)
 			continue;
 		write_line(b->out);
@@ -147,7 +158,7 @@ static cJSON *envelope(const cJSON *id)
 	return m;
 }
 
-static void error_to(struct rpc_batch *b, const cJSON *id, int code, const char *msg,
+static void error_to(struct proto_batch *b, const cJSON *id, int code, const char *msg,
 		     cJSON *data)
 {
 	cJSON *m = envelope(id), *e = cJSON_CreateObject();
@@ -159,7 +170,7 @@ static void error_to(struct rpc_batch *b, const cJSON *id, int code, const char 
 	send_msg(b, m);
 }
 
-void send_error(struct req *r, int code, const char *msg, cJSON *data)
+void proto_error(struct proto_req *r, int code, const char *msg, cJSON *data)
 {
 	if (r->cancelled || !r->id) {
 		cJSON_Delete(data);
@@ -168,13 +179,13 @@ void send_error(struct req *r, int code, const char *msg, cJSON *data)
 	error_to(r->batch, r->id, code, msg, data);
 }
 
-void send_result(struct req *r, cJSON *result)
+void proto_result(struct proto_req *r, cJSON *result)
 {
 	if (r->cancelled || !r->id) {   /* a cancelled request gets no answer */
 		cJSON_Delete(result);
 		return;
 	}
-	if (r->era == ERA_MODERN) {
+	if (r->era == PROTO_MODERN) {
 		if (!cJSON_GetObjectItem(result, "resultType"))
 			cJSON_AddStringToObject(result, "resultType", "complete");
 		cJSON *meta = cJSON_AddObjectToObject(result, "_meta");
@@ -187,7 +198,7 @@ void send_result(struct req *r, cJSON *result)
 	send_msg(r->batch, m);
 }
 
-void send_progress(struct req *r, double progress, const char *message)
+void proto_progress(struct proto_req *r, double progress, const char *message)
 {
 	if (!r->progress || r->cancelled)
 		return;
@@ -203,7 +214,7 @@ void send_progress(struct req *r, double progress, const char *message)
 	cJSON_Delete(m);
 }
 
-void req_free(struct req *r)
+void proto_req_free(struct proto_req *r)
 {
 	if (!r)
 		return;
@@ -246,7 +257,7 @@ static void *cancel_thread(void *arg)
 	return NULL;
 }
 
-void req_set_job(struct req *r, const char *job_id)
+void proto_req_set_job(struct proto_req *r, const char *job_id)
 {
 	pthread_mutex_lock(&state_lock);
 	snprintf(r->job_id, sizeof r->job_id, "%s", job_id);
@@ -256,7 +267,7 @@ void req_set_job(struct req *r, const char *job_id)
 		kill_job(job_id);
 }
 
-void inflight_add(struct req *r)
+void proto_inflight_add(struct proto_req *r)
 {
 	pthread_mutex_lock(&state_lock);
 	for (size_t i = 0; i < MCP_MAX_INFLIGHT; i++)
@@ -267,7 +278,7 @@ void inflight_add(struct req *r)
 	pthread_mutex_unlock(&state_lock);
 }
 
-void inflight_del(struct req *r)
+void proto_inflight_del(struct proto_req *r)
 {
 	pthread_mutex_lock(&state_lock);
 	for (size_t i = 0; i < MCP_MAX_INFLIGHT; i++)
@@ -276,7 +287,7 @@ void inflight_del(struct req *r)
 	pthread_mutex_unlock(&state_lock);
 }
 
-int inflight_count(void)
+int proto_inflight_count(void)
 {
 	int n = 0;
 	pthread_mutex_lock(&state_lock);
@@ -325,14 +336,14 @@ static cJSON *server_info(void)
 	return si;
 }
 
-static cJSON *capabilities(enum era era)
+static cJSON *capabilities(enum proto_era era)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddItemToObject(cJSON_AddObjectToObject(c, "tools"), "listChanged",
 			      cJSON_CreateFalse());
 	cJSON_AddItemToObject(cJSON_AddObjectToObject(c, "resources"), "listChanged",
 			      cJSON_CreateFalse());   /* resources.c */
-	if (era == ERA_LEGACY) {
+	if (era == PROTO_LEGACY) {
 		cJSON_AddObjectToObject(c, "logging");
 		cJSON *t = cJSON_AddObjectToObject(c, "tasks");   /* 2025-11-25, experimental */
 		cJSON_AddObjectToObject(t, "list");
@@ -346,7 +357,7 @@ static cJSON *capabilities(enum era era)
 	return c;
 }
 
-static void do_initialize(struct req *r)
+static void do_initialize(struct proto_req *r)
 {
 	const cJSON *v = cJSON_GetObjectItem(r->params, "protocolVersion");
 	const char *ver = legacy_known(cJSON_IsString(v) ? v->valuestring : NULL);
@@ -358,40 +369,40 @@ static void do_initialize(struct req *r)
 	pthread_mutex_unlock(&state_lock);
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "protocolVersion", ver);
-	cJSON_AddItemToObject(res, "capabilities", capabilities(ERA_LEGACY));
+	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_LEGACY));
 	cJSON_AddItemToObject(res, "serverInfo", server_info());
-	cJSON_AddStringToObject(res, "instructions", instructions());
-	send_result(r, res);
+	cJSON_AddStringToObject(res, "instructions", server->instructions());
+	proto_result(r, res);
 }
 
-static void do_discover(struct req *r)
+static void do_discover(struct proto_req *r)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "supportedVersions", supported_list());
-	cJSON_AddItemToObject(res, "capabilities", capabilities(ERA_MODERN));
-	cJSON_AddStringToObject(res, "instructions", instructions());
+	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_MODERN));
+	cJSON_AddStringToObject(res, "instructions", server->instructions());
 	cJSON_AddNumberToObject(res, "ttlMs", 0);
 	cJSON_AddStringToObject(res, "cacheScope", "private");
-	r->era = ERA_MODERN;
-	send_result(r, res);
+	r->era = PROTO_MODERN;
+	proto_result(r, res);
 }
 
-static void do_set_level(struct req *r)
+static void do_set_level(struct proto_req *r)
 {
 	static const char *const levels[] = { "debug", "info", "notice", "warning",
 		"error", "critical", "alert", "emergency" };
 	const cJSON *l = cJSON_GetObjectItem(r->params, "level");
 	for (size_t i = 0; cJSON_IsString(l) && i < sizeof levels / sizeof *levels; i++)
 		if (strcmp(l->valuestring, levels[i]) == 0) {
-			send_result(r, cJSON_CreateObject());
+			proto_result(r, cJSON_CreateObject());
 			return;
 		}
-	send_error(r, -32602, "logging/setLevel: level must be one of debug, info, notice, "
+	proto_error(r, -32602, "logging/setLevel: level must be one of debug, info, notice, "
 		   "warning, error, critical, alert, emergency", NULL);
 }
 
 /* notifications/cancelled: the waiting call gets no answer, its job is
- * killed with every process of it (by req_set_job when the job comes
+ * killed with every process of it (by proto_req_set_job when the job comes
  * after the cancel), once, on a thread of its own. */
 static void do_cancelled(const cJSON *params)
 {
@@ -402,7 +413,7 @@ static void do_cancelled(const cJSON *params)
 		return;
 	pthread_mutex_lock(&state_lock);
 	for (size_t i = 0; i < MCP_MAX_INFLIGHT; i++) {
-		struct req *r = inflight[i];
+		struct proto_req *r = inflight[i];
 		if (!r || !r->id || r->cancelled || !cJSON_Compare(r->id, id, 1))
 			continue;
 		r->cancelled = 1;
@@ -420,38 +431,38 @@ static void do_cancelled(const cJSON *params)
 
 static void *call_thread(void *arg)
 {
-	struct req *r = arg;
+	struct proto_req *r = arg;
 	if (strncmp(r->method, "tasks/", 6) == 0)
-		tasks_call(r);
+		server->tasks_call(r);
 	else if (strncmp(r->method, "resources/", 10) == 0)
-		resources_call(r);
+		server->resources_call(r);
 	else
-		tools_call(r);
+		server->tools_call(r);
 	/* answered: its batch's answers go out before the count drops (at
 	 * the end of input, main waits for the count) */
 	batch_put(r->batch);
 	r->batch = NULL;
-	inflight_del(r);
-	req_free(r);
+	proto_inflight_del(r);
+	proto_req_free(r);
 	return NULL;
 }
 
 /* A call that waits (a batch's too): on its own thread, registered. */
-static void start_call(struct req *r)
+static void start_call(struct proto_req *r)
 {
-	if (inflight_count() >= MCP_MAX_INFLIGHT) {
+	if (proto_inflight_count() >= MCP_MAX_INFLIGHT) {
 		char msg[200];
 		snprintf(msg, sizeof msg, "sr-mcp is serving %d calls already: wait for one "
 			 "to finish (job_status with wait_s) and call again", MCP_MAX_INFLIGHT);
-		send_error(r, -32603, msg, NULL);
-		req_free(r);
+		proto_error(r, -32603, msg, NULL);
+		proto_req_free(r);
 		return;
 	}
-	inflight_add(r);
+	proto_inflight_add(r);
 	if (run_detached(call_thread, r) < 0) {
-		inflight_del(r);
-		send_error(r, -32603, "unable to start a thread for the call", NULL);
-		req_free(r);
+		proto_inflight_del(r);
+		proto_error(r, -32603, "unable to start a thread for the call", NULL);
+		proto_req_free(r);
 	}
 }
 
@@ -460,12 +471,12 @@ int proto_pending(void)
 	pthread_mutex_lock(&state_lock);
 	int n = cancelling;
 	pthread_mutex_unlock(&state_lock);
-	return n + inflight_count();
+	return n + proto_inflight_count();
 }
 
 /* Which generation and version a request is in. 0, or -1 when its
  * version is one we do not speak (answered already). */
-static int place(struct req *r)
+static int place(struct proto_req *r)
 {
 	const cJSON *meta = cJSON_GetObjectItem(r->params, "_meta");
 	const cJSON *v = cJSON_GetObjectItem(meta, "io.modelcontextprotocol/protocolVersion");
@@ -483,7 +494,7 @@ static int place(struct req *r)
 		const cJSON *caps = cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientCapabilities");
 		r->task_modern = cJSON_GetObjectItem(cJSON_GetObjectItem(caps, "extensions"),
 						     "io.modelcontextprotocol/tasks") != NULL;
-		r->era = ERA_MODERN;
+		r->era = PROTO_MODERN;
 		snprintf(r->version, sizeof r->version, "%s", MODERN);
 		set_tenant(r->tenant, cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientInfo"));
 		return 0;
@@ -495,22 +506,22 @@ static int place(struct req *r)
 	cJSON *data = cJSON_CreateObject();
 	cJSON_AddItemToObject(data, "supported", supported_list());
 	cJSON_AddStringToObject(data, "requested", cJSON_IsString(v) ? v->valuestring : "");
-	r->era = ERA_MODERN;
-	send_error(r, -32022, "Unsupported protocol version", data);
+	r->era = PROTO_MODERN;
+	proto_error(r, -32022, "Unsupported protocol version", data);
 	return -1;
 }
 
-static void dispatch(struct req *r)
+static void dispatch(struct proto_req *r)
 {
 	const char *m = r->method;
 	if (strcmp(m, "notifications/cancelled") == 0)
 		do_cancelled(r->params);
 	if (!r->id) {            /* notifications get no answer */
-		req_free(r);
+		proto_req_free(r);
 		return;
 	}
 	if (strcmp(m, "initialize") != 0 && place(r) < 0) {
-		req_free(r);
+		proto_req_free(r);
 		return;
 	}
 	if (strcmp(m, "tools/call") == 0 || (strncmp(m, "tasks/", 6) == 0 &&
@@ -518,7 +529,7 @@ static void dispatch(struct req *r)
 	    (strncmp(m, "resources/", 10) == 0 &&
 	     strstr("resources/list resources/read resources/templates/list", m))) {
 		/* A task asked for in the 2025-11-25 way (params.task) */
-		r->task_legacy = r->era == ERA_LEGACY &&
+		r->task_legacy = r->era == PROTO_LEGACY &&
 				 cJSON_IsObject(cJSON_GetObjectItem(r->params, "task"));
 		start_call(r);
 		return;
@@ -528,30 +539,30 @@ static void dispatch(struct req *r)
 	else if (strcmp(m, "server/discover") == 0)
 		do_discover(r);
 	else if (strcmp(m, "ping") == 0)
-		send_result(r, cJSON_CreateObject());
+		proto_result(r, cJSON_CreateObject());
 	else if (strcmp(m, "logging/setLevel") == 0)
 		do_set_level(r);
 	else if (strcmp(m, "tools/list") == 0)
-		send_result(r, tools_list(r->era));
+		proto_result(r, server->tools_list(r->era));
 	else {
 		char msg[200];
 		snprintf(msg, sizeof msg, "Method not found: %.120s", m);
-		send_error(r, -32601, msg, NULL);
+		proto_error(r, -32601, msg, NULL);
 	}
-	req_free(r);
+	proto_req_free(r);
 }
 
 /* One message of a line, or of batch b (NULL: none). */
-static void message(struct rpc_batch *b, const cJSON *msg)
+static void message(struct proto_batch *b, const cJSON *msg)
 {
 	const cJSON *id = cJSON_GetObjectItem(msg, "id");
 	const cJSON *method = cJSON_GetObjectItem(msg, "method");
 	const cJSON *params = cJSON_GetObjectItem(msg, "params");
 	const cJSON *ver = cJSON_GetObjectItem(msg, "jsonrpc");
-	int id_ok = !id || cJSON_IsString(id) || cJSON_IsNumber(id);
+	int job_id_ok = !id || cJSON_IsString(id) || cJSON_IsNumber(id);
 	if (!cJSON_IsObject(msg) || !cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") ||
-	    !id_ok || (params && !cJSON_IsObject(params) && !cJSON_IsArray(params))) {
-		error_to(b, id_ok ? id : NULL, -32600,
+	    !job_id_ok || (params && !cJSON_IsObject(params) && !cJSON_IsArray(params))) {
+		error_to(b, job_id_ok ? id : NULL, -32600,
 			 "Invalid Request: a JSON-RPC 2.0 object with \"jsonrpc\": \"2.0\" was expected",
 			 NULL);
 		return;
@@ -562,13 +573,13 @@ static void message(struct rpc_batch *b, const cJSON *msg)
 		error_to(b, id, -32600, "Invalid Request: no method", NULL);
 		return;
 	}
-	struct req *r = calloc(1, sizeof *r);
+	struct proto_req *r = calloc(1, sizeof *r);
 	if (!r) {
 		error_to(b, id, -32603, "out of memory", NULL);
 		return;
 	}
 	if ((r->batch = b))
-		batch_get(b);    /* until req_free */
+		batch_get(b);    /* until proto_req_free */
 	r->id = id ? cJSON_Duplicate(id, 1) : NULL;
 	r->method = xstrdup(method->valuestring);
 	r->params = params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject();
@@ -588,7 +599,7 @@ static void serve_batch(const cJSON *arr)
 			   "2025-03-26, which was not negotiated", NULL);
 		return;
 	}
-	struct rpc_batch *b = batch_new();
+	struct proto_batch *b = batch_new();
 	if (!b) {
 		error_to(NULL, NULL, -32603, "out of memory", NULL);
 		return;
@@ -623,4 +634,19 @@ void proto_line_too_long(void)
 	snprintf(msg, sizeof msg, "Invalid Request: the line is longer than %u bytes, "
 		 "the most sr-mcp reads; it was discarded", MCP_LINE_MAX);
 	error_to(NULL, NULL, -32600, msg, NULL);
+}
+
+static void wait_progress(void *ctx, double s, const char *msg)
+{
+	proto_progress(ctx, s, msg);
+}
+
+/* job_wait for a call: its cancel stops the wait, progress goes to it. */
+cJSON *proto_job_wait(struct proto_req *r, const char *id, uint64_t ms, char *err,
+		      size_t errlen)
+{
+	if (!r)
+		return job_wait(NULL, id, ms, err, errlen);
+	struct job_waiter w = { .cancelled = &r->cancelled, .progress = wait_progress, .ctx = r };
+	return job_wait(&w, id, ms, err, errlen);
 }

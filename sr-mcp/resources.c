@@ -27,7 +27,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define RES_LIST_MAX 1000             /* resources/list: files, at most */
@@ -96,26 +96,26 @@ static char *pct_decode(const char *s)
 	return o;
 }
 
-static void with_cache(struct req *r, cJSON *res)
+static void with_cache(struct proto_req *r, cJSON *res)
 {
-	if (r->era == ERA_MODERN) {
+	if (r->era == PROTO_MODERN) {
 		cJSON_AddNumberToObject(res, "ttlMs", 0);
 		cJSON_AddStringToObject(res, "cacheScope", "private");
 	}
 }
 
-static void not_found(struct req *r, const char *uri, const char *why)
+static void not_found(struct proto_req *r, const char *uri, const char *why)
 {
 	cJSON *data = cJSON_CreateObject();
 	char msg[1400];
 	cJSON_AddStringToObject(data, "uri", uri);
 	snprintf(msg, sizeof msg, "Resource not found: %s", why);
-	send_error(r, r->era == ERA_MODERN ? -32602 : -32002, msg, data);
+	proto_error(r, r->era == PROTO_MODERN ? -32602 : -32002, msg, data);
 }
 
 /* ---- resources/templates/list ---------------------------------------------- */
 
-static void templates(struct req *r)
+static void templates(struct proto_req *r)
 {
 	static const struct { const char *uri, *name, *title, *desc, *mime; } t[] = {
 		{ WS_PREFIX "{workspace_id}/files/{+path}", "workspace-file", "A file of a workspace",
@@ -140,7 +140,7 @@ static void templates(struct req *r)
 		cJSON_AddItemToArray(a, o);
 	}
 	with_cache(r, res);
-	send_result(r, res);
+	proto_result(r, res);
 }
 
 /* ---- resources/list ----------------------------------------------------------- */
@@ -153,7 +153,7 @@ struct listing {
 	int n, more;
 };
 
-static void list_one(struct walk *w, int dirfd, const char *name, const char *rel,
+static void list_one(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		     const struct stat *st)
 {
 	(void)dirfd, (void)name;
@@ -161,7 +161,7 @@ static void list_one(struct walk *w, int dirfd, const char *name, const char *re
 	int rep = 0;
 	if (!S_ISREG(st->st_mode))
 		return;
-	char *clean = clean_text(rel, strlen(rel), &rep);
+	char *clean = text_clean(rel, strlen(rel), &rep);
 	free(clean);
 	if (rep || ++l->met <= l->skip)
 		return;     /* a name that is not UTF-8 has no URI */
@@ -173,8 +173,8 @@ static void list_one(struct walk *w, int dirfd, const char *name, const char *re
 	cJSON_AddStringToObject(o, "mimeType", mime_of(rel, "application/octet-stream"));
 	cJSON_AddNumberToObject(o, "size", (double)st->st_size);
 	free(uri);
-	size_t cost = json_size(o) + 1;
-	if (l->n >= RES_LIST_MAX || l->bytes + cost > RESULT_BUDGET) {
+	size_t cost = tool_json_size(o) + 1;
+	if (l->n >= RES_LIST_MAX || l->bytes + cost > TOOL_RESULT_BUDGET) {
 		cJSON_Delete(o);
 		l->more = 1;      /* the page is full: nextCursor */
 		w->stop = 1;
@@ -191,7 +191,7 @@ static int by_name(const void *a, const void *b)
 }
 
 /* resources/list's cursor: the resources before the page, in decimal. */
-static int cursor(struct req *r, size_t *skip)
+static int cursor(struct proto_req *r, size_t *skip)
 {
 	const cJSON *c = cJSON_GetObjectItem(r->params, "cursor");
 	*skip = 0;
@@ -200,7 +200,7 @@ static int cursor(struct req *r, size_t *skip)
 	const char *p = cJSON_IsString(c) ? c->valuestring : "";
 	uint64_t v;
 	if (sr_parse_count(p, SIZE_MAX, &v) < 0) {
-		send_error(r, -32602, "Invalid params: cursor must be a nextCursor that "
+		proto_error(r, -32602, "Invalid params: cursor must be a nextCursor that "
 			   "resources/list gave", NULL);
 		return -1;
 	}
@@ -208,7 +208,7 @@ static int cursor(struct req *r, size_t *skip)
 	return 0;
 }
 
-static void list(struct req *r)
+static void list(struct proto_req *r)
 {
 	size_t skip;
 	if (cursor(r, &skip) < 0)
@@ -221,7 +221,7 @@ static void list(struct req *r)
 	size_t n = 0;
 	struct dirent *e;
 	while (d && (e = readdir(d)) && n < 10000)
-		if (workspace_id_ok(e->d_name)) {
+		if (ws_id_ok(e->d_name)) {
 			names = realloc(names, (n + 1) * sizeof *names);
 			if (!names)
 				sr_fatal(SR_EXIT_SYS, "out of memory");
@@ -235,9 +235,9 @@ static void list(struct req *r)
 		int fd = !l.more ? ws_open(names[i], 0, err, sizeof err) : -1;
 		if (fd >= 0) {
 			/* a path too long for a URI is not a resource */
-			struct walk w = { .fn = list_one, .recursive = 1, .skip_cut = 1, .ctx = &l };
+			struct fs_walk w = { .fn = list_one, .recursive = 1, .skip_cut = 1, .ctx = &l };
 			l.ws = names[i];
-			walk_dir(&w, fd);
+			fs_walk(&w, fd);
 		}
 		free(names[i]);
 	}
@@ -248,17 +248,17 @@ static void list(struct req *r)
 		cJSON_AddStringToObject(res, "nextCursor", next);
 	}
 	with_cache(r, res);
-	send_result(r, res);
+	proto_result(r, res);
 }
 
 /* ---- resources/read ---------------------------------------------------------- */
 
-static void contents(struct req *r, cJSON *item)
+static void contents(struct proto_req *r, cJSON *item)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "contents"), item);
 	with_cache(r, res);
-	send_result(r, res);
+	proto_result(r, res);
 }
 
 /* Text whose JSON (quotes and backslashes escaped, control characters
@@ -266,8 +266,8 @@ static void contents(struct req *r, cJSON *item)
  * with a note that says where read_file goes on. */
 static void text_fit(char **text, const char *ws, const char *rel, long long size)
 {
-	size_t room = RESULT_BUDGET - 2 * URI_MAX - 1024;
-	if (json_str_size(*text) <= room)
+	size_t room = TOOL_RESULT_BUDGET - 2 * URI_MAX - 1024;
+	if (tool_json_str_size(*text) <= room)
 		return;
 	char *t = *text;
 	size_t keep = 0, used = 0, lines = 0, cut = 0;
@@ -294,22 +294,22 @@ static void text_fit(char **text, const char *ws, const char *rel, long long siz
 	*text = o;
 }
 
-static void read_file_res(struct req *r, const char *uri)
+static void read_file_res(struct proto_req *r, const char *uri)
 {
 	char ws[65], err[1200];
 	const char *p = uri + strlen(WS_PREFIX), *slash = strchr(p, '/');
 	if (!slash || (size_t)(slash - p) >= sizeof ws || strncmp(slash, "/files/", 7)) {
-		send_error(r, -32602, "Invalid params: a workspace file's URI is "
+		proto_error(r, -32602, "Invalid params: a workspace file's URI is "
 			   WS_PREFIX "{workspace_id}/files/{path}", NULL);
 		return;
 	}
 	snprintf(ws, sizeof ws, "%.*s", (int)(slash - p), p);
 	char *path = pct_decode(slash + 7);
-	const char *rel = path && workspace_id_ok(ws) ? rel_path(path, err, sizeof err) : NULL;
-	if (!path || !workspace_id_ok(ws))
+	const char *rel = path && ws_id_ok(ws) ? fs_rel_path(path, err, sizeof err) : NULL;
+	if (!path || !ws_id_ok(ws))
 		snprintf(err, sizeof err, "the URI has a bad workspace id or %%-escape");
 	if (!rel || !*path) {
-		send_error(r, -32602, !rel ? err : "Invalid params: the URI names no file", NULL);
+		proto_error(r, -32602, !rel ? err : "Invalid params: the URI names no file", NULL);
 		free(path);
 		return;
 	}
@@ -321,19 +321,19 @@ static void read_file_res(struct req *r, const char *uri)
 	}
 	/* what is not there is "not found"; what is refused, says why */
 	struct stat st;
-	int probe = openat2_safe(wfd, rel, O_PATH, 0);
+	int probe = fs_openat2(wfd, rel, O_PATH, 0);
 	int fd = -1;
 	if (probe < 0) {
-		path_why(err, sizeof err, rel, errno);
+		fs_path_why(err, sizeof err, rel, errno);
 		if (errno == ENOENT || errno == ENOTDIR)
 			not_found(r, uri, err);
 		else
-			send_error(r, -32602, err, NULL);
+			proto_error(r, -32602, err, NULL);
 	} else {
 		close(probe);
-		fd = file_open(wfd, rel, rel, O_RDONLY, &st, err, sizeof err);
+		fd = fs_file_open(wfd, rel, rel, O_RDONLY, &st, err, sizeof err);
 		if (fd < 0)
-			send_error(r, -32602, err, NULL);
+			proto_error(r, -32602, err, NULL);
 	}
 	close(wfd);
 	if (fd < 0) {
@@ -341,15 +341,15 @@ static void read_file_res(struct req *r, const char *uri)
 		return;
 	}
 	size_t n = 0;
-	char *data = (uint64_t)st.st_size <= RES_MAX ? read_fd(fd, (size_t)st.st_size, &n) : NULL;
+	char *data = (uint64_t)st.st_size <= RES_MAX ? fs_read_fd(fd, (size_t)st.st_size, &n) : NULL;
 	int rep = 0;
-	char *text = data ? clean_text(data, n, &rep) : NULL;
+	char *text = data ? text_clean(data, n, &rep) : NULL;
 	close(fd);
 	if (!data) {
 		snprintf(err, sizeof err, "%s: %lld bytes, over the cap of resources/read (%u KiB): "
 			 "read_file reads a text file in parts, run_code any file", rel,
 			 (long long)st.st_size, RES_MAX >> 10);
-		send_error(r, -32602, err, NULL);
+		proto_error(r, -32602, err, NULL);
 	} else {
 		cJSON *item = cJSON_CreateObject();
 		cJSON_AddStringToObject(item, "uri", uri);
@@ -358,8 +358,8 @@ static void read_file_res(struct req *r, const char *uri)
 			text_fit(&text, ws, rel, (long long)n);
 			cJSON_AddStringToObject(item, "text", text);
 		} else {
-			const char *img = image_type((unsigned char *)data, n);
-			char *b64 = base64((unsigned char *)data, n);
+			const char *img = images_type((unsigned char *)data, n);
+			char *b64 = text_base64((unsigned char *)data, n);
 			cJSON_AddStringToObject(item, "mimeType", img ? img :
 						mime_of(rel, "application/octet-stream"));
 			cJSON_AddStringToObject(item, "blob", b64);
@@ -372,21 +372,21 @@ static void read_file_res(struct req *r, const char *uri)
 	free(path);
 }
 
-static void read_job_res(struct req *r, const char *uri)
+static void read_job_res(struct proto_req *r, const char *uri)
 {
 	char id[33], err[600];
 	const char *p = uri + strlen(JOB_PREFIX), *slash = strchr(p, '/');
 	if (!slash || slash - p != 32 || (strcmp(slash, "/stdout") && strcmp(slash, "/stderr"))) {
-		send_error(r, -32602, "Invalid params: a job's output is " JOB_PREFIX
+		proto_error(r, -32602, "Invalid params: a job's output is " JOB_PREFIX
 			   "{job_id}/stdout or /stderr", NULL);
 		return;
 	}
 	snprintf(id, sizeof id, "%.32s", p);
-	if (!id_ok(id)) {
+	if (!job_id_ok(id)) {
 		not_found(r, uri, "a job id is 32 hexadecimal digits (list_jobs shows them)");
 		return;
 	}
-	cJSON *page = result_logs(id, slash + 1, 0, RES_MAX, err, sizeof err);
+	cJSON *page = job_result_logs(id, slash + 1, 0, RES_MAX, err, sizeof err);
 	if (!page) {
 		not_found(r, uri, err);
 		return;
@@ -410,11 +410,11 @@ static void read_job_res(struct req *r, const char *uri)
 	contents(r, item);
 }
 
-void resources_call(struct req *r)
+void resources_call(struct proto_req *r)
 {
 	char err[700];
-	if (state_ready(err, sizeof err) < 0) {
-		send_error(r, -32603, err, NULL);
+	if (job_state_ready(err, sizeof err) < 0) {
+		proto_error(r, -32603, err, NULL);
 		return;
 	}
 	if (!strcmp(r->method, "resources/templates/list")) {
@@ -422,13 +422,13 @@ void resources_call(struct req *r)
 	} else if (!strcmp(r->method, "resources/list")) {
 		list(r);
 	} else if (strcmp(r->method, "resources/read")) {
-		send_error(r, -32601, "Method not found", NULL);
+		proto_error(r, -32601, "Method not found", NULL);
 	} else {
 		const cJSON *u = cJSON_GetObjectItem(r->params, "uri");
 		if (!cJSON_IsString(u))
-			send_error(r, -32602, "Invalid params: resources/read needs a uri", NULL);
+			proto_error(r, -32602, "Invalid params: resources/read needs a uri", NULL);
 		else if (strlen(u->valuestring) > URI_MAX)
-			send_error(r, -32602, "Invalid params: the uri is too long (a path is at "
+			proto_error(r, -32602, "Invalid params: the uri is too long (a path is at "
 				   "most 4000 bytes)", NULL);
 		else if (!strncmp(u->valuestring, WS_PREFIX, strlen(WS_PREFIX)))
 			read_file_res(r, u->valuestring);

@@ -4,17 +4,18 @@
  * executable regular file are skipped. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mcp.h"
+#include "runner.h"
 #include "sr.h"
 
-struct runner *runners;
-size_t nrunners;
+struct runner *runner_all;
+size_t runner_count;
 
 static void sanitise(char *dst, const char *name)
 {
@@ -33,7 +34,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct runner *)a)->name, ((const struct runner *)b)->name);
 }
 
-void runners_load(void)
+void runner_load(void)
 {
 	DIR *d = opendir(cfg.runners_dir);
 	struct dirent *de;
@@ -53,36 +54,36 @@ void runners_load(void)
 			continue;  /* two names made the same: the first wins */
 		if (asprintf(&r.path, "%s/%s", cfg.runners_dir, de->d_name) < 0)
 			sr_fatal(SR_EXIT_SYS, "out of memory");
-		struct runner *nr = realloc(runners, (nrunners + 1) * sizeof *nr);
+		struct runner *nr = realloc(runner_all, (runner_count + 1) * sizeof *nr);
 		if (!nr)
 			sr_fatal(SR_EXIT_SYS, "out of memory");
-		runners = nr;
-		runners[nrunners++] = r;
+		runner_all = nr;
+		runner_all[runner_count++] = r;
 	}
 	closedir(d);
-	qsort(runners, nrunners, sizeof *runners, by_name);
+	qsort(runner_all, runner_count, sizeof *runner_all, by_name);
 }
 
 const struct runner *runner_find(const char *name)
 {
-	for (size_t i = 0; i < nrunners; i++)
-		if (strcmp(runners[i].name, name) == 0)
-			return &runners[i];
+	for (size_t i = 0; i < runner_count; i++)
+		if (strcmp(runner_all[i].name, name) == 0)
+			return &runner_all[i];
 	return NULL;
 }
 
 /* `RUNNER --version`: the language's version, for sandbox_info. Asked
  * once, on first use. */
-void runners_versions(void)
+void runner_versions(void)
 {
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	static int done;
 	pthread_mutex_lock(&once);
-	for (size_t i = 0; !done && i < nrunners; i++) {
-		char *out, *argv[] = { runners[i].path, "--version", NULL };
+	for (size_t i = 0; !done && i < runner_count; i++) {
+		char *out, *argv[] = { runner_all[i].path, "--version", NULL };
 		if (spawn_capture(argv, &out, 4096, 1) == 0 && out) {
 			out[strcspn(out, "\n")] = '\0';
-			runners[i].version = out;
+			runner_all[i].version = out;
 		} else {
 			free(out);
 		}

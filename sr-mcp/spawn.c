@@ -3,6 +3,7 @@
  * a child does nothing but async-signal-safe calls between fork and
  * exec, and the program is resolved before the fork. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mcp.h"
+#include "spawn.h"
 #include "sr.h"
 
 extern char **environ;

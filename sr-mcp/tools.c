@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define RESULT_PROPS \
@@ -335,7 +335,7 @@ static const char *const sandrun_defs[] = {
 
 static cJSON *tools;   /* the list, built once */
 
-const char *instructions(void)
+const char *tool_instructions(void)
 {
 	return "sr-mcp runs code in a rootless Linux sandbox. run_code runs a program "
 	       "(language + code) and returns its output and a job_id. Files persist in "
@@ -363,8 +363,18 @@ static cJSON *parse_def(const char *json)
 	return t;
 }
 
-void tools_init(void)
+static const struct proto_server server = {
+	.instructions = tool_instructions,
+	.tools_list = tool_list,
+	.tools_call = tool_call,
+	.resources_call = resources_call,
+	.tasks_call = proto_tasks_call,
+	.job_result = tool_run_result,
+};
+
+void tool_init(void)
 {
+	proto_serve(&server);
 	const char *defs[] = { run_code_def, job_status_def, job_logs_def, cancel_job_def,
 			       list_jobs_def, sandbox_info_def,
 			       list_workspaces_def, delete_workspace_def, list_files_def,
@@ -378,8 +388,8 @@ void tools_init(void)
 			cJSON *lang = cJSON_GetObjectItem(cJSON_GetObjectItem(
 				cJSON_GetObjectItem(t, "inputSchema"), "properties"), "language");
 			cJSON *e = cJSON_AddArrayToObject(lang, "enum");
-			for (size_t r = 0; r < nrunners; r++)
-				cJSON_AddItemToArray(e, cJSON_CreateString(runners[r].name));
+			for (size_t r = 0; r < runner_count; r++)
+				cJSON_AddItemToArray(e, cJSON_CreateString(runner_all[r].name));
 			cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
 				->type = cfg.net_full ? cJSON_True : cJSON_False;
 		}
@@ -409,75 +419,18 @@ void tools_init(void)
 	}
 }
 
-cJSON *tools_list(enum era era)
+cJSON *tool_list(enum proto_era era)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON *list = cJSON_Duplicate(tools, 1), *t;
 	cJSON_AddItemToObject(res, "tools", list);
-	if (era == ERA_MODERN) {
+	if (era == PROTO_MODERN) {
 		cJSON_ArrayForEach(t, list)
 			cJSON_DeleteItemFromObject(t, "execution");
 		cJSON_AddNumberToObject(res, "ttlMs", 0);
 		cJSON_AddStringToObject(res, "cacheScope", "private");
 	}
 	return res;
-}
-
-/* A tool result: a text block for a person, structuredContent for the
- * model. Takes res. */
-cJSON *tool_result(cJSON *res, const char *text, int is_error)
-{
-	cJSON *out = cJSON_CreateObject();
-	cJSON *content = cJSON_AddArrayToObject(out, "content");
-	cJSON *t = cJSON_CreateObject();
-	cJSON_AddStringToObject(t, "type", "text");
-	cJSON_AddStringToObject(t, "text", text);
-	cJSON_AddItemToArray(content, t);
-	if (res)
-		cJSON_AddItemToObject(out, "structuredContent", res);
-	cJSON_AddBoolToObject(out, "isError", is_error);
-	return out;
-}
-
-size_t json_size(const cJSON *v)
-{
-	char *p = cJSON_PrintUnformatted(v);
-	if (!p)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	size_t n = strlen(p);
-	free(p);
-	return n;
-}
-
-size_t json_str_size(const char *s)
-{
-	size_t n = 2;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		n += *p == '"' || *p == '\\' || *p == '\b' || *p == '\f' || *p == '\n' ||
-		     *p == '\r' || *p == '\t' ? 2 : *p < 0x20 ? 6 : 1;
-	return n;
-}
-
-/* The last guard of the result cap: a result that would pass it is not
- * sent; a note that says how to ask for less is, instead. */
-static cJSON *bounded(cJSON *out)
-{
-	size_t n = json_size(out);
-	if (n <= RESULT_BUDGET)
-		return out;
-	cJSON_Delete(out);
-	char msg[600];
-	snprintf(msg, sizeof msg, "the result of this call would be %zu bytes, over the cap of a "
-		 "result (%u bytes): nothing of it is shown. Ask for a part: list_files and "
-		 "list_workspaces take an offset (and list_files a path or glob), read_file "
-		 "offset_line and limit_lines, job_logs offset and limit_bytes; or have run_code "
-		 "write less.", n, MCP_RESULT_MAX);
-	return tool_result(NULL, msg, 1);
-}
-
-void tool_reply(struct req *r, cJSON *res, const char *text, int is_error)
-{
-	send_result(r, bounded(tool_result(res, text, is_error)));
 }
 
 /* A stream's text in res cut to half, with a note, when it is long. */
@@ -500,10 +453,10 @@ static int halve_stream(cJSON *res, const char *k)
 	return 1;
 }
 
-cJSON *run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
+cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
 		  uint64_t err_off)
 {
-	cJSON *res = result_object(id, ws, st, out_off, err_off);
+	cJSON *res = job_result_object(id, ws, st, out_off, err_off);
 	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
 	int is_error = strcmp(status, "succeeded") && strcmp(status, "running") &&
 		       strcmp(status, "queued");
@@ -511,91 +464,29 @@ cJSON *run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_
 	 * text block repeats it: cut until both fit, before the images take
 	 * what room is left. */
 	for (;;) {
-		char *text = result_text(res);
-		size_t n = json_size(res) + json_str_size(text);
+		char *text = job_result_text(res);
+		size_t n = tool_json_size(res) + tool_json_str_size(text);
 		free(text);
-		if (n <= RESULT_BUDGET - 4096 ||
+		if (n <= TOOL_RESULT_BUDGET - 4096 ||
 		    !(halve_stream(res, "stdout") | halve_stream(res, "stderr")))
 			break;
 	}
 	cJSON *images = images_collect(res, st);
-	char *text = result_text(res);
+	char *text = job_result_text(res);
 	cJSON *out = tool_result(res, text, is_error);
 	images_attach(out, images);
 	free(text);
-	return bounded(out);
+	return tool_bounded(out);
 }
 
-/* isError with text only: for a tool with an outputSchema a client would
- * reject structuredContent that does not fit it, and an error need not. */
-void tool_error(struct req *r, const char *fmt, ...)
-{
-	char msg[1500];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	tool_reply(r, NULL, msg, 1);
-}
-
-void tool_bad_args(struct req *r, const char *tool, const char *what)
-{
-	char msg[600];
-	snprintf(msg, sizeof msg, "Invalid arguments for tool %s: %s", tool, what);
-	send_error(r, -32602, msg, NULL);
-}
-
-/* Argument readers: 1 found and good, 0 absent, -1 wrong (answered). */
-static const cJSON *arg(const cJSON *args, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(args, k);
-	return cJSON_IsNull(v) ? NULL : v;
-}
-
-int tool_arg_num(struct req *r, const char *tool, const cJSON *args, const char *k,
-		   double min, double *out)
-{
-	const cJSON *v = arg(args, k);
-	char msg[200];
-	if (!v)
-		return 0;
-	/* at most 2^53 (what JSON carries exactly): beyond, the conversions to
-	 * integers below would be undefined (1e300, found by fuzz/fuzz_mcp.c) */
-	if (!cJSON_IsNumber(v) || !(v->valuedouble >= min) ||
-	    v->valuedouble > 9007199254740992.0) {
-		snprintf(msg, sizeof msg, "%s must be a number, at least %g and at most 2^53", k,
-			 min);
-		tool_bad_args(r, tool, msg);
-		return -1;
-	}
-	*out = v->valuedouble;
-	return 1;
-}
-
-int tool_arg_str(struct req *r, const char *tool, const cJSON *args, const char *k,
-		   const char **out)
-{
-	const cJSON *v = arg(args, k);
-	char msg[200];
-	if (!v)
-		return 0;
-	if (!cJSON_IsString(v)) {
-		snprintf(msg, sizeof msg, "%s must be a string", k);
-		tool_bad_args(r, tool, msg);
-		return -1;
-	}
-	*out = v->valuestring;
-	return 1;
-}
-
-static int job_arg(struct req *r, const char *tool, const cJSON *args, const char **id)
+static int job_arg(struct proto_req *r, const char *tool, const cJSON *args, const char **id)
 {
 	int g = tool_arg_str(r, tool, args, "job_id", id);
 	if (g == 0)
 		tool_bad_args(r, tool, "job_id is required (the job_id a run_code result gave)");
-	else if (g > 0 && !id_ok(*id))
+	else if (g > 0 && !job_id_ok(*id))
 		tool_bad_args(r, tool, "job_id must be the 32 hexadecimal digits a run_code result gave");
-	return g > 0 && id_ok(*id) ? 0 : -1;
+	return g > 0 && job_id_ok(*id) ? 0 : -1;
 }
 
 static int env_names_ok(const cJSON *env, char *why, size_t len)
@@ -620,11 +511,11 @@ static int env_names_ok(const cJSON *env, char *why, size_t len)
 	return 0;
 }
 
-static void finish_run(struct req *r, const char *id, const char *ws, uint64_t wait_ms,
+static void finish_run(struct proto_req *r, const char *id, const char *ws, uint64_t wait_ms,
 		       uint64_t out_off, uint64_t err_off)
 {
 	char err[512];
-	cJSON *st = job_wait(r, id, wait_ms, err, sizeof err);
+	cJSON *st = proto_job_wait(r, id, wait_ms, err, sizeof err);
 	if (r->cancelled) {
 		cJSON_Delete(st);
 		return;
@@ -637,11 +528,11 @@ static void finish_run(struct req *r, const char *id, const char *ws, uint64_t w
 	 * instead of "running"; tasks/get brings the result. */
 	const char *state = cJSON_GetObjectItem(st, "state")->valuestring;
 	if (r->task_modern && (!strcmp(state, "queued") || !strcmp(state, "running"))) {
-		send_result(r, task_created(r, id, st));
+		proto_result(r, proto_task_created(r, id, st));
 		cJSON_Delete(st);
 		return;
 	}
-	send_result(r, run_result(id, ws, st, out_off, err_off));
+	proto_result(r, tool_run_result(id, ws, st, out_off, err_off));
 	cJSON_Delete(st);
 }
 
@@ -650,12 +541,12 @@ static uint64_t ms_of(double s)
 	return (uint64_t)(s * 1000.0 + 0.5);
 }
 
-static void run_code(struct req *r, const cJSON *args)
+static void run_code(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "run_code", *lang = NULL, *code = NULL, *ws = NULL, *in = NULL;
 	double timeout = (double)cfg.timeout_ms / 1000, mem = (double)(cfg.memory >> 20);
 	double wait = (double)cfg.wait_ms / 1000;
-	const cJSON *a = arg(args, "args"), *env = arg(args, "env"), *x;
+	const cJSON *a = tool_arg(args, "args"), *env = tool_arg(args, "env"), *x;
 	char why[300];
 	if (tool_arg_str(r, T, args, "language", &lang) < 0 || tool_arg_str(r, T, args, "code", &code) < 0 ||
 	    tool_arg_str(r, T, args, "workspace_id", &ws) < 0 || tool_arg_str(r, T, args, "stdin", &in) < 0 ||
@@ -670,15 +561,15 @@ static void run_code(struct req *r, const cJSON *args)
 	const struct runner *run = runner_find(lang);
 	if (!run) {
 		char list[400] = "";
-		for (size_t i = 0; i < nrunners; i++)
+		for (size_t i = 0; i < runner_count; i++)
 			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-				 i ? ", " : "", runners[i].name);
-		snprintf(why, sizeof why, "language must be one of: %s", nrunners ? list :
+				 i ? ", " : "", runner_all[i].name);
+		snprintf(why, sizeof why, "language must be one of: %s", runner_count ? list :
 			 "(none: no runner is installed)");
 		tool_bad_args(r, T, why);
 		return;
 	}
-	if (ws && !workspace_id_ok(ws)) {
+	if (ws && !ws_id_ok(ws)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			 "starting with -)");
 		return;
@@ -722,7 +613,7 @@ static void run_code(struct req *r, const cJSON *args)
 	snprintf(s.workspace, sizeof s.workspace, "%s", ws ? ws : "");
 	char err[512], id[33];
 	/* the workspace held against an idle sweep until its job is queued */
-	int hold = ws_hold(0), bad = workspace_make(s.workspace, sizeof s.workspace, 0, err,
+	int hold = ws_hold(0), bad = ws_make(s.workspace, sizeof s.workspace, 0, err,
 						    sizeof err) < 0;
 	if (!bad) {
 		ws_touch(s.workspace);
@@ -735,19 +626,19 @@ static void run_code(struct req *r, const cJSON *args)
 			    "sr-mcp's log (its stderr) has details.", err);
 		return;
 	}
-	req_set_job(r, id);
+	proto_req_set_job(r, id);
 	if (r->task_legacy) {    /* a task asked for (2025-11-25): answer at once */
 		char e2[300];
 		cJSON *st = job_wait(NULL, id, 0, e2, sizeof e2);
-		req_set_job(r, "");      /* a cancel of this call no longer stops the job */
-		send_result(r, task_created(r, id, st));
+		proto_req_set_job(r, "");      /* a cancel of this call no longer stops the job */
+		proto_result(r, proto_task_created(r, id, st));
 		cJSON_Delete(st);
 		return;
 	}
 	finish_run(r, id, s.workspace, ms_of(wait), 0, 0);
 }
 
-static void job_status(struct req *r, const cJSON *args)
+static void job_status(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "job_status", *id;
 	double wait = 0, so = 0, se = 0;
@@ -757,11 +648,11 @@ static void job_status(struct req *r, const cJSON *args)
 		return;
 	if (ms_of(wait) > cfg.wait_max_ms)
 		wait = (double)cfg.wait_max_ms / 1000;
-	req_set_job(r, id);
+	proto_req_set_job(r, id);
 	finish_run(r, id, NULL, ms_of(wait), (uint64_t)so, (uint64_t)se);
 }
 
-static void job_logs(struct req *r, const cJSON *args)
+static void job_logs(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "job_logs", *id, *stream = "stdout";
 	double off = 0, lim = 20000;
@@ -774,13 +665,13 @@ static void job_logs(struct req *r, const cJSON *args)
 		tool_bad_args(r, T, "stream must be stdout or stderr");
 		return;
 	}
-	cJSON *res = result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
+	cJSON *res = job_result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
 	/* cleaned, a page can be three times its bytes, and both blocks hold
 	 * it: a smaller page until it fits (next_offset says where to go on) */
-	while (res && lim > 1 && 2 * json_size(res) > RESULT_BUDGET - 4096) {
+	while (res && lim > 1 && 2 * tool_json_size(res) > TOOL_RESULT_BUDGET - 4096) {
 		cJSON_Delete(res);
 		lim = (double)((uint64_t)lim / 2);
-		res = result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
+		res = job_result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
 	}
 	if (!res) {
 		tool_error(r, "%s", err);
@@ -790,7 +681,7 @@ static void job_logs(struct req *r, const cJSON *args)
 	tool_reply(r, res, t, 0);
 }
 
-static void cancel_job(struct req *r, const cJSON *args)
+static void cancel_job(struct proto_req *r, const cJSON *args)
 {
 	const char *id;
 	char err[300];
@@ -819,7 +710,7 @@ static int newest_first(const void *a, const void *b)
 		      cJSON_GetObjectItem(x, "id")->valuestring);
 }
 
-static void list_jobs(struct req *r, const cJSON *args)
+static void list_jobs(struct proto_req *r, const cJSON *args)
 {
 	double limit = 50, from = 0;
 	char err[300];
@@ -891,16 +782,16 @@ static void list_jobs(struct req *r, const cJSON *args)
 	free(text);
 }
 
-static void sandbox_info(struct req *r, const cJSON *args)
+static void sandbox_info(struct proto_req *r, const cJSON *args)
 {
 	(void)args;
-	runners_versions();
+	runner_versions();
 	cJSON *res = cJSON_CreateObject(), *langs = cJSON_AddArrayToObject(res, "languages");
-	for (size_t i = 0; i < nrunners; i++) {
+	for (size_t i = 0; i < runner_count; i++) {
 		cJSON *l = cJSON_CreateObject();
-		cJSON_AddStringToObject(l, "language", runners[i].name);
-		if (runners[i].version)
-			cJSON_AddStringToObject(l, "version", runners[i].version);
+		cJSON_AddStringToObject(l, "language", runner_all[i].name);
+		if (runner_all[i].version)
+			cJSON_AddStringToObject(l, "version", runner_all[i].version);
 		else
 			cJSON_AddNullToObject(l, "version");
 		cJSON_AddItemToArray(langs, l);
@@ -939,13 +830,13 @@ static void sandbox_info(struct req *r, const cJSON *args)
 		cJSON_AddNumberToObject(c, "job_space_bytes", (double)cfg.job_space);
 	else
 		cJSON_AddNullToObject(c, "job_space_bytes");
-	cJSON_AddStringToObject(res, "network", network_policy());
+	cJSON_AddStringToObject(res, "network", tool_network_policy());
 	cJSON_AddStringToObject(res, "network_note", cfg.net_full ? "runs and installs reach "
 		"the network" : cfg.net_install ? "install_packages reaches the network; runs do "
 		"not" : "no network: install_packages takes pip packages from the administrator's "
 		"local wheels only, if any");
 	cJSON_AddBoolToObject(res, "pip_local_wheels", cfg.pip_find_links != NULL);
-	const char *via = memory_via();
+	const char *via = job_memory_via();
 	cJSON_AddStringToObject(res, "memory_enforcement", !strcmp(via, "cgroup") ?
 		"cgroup: the run's whole memory" :
 		"rlimit data: each process's private memory (no delegated cgroup here)");
@@ -959,7 +850,7 @@ static void sandbox_info(struct req *r, const cJSON *args)
 }
 
 /* Sandrun's tools, as the tools they stand for. */
-static void sandrun_exec(struct req *r, const cJSON *args)
+static void sandrun_exec(struct proto_req *r, const cJSON *args)
 {
 	const char *name = cJSON_GetObjectItem(r->params, "name")->valuestring + 8;
 	const cJSON *code = cJSON_GetObjectItem(args, strcmp(name, "bash") ? "code" : "script");
@@ -974,7 +865,7 @@ static void sandrun_exec(struct req *r, const cJSON *args)
 	cJSON_Delete(a);
 }
 
-static void sandrun_status(struct req *r, const cJSON *args)
+static void sandrun_status(struct proto_req *r, const cJSON *args)
 {
 	cJSON *a = cJSON_CreateObject();
 	const cJSON *id = cJSON_GetObjectItem(args, "job_id");
@@ -984,21 +875,21 @@ static void sandrun_status(struct req *r, const cJSON *args)
 	cJSON_Delete(a);
 }
 
-void tools_call(struct req *r)
+void tool_call(struct proto_req *r)
 {
 	const cJSON *name = cJSON_GetObjectItem(r->params, "name");
 	const cJSON *args = cJSON_GetObjectItem(r->params, "arguments");
 	if (!cJSON_IsString(name)) {
-		send_error(r, -32602, "Invalid params: tools/call needs a tool name", NULL);
+		proto_error(r, -32602, "Invalid params: tools/call needs a tool name", NULL);
 		return;
 	}
 	if (args && !cJSON_IsObject(args)) {
-		send_error(r, -32602, "Invalid params: arguments must be an object", NULL);
+		proto_error(r, -32602, "Invalid params: arguments must be an object", NULL);
 		return;
 	}
 	static const struct {
 		const char *name;
-		void (*fn)(struct req *, const cJSON *);
+		void (*fn)(struct proto_req *, const cJSON *);
 		int sandrun;    /* offered with --compat sandrun only */
 	} table[] = {
 		{ "run_code", run_code, 0 }, { "job_status", job_status, 0 },
@@ -1017,14 +908,14 @@ void tools_call(struct req *r)
 	};
 	char err[600];
 	if (r->task_legacy && strcmp(name->valuestring, "run_code")) {
-		send_error(r, -32601, "Tasks are supported for run_code only (its "
+		proto_error(r, -32601, "Tasks are supported for run_code only (its "
 			   "execution.taskSupport); call this tool without params.task", NULL);
 		return;
 	}
 	for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
 		if (strcmp(name->valuestring, table[i].name) || (table[i].sandrun && !cfg.compat_sandrun))
 			continue;
-		if (state_ready(err, sizeof err) < 0)
+		if (job_state_ready(err, sizeof err) < 0)
 			tool_error(r, "%s", err);
 		else
 			table[i].fn(r, args);
@@ -1033,5 +924,5 @@ void tools_call(struct req *r)
 	char msg[200];
 	snprintf(msg, sizeof msg, "Unknown tool: %.100s (tools/list gives the tools)",
 		 name->valuestring);
-	send_error(r, -32602, msg, NULL);
+	proto_error(r, -32602, msg, NULL);
 }

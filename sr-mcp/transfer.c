@@ -54,7 +54,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "tool.h"
 #include "sr.h"
 
 #define EXPORT_MAX (1ULL << 30)         /* an archive, compressed, at most */
@@ -116,7 +116,7 @@ static void chain_start(struct chain *c, const char *bind, const char *ws_id, ui
 	c->v[c->n++] = "sr-limit";
 	if (cfg.memory) {   /* --memory off (and ASan builds): none */
 		snprintf(c->mem, sizeof c->mem, "%llu", (unsigned long long)cfg.memory);
-		c->v[c->n++] = strcmp(memory_via(), "cgroup") ? "--data" : "--mem";
+		c->v[c->n++] = strcmp(job_memory_via(), "cgroup") ? "--data" : "--mem";
 		c->v[c->n++] = c->mem;
 	}
 	if (fsize) {
@@ -208,7 +208,7 @@ struct note {
 static void note_add(struct note *n, const char *line)
 {
 	int rep = 0;
-	char *c = clean_text(line, strlen(line), &rep);
+	char *c = text_clean(line, strlen(line), &rep);
 	size_t k = strlen(c);
 	if (n->len + k + 2 < sizeof n->text) {
 		memcpy(n->text + n->len, c, k);
@@ -433,7 +433,7 @@ static void members_report(const struct members *s, cJSON *res, char *buf, size_
 
 /* ---- the host directories ---------------------------------------------- */
 
-static int no_host_dirs(struct req *r, const char *tool)
+static int no_host_dirs(struct proto_req *r, const char *tool)
 {
 	if (cfg.host_dirs && cfg.host_dirs[0])
 		return 0;
@@ -551,7 +551,7 @@ static int export_err_line(struct lines *l, char *line, size_t len)
 
 /* tar in the sandbox over the workspace, read-only: the first look, or
  * (archive) the archive to e->fd. Its exit status. */
-static int export_tar(struct req *r, const char *ws, struct export *e, int archive,
+static int export_tar(struct proto_req *r, const char *ws, struct export *e, int archive,
 		      const char *excl)
 {
 	struct lines l = { .fn = archive ? export_err_line : export_list_line, .ctx = e },
@@ -626,7 +626,7 @@ static char *pip_packages(int wfd, size_t *count, size_t *odd)
 	char *out = xstrdup("");
 	size_t len = 0;
 	*count = *odd = 0;
-	int d = openat2_safe(wfd, ".sr/python", O_RDONLY | O_DIRECTORY, 0);
+	int d = fs_openat2(wfd, ".sr/python", O_RDONLY | O_DIRECTORY, 0);
 	DIR *dir = d >= 0 ? fdopendir(d) : NULL;
 	if (!dir) {
 		if (d >= 0)
@@ -659,12 +659,12 @@ static char *npm_packages(int wfd, int *has)
 	size_t len = 0;
 	struct stat st;
 	*has = 0;
-	int fd = file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
+	int fd = fs_file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
 	if (fd < 0)
 		return out;
 	*has = 1;
 	size_t got = 0;
-	char *p = st.st_size < (1 << 20) ? read_fd(fd, (size_t)st.st_size, &got) : NULL;
+	char *p = st.st_size < (1 << 20) ? fs_read_fd(fd, (size_t)st.st_size, &got) : NULL;
 	close(fd);
 	cJSON *j = p ? cJSON_ParseWithLength(p, got) : NULL, *dep;
 	free(p);
@@ -674,7 +674,7 @@ static char *npm_packages(int wfd, int *has)
 		char spec[300], why[400];
 		if (dep->string && cJSON_IsString(dep) && len < 4000 &&
 		    (size_t)snprintf(spec, sizeof spec, "%s@%s", dep->string, dep->valuestring) <
-		    sizeof spec && package_spec_ok("npm", spec, why, sizeof why) &&
+		    sizeof spec && tool_package_spec_ok("npm", spec, why, sizeof why) &&
 		    shell_safe(spec, "@/._~-^<>=*|+"))
 			put(&out, &len, " '%s'", spec);
 	}
@@ -731,19 +731,19 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 	    "echo \"unpacked %s into $dir\"\n\n"
 	    "# The languages: sr-mcp's runners then, this machine now.\n",
 	    ws, when, SR_VERSION, archive, ws, ws, archive, archive);
-	runners_versions();
-	for (size_t i = 0; i < nrunners; i++) {
+	runner_versions();
+	for (size_t i = 0; i < runner_count; i++) {
 		char v[200];
-		plain(v, sizeof v, runners[i].version ? runners[i].version : "(unknown)");
+		plain(v, sizeof v, runner_all[i].version ? runner_all[i].version : "(unknown)");
 		const char *cmd = NULL;
 		for (size_t k = 0; k < sizeof probe / sizeof *probe; k++)
-			if (!strcmp(probe[k].runner, runners[i].name))
+			if (!strcmp(probe[k].runner, runner_all[i].name))
 				cmd = probe[k].cmd;
 		if (cmd)
 			put(&b, &len, "printf '%%s\\n' \"%s: was '%s', here: $(%s 2>&1 | head -n 1 "
-			    "|| true)\"\n", runners[i].name, v, cmd);
+			    "|| true)\"\n", runner_all[i].name, v, cmd);
 		else
-			put(&b, &len, "# %s: %s\n", runners[i].name, v);
+			put(&b, &len, "# %s: %s\n", runner_all[i].name, v);
 	}
 	put(&b, &len, "\n# The packages%s.\n", !npip && !has_npm ? ": none were installed" : "");
 	if (npip)
@@ -888,11 +888,11 @@ static int export_files(int hfd, const char *ws, char *stem, size_t slen, int *a
 	return -1;
 }
 
-void transfer_export(struct req *r, const cJSON *args)
+void transfer_export(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "export_workspace", *ws;
 	char err[1200], stem[300], dir[PATH_MAX], when[32], a[700] = "", s[700] = "";
-	if (no_host_dirs(r, T) || get_ws(r, T, args, &ws) < 0)
+	if (no_host_dirs(r, T) || tool_arg_ws(r, T, args, &ws) < 0)
 		return;
 	int wfd = ws_open(ws, 0, err, sizeof err), hfd = -1, afd = -1, rfd = -1;
 	if (wfd < 0) {
@@ -954,7 +954,7 @@ void transfer_export(struct req *r, const cJSON *args)
 				   "socket in it has a newline in its name, which export_workspace cannot "
 				   "leave out; delete or rename it (run_code)" : "a fifo, device or socket "
 				   "appeared in it while it was archived (a run still going?); try again");
-		else if (e.over)     /* (a cancelled call's answer is dropped by send_result) */
+		else if (e.over)     /* (a cancelled call's answer is dropped by proto_result) */
 			tool_error(r, "workspace %s: the archive passed export_workspace's cap of "
 				   "%llu MiB (compressed) and was removed. Delete what is not needed "
 				   "(delete_path), or leave out big files with run_code (move them "
@@ -999,7 +999,7 @@ void transfer_export(struct req *r, const cJSON *args)
 						 "A shell script that rebuilds the workspace from the archive"));
 	free(text);
 	free(msg);
-	send_result(r, out);
+	proto_result(r, out);
 out:
 	members_free(&e.m);
 	if (afd >= 0)
@@ -1092,7 +1092,7 @@ static int host_open(const char *hp, struct host *h, char *err, size_t len)
 			return -1;
 		}
 		/* O_PATH first: nothing is opened before its type is known */
-		int p = openat2_safe(dfd, rel, O_PATH, 0);
+		int p = fs_openat2(dfd, rel, O_PATH, 0);
 		struct stat st;
 		if (p < 0 || fstat(p, &st) < 0) {
 			e = errno;
@@ -1117,7 +1117,7 @@ static int host_open(const char *hp, struct host *h, char *err, size_t len)
 				 "there instead", hp, (unsigned long)st.st_nlink, *d);
 			return -1;
 		}
-		int fd = openat2_safe(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+		int fd = fs_openat2(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY |
 				      (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0), 0);
 		if (fd < 0 || fstat(fd, &h->st) < 0 || h->st.st_ino != st.st_ino ||
 		    h->st.st_dev != st.st_dev) {
@@ -1193,7 +1193,7 @@ static int copy_fd(int in, int out, struct copy *c)
 			return 1;
 		if (c->bytes + (uint64_t)n > c->room)
 			return 2;
-		if (write_at(out, buf, (size_t)n, at) < 0)
+		if (fs_write_at(out, buf, (size_t)n, at) < 0)
 			return -1;
 		at += n;
 		c->bytes += (uint64_t)n;
@@ -1213,17 +1213,17 @@ static int copy_file(struct copy *c, int in, const struct stat *ist, const char 
 {
 	char dir[4096];
 	struct stat st;
-	const char *name = split(rel, dir, sizeof dir);
+	const char *name = fs_split(rel, dir, sizeof dir);
 	if (!name) {
 		snprintf(c->err, sizeof c->err, "%s: not a file name", rel);
 		return -1;
 	}
-	int dfd = dir_open(c->dst, dir, 1);
+	int dfd = fs_dir_open(c->dst, dir, 1);
 	if (dfd < 0) {
-		path_why(c->err, sizeof c->err, dir, errno);
+		fs_path_why(c->err, sizeof c->err, dir, errno);
 		return -1;
 	}
-	int out = file_open(dfd, name, rel, O_WRONLY | O_CREAT, &st, c->err, sizeof c->err);
+	int out = fs_file_open(dfd, name, rel, O_WRONLY | O_CREAT, &st, c->err, sizeof c->err);
 	if (out < 0) {
 		close(dfd);
 		return -1;
@@ -1261,7 +1261,7 @@ static int copy_file(struct copy *c, int in, const struct stat *ist, const char 
 	return r ? -1 : 0;
 }
 
-static void copy_one(struct walk *w, int dirfd, const char *name, const char *rel,
+static void copy_one(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		     const struct stat *st)
 {
 	struct copy *c = w->ctx;
@@ -1274,9 +1274,9 @@ static void copy_one(struct walk *w, int dirfd, const char *name, const char *re
 			c->bytes += (uint64_t)st->st_size, c->files++;
 		c->dirs += S_ISDIR(st->st_mode);
 	} else if (S_ISDIR(st->st_mode)) {
-		int fd = dir_open(c->dst, rel, 1);
+		int fd = fs_dir_open(c->dst, rel, 1);
 		if (fd < 0)
-			path_why(c->err, sizeof c->err, rel, errno);
+			fs_path_why(c->err, sizeof c->err, rel, errno);
 		else
 			close(fd);
 		c->dirs += fd >= 0;
@@ -1306,8 +1306,8 @@ static void copy_one(struct walk *w, int dirfd, const char *name, const char *re
 /* The directory fd (taken) walked: copied, or (c->dry) counted. */
 static void copy_tree(struct copy *c, int fd)
 {
-	struct walk w = { .fn = copy_one, .recursive = 1, .skip_cut = 1, .ctx = c };
-	walk_dir(&w, fd);
+	struct fs_walk w = { .fn = copy_one, .recursive = 1, .skip_cut = 1, .ctx = c };
+	fs_walk(&w, fd);
 	if (w.cut && !c->failed && !c->over) {
 		c->over = 1;
 		snprintf(c->err, sizeof c->err, "the directory is too big or too deep to copy "
@@ -1348,7 +1348,7 @@ static int list_line(struct lines *l, char *line, size_t len)
 	struct member m;
 	(void)len;
 	int rep = 0, bad = member_parse(line, &m) < 0;
-	char *shown = clean_text(line, strlen(line) > 300 ? 300 : strlen(line), &rep);
+	char *shown = text_clean(line, strlen(line) > 300 ? 300 : strlen(line), &rep);
 	if (bad || l->too_long) {
 		snprintf(t->why, sizeof t->why, "tar listed a line sr-mcp cannot read: %s", shown);
 	} else if (unsafe_name(m.name, m.name_end)) {
@@ -1406,7 +1406,7 @@ static int is_archive_name(const char *n)
 
 /* The archive listed by tar in the sandbox (nothing bound) and checked:
  * 0, or -1 with why in t->why. */
-static int archive_list(struct req *r, struct host *h, const char *flags, struct listing *t)
+static int archive_list(struct proto_req *r, struct host *h, const char *flags, struct listing *t)
 {
 	struct note msgs = { .len = 0 };
 	struct lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
@@ -1433,7 +1433,7 @@ static int archive_list(struct req *r, struct host *h, const char *flags, struct
 
 /* Would need bytes and inodes more pass the workspace's quota? Then 1,
  * answered: the quota, what the import would add, what to do. */
-static int import_over(struct req *r, const char *ws, int wfd, const char *hp, uint64_t need,
+static int import_over(struct proto_req *r, const char *ws, int wfd, const char *hp, uint64_t need,
 		       uint64_t inodes, const char *how)
 {
 	if (!cfg.ws_quota)
@@ -1466,7 +1466,7 @@ static int import_over(struct req *r, const char *ws, int wfd, const char *hp, u
  * read-write under its quota (sr-jail --quota: the kernel caps what tar
  * writes, whatever the listing said), special files left out; the
  * result answered. */
-static void archive_extract(struct req *r, const char *ws, struct host *h, const char *flags,
+static void archive_extract(struct proto_req *r, const char *ws, struct host *h, const char *flags,
 			    const char *dest, struct listing *t, cJSON *res)
 {
 	char into[4200], text[3000 + 2 * NAMES_CAP], changes[2 * NAMES_CAP + 300];
@@ -1522,7 +1522,7 @@ static void archive_extract(struct req *r, const char *ws, struct host *h, const
 static uint64_t dest_size(int wfd, const char *dir, const char *name, int *exists)
 {
 	struct stat st;
-	int d = dir_open(wfd, dir, 0);
+	int d = fs_dir_open(wfd, dir, 0);
 	int r = d >= 0 ? fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) : -1;
 	if (d >= 0)
 		close(d);
@@ -1532,21 +1532,21 @@ static uint64_t dest_size(int wfd, const char *dir, const char *name, int *exist
 
 /* ---- import_files ---------------------------------------------------------- */
 
-void transfer_import(struct req *r, const cJSON *args)
+void transfer_import(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "import_files", *hp = NULL, *wsa = NULL, *dest = NULL;
 	int extract = 1;
 	char err[1500], ws[65] = "", base[256], flags[8];
 	if (no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", &hp) < 0 ||
 	    tool_arg_str(r, T, args, "workspace_id", &wsa) < 0 ||
-	    tool_arg_str(r, T, args, "dest", &dest) < 0 || get_bool(r, T, args, "extract", &extract) < 0)
+	    tool_arg_str(r, T, args, "dest", &dest) < 0 || tool_arg_bool(r, T, args, "extract", &extract) < 0)
 		return;
 	if (!hp || !*hp) {
 		tool_bad_args(r, T, "host_path is required: a file or directory in an allowed host "
 			      "directory (absolute, or relative to one)");
 		return;
 	}
-	if (wsa && !workspace_id_ok(wsa)) {
+	if (wsa && !ws_id_ok(wsa)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			      "starting with -)");
 		return;
@@ -1573,8 +1573,8 @@ void transfer_import(struct req *r, const cJSON *args)
 		goto out;
 	}
 	base_name(&h, base, sizeof base);
-	const char *rel = rel_path(dest ? dest : archive ? "." : base, err, sizeof err);
-	if (!rel || workspace_make(ws, sizeof ws, 0, err, sizeof err) < 0) {
+	const char *rel = fs_rel_path(dest ? dest : archive ? "." : base, err, sizeof err);
+	if (!rel || ws_make(ws, sizeof ws, 0, err, sizeof err) < 0) {
 		tool_error(r, "%s", err);
 		goto out;
 	}
@@ -1584,7 +1584,7 @@ void transfer_import(struct req *r, const cJSON *args)
 		goto out;
 	}
 	char dir[4096];
-	const char *name = S_ISREG(h.st.st_mode) && !archive ? split(rel, dir, sizeof dir) : NULL;
+	const char *name = S_ISREG(h.st.st_mode) && !archive ? fs_split(rel, dir, sizeof dir) : NULL;
 	if (S_ISREG(h.st.st_mode) && !archive && !name) {
 		tool_error(r, "%s: not a file name (give the file's path in the workspace, e.g. "
 			   "data/in.csv)", rel);
@@ -1621,9 +1621,9 @@ void transfer_import(struct req *r, const cJSON *args)
 		goto out;
 	}
 	/* the destination directory (the file's parent for a file), made */
-	c.dst = dir_open(wfd, name ? dir : rel, 1);
+	c.dst = fs_dir_open(wfd, name ? dir : rel, 1);
 	if (c.dst < 0) {
-		path_why(err, sizeof err, name ? dir : rel, errno);
+		fs_path_why(err, sizeof err, name ? dir : rel, errno);
 		tool_error(r, "%s", err);
 		goto out;
 	}

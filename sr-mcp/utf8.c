@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp.h"
+#include "text.h"
 
 /* The length of the well-formed UTF-8 character at s (n bytes there), or
  * 0 with *bad the length of its ill-formed start (its maximal subpart, to
@@ -52,7 +52,7 @@ static size_t utf8_fix(const unsigned char *s, size_t len, char *o)
  * into a string, an error's text cut inside a character) becomes U+FFFD,
  * so that every line is valid JSON text. s itself when it is good, else a
  * new string (s freed), or NULL; *n its length. */
-char *utf8_clean(char *s, size_t *n)
+char *text_utf8(char *s, size_t *n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, bad, k;

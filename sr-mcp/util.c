@@ -2,12 +2,15 @@
  * cannot fail quietly. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcp.h"
 #include "sr.h"
+
+struct config cfg;
 
 void mcp_log(const char *fmt, ...)
 {
@@ -55,4 +58,13 @@ void cfg_defaults(void)
 	cfg.ws_ttl_ms = 7ULL * 86400000;
 	cfg.job_ttl_ms = 7ULL * 86400000;
 	cfg.job_space = 1ULL << 30;
+}
+
+void mcp_random_hex(char *buf, size_t bytes)
+{
+	unsigned char r[32];
+	if (bytes > sizeof r || getrandom(r, bytes, 0) != (ssize_t)bytes)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to read random bytes");
+	for (size_t i = 0; i < bytes; i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
 }

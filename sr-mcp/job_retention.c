@@ -36,150 +36,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "job.h"
 #include "spool.h"      /* sr-queue's spool core: the job records */
 #include "sr.h"
-
-#define STAMPS "ws-used"
-
-static int state_fd(void)
-{
-	return open(cfg.state_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-}
-
-int ws_hold(int exclusive)
-{
-	int st = state_fd();
-	if (st < 0)
-		return -1;
-	int fd = openat(st, "workspaces.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	close(st);
-	if (fd >= 0 && flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-void ws_release(int fd)
-{
-	if (fd >= 0)
-		close(fd);
-}
-
-/* The stamps' directory, made on first use: a descriptor or -1. */
-static int stamps_fd(void)
-{
-	int st = state_fd();
-	if (st < 0)
-		return -1;
-	if (mkdirat(st, STAMPS, 0700) < 0 && errno != EEXIST) {
-		close(st);
-		return -1;
-	}
-	int fd = openat(st, STAMPS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(st);
-	return fd;
-}
-
-void ws_touch(const char *id)
-{
-	int d = stamps_fd();
-	if (d < 0 || !workspace_id_ok(id))
-		goto out;
-	int fd = openat(d, id, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-	if (fd < 0 || futimens(fd, NULL) < 0)
-		mcp_log("unable to stamp the use of workspace %s: %s", id, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-out:
-	if (d >= 0)
-		close(d);
-}
-
-time_t ws_last_used(const char *id)
-{
-	int d = stamps_fd();
-	struct stat st;
-	int r = d >= 0 ? fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) : -1;
-	if (d >= 0)
-		close(d);
-	if (r == 0 && S_ISREG(st.st_mode))
-		return st.st_mtime;
-	ws_touch(id);     /* first seen now (made before stamps existed) */
-	return time(NULL);
-}
-
-#define SIZES "ws-size"
-
-int ws_size_path(const char *id, char *buf, size_t len)
-{
-	int st = state_fd();
-	if (st < 0 || !workspace_id_ok(id))
-		goto fail;
-	if (mkdirat(st, SIZES, 0700) < 0 && errno != EEXIST)
-		goto fail;
-	close(st);
-	snprintf(buf, len, "%s/" SIZES "/%s", cfg.state_dir, id);
-	return 0;
-fail:
-	if (st >= 0)
-		close(st);
-	buf[0] = '\0';
-	return -1;
-}
-
-/* The workspace's size cache, locked, or -1. */
-static int size_open(const char *id)
-{
-	char path[4400];
-	if (ws_size_path(id, path, sizeof path) < 0)
-		return -1;
-	int fd = sr_qcache_open(path);
-	if (fd >= 0 && sr_qcache_lock(fd) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-int ws_size(const char *id, int wfd, struct sr_usage *u)
-{
-	int fd = size_open(id), measured;
-	int r = sr_qcache_used(fd, wfd, u, &measured);
-	if (fd >= 0)
-		close(fd);      /* and its lock */
-	return r;
-}
-
-void ws_size_add(const char *id, int wfd, const struct sr_delta *d)
-{
-	if (!cfg.ws_quota)
-		return;
-	int fd = size_open(id);
-	if (fd < 0)
-		return;
-	(void)sr_qcache_add(fd, wfd, d);
-	close(fd);
-}
-
-void ws_size_forget(const char *id)
-{
-	if (!cfg.ws_quota)
-		return;
-	int fd = size_open(id);
-	if (fd < 0)
-		return;
-	sr_qcache_drop(fd);
-	close(fd);
-}
-
-void ws_size_remove(const char *id)
-{
-	char path[4400];
-	if (ws_size_path(id, path, sizeof path) == 0)
-		(void)unlink(path);
-}
 
 /* One workspace: removed when idle past the TTL and no job uses it. */
 static void sweep_one(int root, const char *id, time_t now)
@@ -188,7 +47,7 @@ static void sweep_one(int root, const char *id, time_t now)
 	time_t last = ws_last_used(id);
 	if (last >= now || (uint64_t)(now - last) * 1000 < cfg.ws_ttl_ms)
 		return;
-	int busy = workspace_busy(id, job);
+	int busy = job_ws_busy(id, job);
 	if (busy > 0)
 		ws_touch(id);   /* in use now */
 	if (busy != 0)          /* in use, or cannot tell: not now */
@@ -197,11 +56,7 @@ static void sweep_one(int root, const char *id, time_t now)
 		mcp_log("unable to remove idle workspace %s: %s", id, strerror(errno));
 		return;
 	}
-	int d = stamps_fd();
-	if (d >= 0) {
-		(void)unlinkat(d, id, 0);
-		close(d);
-	}
+	ws_stamp_remove(id);
 	ws_size_remove(id);
 	mcp_log("workspace %s removed: unused for longer than --workspace-ttl", id);
 }
@@ -333,41 +188,11 @@ static void jobs_sweep(void)
 	code_sweep();
 }
 
-static void units(char *buf, size_t len, uint64_t v, const uint64_t *mult,
-		  const char *const *name, size_t n)
-{
-	size_t i = 0;
-	while (i + 1 < n && v % mult[i] != 0)
-		i++;
-	snprintf(buf, len, "%llu%s", (unsigned long long)(v / mult[i]), name[i]);
-}
-
-void retention_terms(char *buf, size_t len)
-{
-	static const uint64_t ms[] = { 86400000, 3600000, 60000, 1000, 1 };
-	static const char *const msn[] = { "d", "h", "m", "s", "ms" };
-	static const uint64_t by[] = { 1ULL << 30, 1ULL << 20, 1ULL << 10, 1 };
-	static const char *const byn[] = { "G", "M", "K", " bytes" };
-	char t[32], s[32];
-	units(t, sizeof t, cfg.job_ttl_ms, ms, msn, 5);
-	units(s, sizeof s, cfg.job_space, by, byn, 4);
-	if (cfg.job_ttl_ms && cfg.job_space)
-		snprintf(buf, len, "sr-mcp keeps finished jobs for %s and at most %s of them, the "
-			 "oldest removed first", t, s);
-	else if (cfg.job_ttl_ms)
-		snprintf(buf, len, "sr-mcp keeps finished jobs for %s", t);
-	else if (cfg.job_space)
-		snprintf(buf, len, "sr-mcp keeps at most %s of finished jobs, the oldest removed "
-			 "first", s);
-	else
-		snprintf(buf, len, "finished jobs are removed by sr-queue gc");
-}
-
-void retention_sweep(void)
+void job_retention_sweep(void)
 {
 	char err[600];
 	if ((!cfg.ws_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space) ||
-	    state_ready(err, sizeof err) < 0)
+	    job_state_ready(err, sizeof err) < 0)
 		return;
 	if (cfg.job_ttl_ms || cfg.job_space)
 		jobs_sweep();
@@ -385,14 +210,14 @@ void retention_sweep(void)
 	time_t now = time(NULL);
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (workspace_id_ok(e->d_name) &&
+		if (ws_id_ok(e->d_name) &&
 		    (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN))
 			sweep_one(dirfd(d), e->d_name, now);
 	closedir(d);
 	ws_release(lock);
 }
 
-static char *state_dir;     /* as given: cfg's is replaced by state_ready */
+static char *state_dir;     /* as given: cfg's is replaced by job_state_ready */
 
 static void *sweeper(void *arg)
 {
@@ -402,7 +227,7 @@ static void *sweeper(void *arg)
 		/* nothing is made before the first tool call: a state
 		 * directory that is not there yet holds nothing to remove */
 		if (stat(state_dir, &st) == 0)
-			retention_sweep();
+			job_retention_sweep();
 		uint64_t ms = cfg.ws_ttl_ms;
 		if (cfg.job_ttl_ms && (!ms || cfg.job_ttl_ms < ms))
 			ms = cfg.job_ttl_ms;
@@ -412,7 +237,7 @@ static void *sweeper(void *arg)
 	return NULL;
 }
 
-void retention_start(void)
+void job_retention_start(void)
 {
 	pthread_t t;
 	if (!cfg.ws_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space)
@@ -421,25 +246,4 @@ void retention_start(void)
 	if (pthread_create(&t, NULL, sweeper, NULL) != 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to start the retention sweeper");
 	pthread_detach(t);
-}
-
-/* The default quota needs unprivileged overlayfs: where sr-jail --quota
- * fails, runs go without one, and the log says so. A quota the
- * administrator asked for is never dropped: runs fail instead, saying why. */
-void quota_probe(void)
-{
-	char dir[4200], *out = NULL;
-	if (!cfg.ws_quota || cfg.ws_quota_set)
-		return;
-	snprintf(dir, sizeof dir, "%s/probe.XXXXXX", cfg.state_dir);
-	if (!mkdtemp(dir))
-		return;
-	char *argv[] = { "sr-jail", "--bind", dir, "/w", "--quota", "1M", "true", NULL };
-	if (spawn_capture(argv, &out, 1024, 0) != 0) {
-		mcp_log("sr-jail --quota does not work here (its message is above): workspaces "
-			"have no size quota; --workspace-quota SIZE makes runs fail instead");
-		cfg.ws_quota = 0;
-	}
-	free(out);
-	rmdir(dir);
 }

@@ -14,122 +14,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "job.h"
 #include "sr.h"
-
-/* Appends to a growing buffer. */
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			sr_fatal(SR_EXIT_SYS, "out of memory");
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void put_cp(struct buf *b, unsigned cp)
-{
-	char u[4];
-	size_t n;
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xc0 | cp >> 6);
-		u[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else {
-		u[0] = (char)(0xe0 | cp >> 12);
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	}
-	put(b, u, n);
-}
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n, unsigned *cp)
-{
-	unsigned c = s[0];
-	size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-	if (!len || len > n)
-		return 0;
-	unsigned v = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	static const unsigned min[] = { 0, 0, 0x80, 0x800, 0x10000 };
-	if (v < min[len] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-		return 0;
-	*cp = v;
-	return len;
-}
-
-char *clean_text(const char *s, size_t len, int *replaced)
-{
-	struct buf b = {0};
-	const unsigned char *u = (const unsigned char *)s;
-	put(&b, "", 0);
-	for (size_t i = 0; i < len;) {
-		unsigned cp;
-		size_t n = utf8_len(u + i, len - i, &cp);
-		if (!n || cp == 0) {
-			put_cp(&b, 0xfffd);       /* not UTF-8, or NUL */
-			*replaced = 1;
-			i += n ? n : 1;
-			continue;
-		}
-		if ((cp < 0x20 && cp != '\n' && cp != '\t' && cp != '\r') || cp == 0x7f)
-			put_cp(&b, cp == 0x7f ? 0x2421 : 0x2400 + cp); /* ESC shows as ␛ */
-		else if (cp >= 0x80 && cp < 0xa0)
-			put_cp(&b, 0xfffd);       /* C1 controls (CSI ...) */
-		else
-			put(&b, s + i, n);
-		i += n;
-	}
-	return b.p;
-}
-
-/* The job's file NAME, open, wherever the job is now. */
-static int job_file(const char *id, const char *name)
-{
-	static const char *const dirs[] = { "done", "run", "queue" };
-	char path[4400];
-	for (size_t i = 0; i < 3; i++) {
-		snprintf(path, sizeof path, "%s/%s/%s/%s", cfg.spool, dirs[i], id, name);
-		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd >= 0 || errno != ENOENT)
-			return fd;
-	}
-	return -1;
-}
-
-static char *read_at(int fd, uint64_t off, size_t n, size_t *got)
-{
-	char *p = xmalloc(n + 1);
-	size_t len = 0;
-	while (len < n) {
-		ssize_t r = pread(fd, p + len, n - len, (off_t)(off + len));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	*got = len;
-	return p;
-}
 
 /* Stream output from offset, at most budget bytes: head and tail kept
  * with a marker between. Sets the size stored so far, the bytes left
@@ -152,19 +38,19 @@ static char *stream_text(const char *id, const char *stream, uint64_t off, size_
 	}
 	pc->size = (uint64_t)st.st_size;
 	uint64_t avail = off < pc->size ? pc->size - off : 0;
-	struct buf b = {0};
-	put(&b, "", 0);
+	struct text_buf b = {0};
+	text_put(&b, "", 0);
 	size_t got;
 	if (avail <= budget) {
-		char *raw = read_at(fd, off, (size_t)avail, &got);
-		char *t = clean_text(raw, got, &pc->replaced);
+		char *raw = job_read_at(fd, off, (size_t)avail, &got);
+		char *t = text_clean(raw, got, &pc->replaced);
 		free(raw);
 		close(fd);
 		free(b.p);
 		return t;
 	}
 	size_t half = budget / 2;
-	char *head = read_at(fd, off, half, &got);
+	char *head = job_read_at(fd, off, half, &got);
 	size_t hl = got;
 	while (hl > 0 && ((unsigned char)head[hl - 1] & 0xc0) == 0x80)
 		hl--;  /* do not cut a character in two */
@@ -172,20 +58,20 @@ static char *stream_text(const char *id, const char *stream, uint64_t off, size_
 		hl--;
 	uint64_t tail_off = pc->size - half;
 	size_t tl;
-	char *tail = read_at(fd, tail_off, half, &tl);
+	char *tail = job_read_at(fd, tail_off, half, &tl);
 	size_t skip = 0;
 	while (skip < tl && ((unsigned char)tail[skip] & 0xc0) == 0x80)
 		skip++;
 	pc->dropped = avail - hl - (tl - skip);
-	char *h = clean_text(head, hl, &pc->replaced);
-	char *t = clean_text(tail + skip, tl - skip, &pc->replaced);
+	char *h = text_clean(head, hl, &pc->replaced);
+	char *t = text_clean(tail + skip, tl - skip, &pc->replaced);
 	char marker[200];
 	int m = snprintf(marker, sizeof marker,
 			 "\n[... %llu bytes of %s not shown: job_logs with offset %llu reads them ...]\n",
 			 (unsigned long long)pc->dropped, stream, (unsigned long long)(off + hl));
-	put(&b, h, strlen(h));
-	put(&b, marker, (size_t)m);
-	put(&b, t, strlen(t));
+	text_put(&b, h, strlen(h));
+	text_put(&b, marker, (size_t)m);
+	text_put(&b, t, strlen(t));
 	free(head);
 	free(tail);
 	free(h);
@@ -287,7 +173,7 @@ static char *chain_failure(const char *id, const cJSON *st)
 		return NULL;
 	}
 	size_t got, n = sb.st_size < 1024 ? (size_t)sb.st_size : 1024;
-	char *tail = read_at(fd, (uint64_t)sb.st_size - n, n, &got);
+	char *tail = job_read_at(fd, (uint64_t)sb.st_size - n, n, &got);
 	close(fd);
 	tail[got] = '\0';
 	while (got && tail[got - 1] == '\n')
@@ -299,7 +185,7 @@ static char *chain_failure(const char *id, const cJSON *st)
 	for (size_t i = 0; i < 3; i++)
 		if (strncmp(line, tools[i], strlen(tools[i])) == 0) {
 			int r = 0;
-			char *clean = clean_text(line, strlen(line), &r);
+			char *clean = text_clean(line, strlen(line), &r);
 			free(tail);
 			return clean;
 		}
@@ -322,7 +208,7 @@ static int quota_hit(const char *id, char *cap, size_t len)
 		return 0;
 	}
 	size_t got, n = sb.st_size < 4096 ? (size_t)sb.st_size : 4096;
-	char *tail = read_at(fd, (uint64_t)sb.st_size - n, n, &got);
+	char *tail = job_read_at(fd, (uint64_t)sb.st_size - n, n, &got);
 	close(fd);
 	tail[got] = '\0';
 	char *at = NULL;
@@ -340,7 +226,7 @@ static int quota_hit(const char *id, char *cap, size_t len)
 	return found;
 }
 
-cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
+cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 		     uint64_t out_off, uint64_t err_off)
 {
 	const char *status, *reason;
@@ -458,7 +344,7 @@ cJSON *result_object(const char *id, const char *workspace, const cJSON *st,
 	return o;
 }
 
-cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t limit,
+cJSON *job_result_logs(const char *id, const char *stream, uint64_t offset, uint64_t limit,
 		   char *err, size_t errlen)
 {
 	int fd = job_file(id, "job.jsonl");
@@ -478,7 +364,7 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 	/* One byte past the page, to see whether the page would end inside a
 	 * character: then it ends before it. */
 	char *raw = fd >= 0 && offset < size ?
-		read_at(fd, offset, (size_t)(size - offset < limit + 1 ? size - offset : limit + 1),
+		job_read_at(fd, offset, (size_t)(size - offset < limit + 1 ? size - offset : limit + 1),
 			&all) : xstrdup("");
 	if (fd >= 0)
 		close(fd);
@@ -486,7 +372,7 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 	while (got > 0 && got < all && ((unsigned char)raw[got] & 0xc0) == 0x80)
 		got--;
 	memset(&p, 0, sizeof p);
-	char *t = clean_text(raw, got, &p.replaced);
+	char *t = text_clean(raw, got, &p.replaced);
 	free(raw);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "job_id", id);
@@ -501,57 +387,10 @@ cJSON *result_logs(const char *id, const char *stream, uint64_t offset, uint64_t
 	return o;
 }
 
-/* For progress: "N bytes of output so far; last line: ..." */
-void progress_note(const char *id, char *buf, size_t len)
-{
-	int fd = job_file(id, "stdout");
-	struct stat sb;
-	uint64_t out = 0;
-	char last[121] = "";
-	if (fd >= 0 && fstat(fd, &sb) == 0 && sb.st_size > 0) {
-		out = (uint64_t)sb.st_size;
-		size_t got, n = out < 512 ? (size_t)out : 512;
-		char *tail = read_at(fd, out - n, n, &got);
-		tail[got] = '\0';
-		while (got && (tail[got - 1] == '\n' || tail[got - 1] == '\r'))
-			tail[--got] = '\0';
-		char *nl = strrchr(tail, '\n');
-		int r = 0;
-		char *clean = clean_text(nl ? nl + 1 : tail, strlen(nl ? nl + 1 : tail), &r);
-		snprintf(last, sizeof last, "%s", clean);
-		free(clean);
-		free(tail);
-	}
-	if (fd >= 0)
-		close(fd);
-	int e = job_file(id, "stderr");
-	uint64_t err = e >= 0 && fstat(e, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-	if (e >= 0)
-		close(e);
-	snprintf(buf, len, "%llu bytes of stdout, %llu of stderr so far%s%s",
-		 (unsigned long long)out, (unsigned long long)err, last[0] ? "; last line: " : "",
-		 last);
-}
-
-cJSON *job_info(const char *id)
-{
-	int fd = job_file(id, "job.jsonl");
-	if (fd < 0)
-		return NULL;
-	size_t got;
-	char *s = read_at(fd, 0, 1 << 16, &got);
-	close(fd);
-	s[got] = '\0';
-	s[strcspn(s, "\n")] = '\0';
-	cJSON *j = cJSON_Parse(s);
-	free(s);
-	return j;
-}
-
 /* The text block: the same as structuredContent, for a person. */
-char *result_text(const cJSON *res)
+char *job_result_text(const cJSON *res)
 {
-	struct buf b = {0};
+	struct text_buf b = {0};
 	char line[600];
 	const char *status = str(res, "status"), *sig = str(res, "signal");
 	const cJSON *ec = cJSON_GetObjectItem(res, "exit_code");
@@ -569,30 +408,30 @@ char *result_text(const cJSON *res)
 	if (str(res, "workspace_id"))
 		n += snprintf(line + n, sizeof line - (size_t)n, "; workspace %s",
 			      str(res, "workspace_id"));
-	put(&b, line, strlen(line));
-	put(&b, "\n", 1);
+	text_put(&b, line, strlen(line));
+	text_put(&b, "\n", 1);
 	static const char *const streams[] = { "stdout", "stderr" };
 	for (size_t i = 0; i < 2; i++) {
 		const char *t = str(res, streams[i]);
 		if (!t || !*t)
 			continue;
 		snprintf(line, sizeof line, "--- %s ---\n", streams[i]);
-		put(&b, line, strlen(line));
-		put(&b, t, strlen(t));
+		text_put(&b, line, strlen(line));
+		text_put(&b, t, strlen(t));
 		if (t[strlen(t) - 1] != '\n')
-			put(&b, "\n", 1);
+			text_put(&b, "\n", 1);
 	}
 	char *images = images_note(res);
 	if (images)
-		put(&b, images, strlen(images));
+		text_put(&b, images, strlen(images));
 	free(images);
 	if (str(res, "error")) {
 		snprintf(line, sizeof line, "error: %.500s\n", str(res, "error"));
-		put(&b, line, strlen(line));
+		text_put(&b, line, strlen(line));
 	}
 	if (str(res, "hint")) {
-		put(&b, str(res, "hint"), strlen(str(res, "hint")));
-		put(&b, "\n", 1);
+		text_put(&b, str(res, "hint"), strlen(str(res, "hint")));
+		text_put(&b, "\n", 1);
 	}
 	return b.p;
 }

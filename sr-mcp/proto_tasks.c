@@ -19,7 +19,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "mcp.h"
+#include "proto.h"
 #include "sr.h"
 
 #define POLL_MS 1000
@@ -47,7 +47,7 @@ static int running(const cJSON *st)
 
 /* The task's fields, in the terms of r's generation; for a finished job
  * the run's result is built too (*result, for the caller to use or free). */
-static cJSON *task_fields(const struct req *r, const char *id, const cJSON *st,
+static cJSON *task_fields(const struct proto_req *r, const char *id, const cJSON *st,
 			  cJSON **result)
 {
 	cJSON *t = cJSON_CreateObject(), *res = NULL;
@@ -59,9 +59,9 @@ static cJSON *task_fields(const struct req *r, const char *id, const cJSON *st,
 		status = "cancelled";
 		snprintf(msg, sizeof msg, "the job was cancelled");
 	} else {
-		res = run_result(id, NULL, st, 0, 0);
+		res = proto_server()->job_result(id, NULL, st, 0, 0);
 		const cJSON *sc = cJSON_GetObjectItem(res, "structuredContent");
-		status = r->era == ERA_LEGACY && cJSON_IsTrue(cJSON_GetObjectItem(res, "isError")) ?
+		status = r->era == PROTO_LEGACY && cJSON_IsTrue(cJSON_GetObjectItem(res, "isError")) ?
 			 "failed" : "completed";
 		snprintf(msg, sizeof msg, "the run ended: %s (%s)",
 			 cJSON_GetObjectItem(sc, "status")->valuestring,
@@ -78,7 +78,7 @@ static cJSON *task_fields(const struct req *r, const char *id, const cJSON *st,
 	cJSON_AddStringToObject(t, "statusMessage", msg);
 	cJSON_AddStringToObject(t, "createdAt", created);
 	cJSON_AddStringToObject(t, "lastUpdatedAt", updated);
-	int modern = r->era == ERA_MODERN;
+	int modern = r->era == PROTO_MODERN;
 	cJSON_AddNullToObject(t, modern ? "ttlMs" : "ttl");   /* kept until gc */
 	cJSON_AddNumberToObject(t, modern ? "pollIntervalMs" : "pollInterval", POLL_MS);
 	if (result)
@@ -88,17 +88,17 @@ static cJSON *task_fields(const struct req *r, const char *id, const cJSON *st,
 	return t;
 }
 
-cJSON *task_created(const struct req *r, const char *id, const cJSON *st)
+cJSON *proto_task_created(const struct proto_req *r, const char *id, const cJSON *st)
 {
 	if (!st) {      /* the job was just submitted: it is queued */
 		cJSON *q = cJSON_CreateObject();
 		cJSON_AddStringToObject(q, "state", "queued");
-		cJSON *t = task_created(r, id, q);
+		cJSON *t = proto_task_created(r, id, q);
 		cJSON_Delete(q);
 		return t;
 	}
 	cJSON *t = task_fields(r, id, st, NULL);
-	if (r->era == ERA_MODERN) {
+	if (r->era == PROTO_MODERN) {
 		cJSON_AddStringToObject(t, "resultType", "task");
 		return t;
 	}
@@ -107,62 +107,62 @@ cJSON *task_created(const struct req *r, const char *id, const cJSON *st)
 	return res;
 }
 
-static const char *task_id(struct req *r)
+static const char *task_id(struct proto_req *r)
 {
 	const cJSON *id = cJSON_GetObjectItem(r->params, "taskId");
-	if (cJSON_IsString(id) && id_ok(id->valuestring))
+	if (cJSON_IsString(id) && job_id_ok(id->valuestring))
 		return id->valuestring;
-	send_error(r, -32602, "Invalid params: taskId must be a task id that tools/call gave",
+	proto_error(r, -32602, "Invalid params: taskId must be a task id that tools/call gave",
 		   NULL);
 	return NULL;
 }
 
 /* The job behind a task, or NULL (answered: no such task). */
-static cJSON *task_job(struct req *r, const char *id, uint64_t wait_ms)
+static cJSON *task_job(struct proto_req *r, const char *id, uint64_t wait_ms)
 {
 	char err[300], msg[400];
-	cJSON *st = job_wait(r, id, wait_ms, err, sizeof err);
+	cJSON *st = proto_job_wait(r, id, wait_ms, err, sizeof err);
 	if (!st && !r->cancelled) {
 		snprintf(msg, sizeof msg, "Unknown task %s: %s", id, err);
-		send_error(r, -32602, msg, NULL);
+		proto_error(r, -32602, msg, NULL);
 	}
 	return st;
 }
 
-static void task_get(struct req *r, const char *id)
+static void task_get(struct proto_req *r, const char *id)
 {
 	cJSON *st = task_job(r, id, 0), *res = NULL;
 	if (!st)
 		return;
-	cJSON *t = task_fields(r, id, st, r->era == ERA_MODERN ? &res : NULL);
+	cJSON *t = task_fields(r, id, st, r->era == PROTO_MODERN ? &res : NULL);
 	if (res)       /* 2026-07-28: the result inline */
 		cJSON_AddItemToObject(t, "result", res);
 	cJSON_Delete(st);
-	send_result(r, t);
+	proto_result(r, t);
 }
 
 /* 2025-11-25 tasks/result: wait for the end, then what tools/call would
  * have answered. */
-static void task_result(struct req *r, const char *id)
+static void task_result(struct proto_req *r, const char *id)
 {
 	cJSON *st = task_job(r, id, cfg.timeout_max_ms + 120000);
 	if (!st)
 		return;
 	if (running(st)) {
-		send_error(r, -32603, "the task has not ended in the longest time a run may take; "
+		proto_error(r, -32603, "the task has not ended in the longest time a run may take; "
 			   "tasks/get shows its state", NULL);
 		cJSON_Delete(st);
 		return;
 	}
-	cJSON *res = run_result(id, NULL, st, 0, 0);
+	cJSON *res = proto_server()->job_result(id, NULL, st, 0, 0);
 	cJSON_Delete(st);
 	cJSON *meta = cJSON_AddObjectToObject(res, "_meta");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "io.modelcontextprotocol/related-task"),
 				"taskId", id);
-	send_result(r, res);
+	proto_result(r, res);
 }
 
-static void task_cancel(struct req *r, const char *id)
+static void task_cancel(struct proto_req *r, const char *id)
 {
 	char err[300];
 	cJSON *st = task_job(r, id, 0);
@@ -170,31 +170,31 @@ static void task_cancel(struct req *r, const char *id)
 		return;
 	int live = running(st);
 	cJSON_Delete(st);
-	if (r->era == ERA_LEGACY && !live) {
-		send_error(r, -32602, "Invalid params: the task has ended already; it cannot be "
+	if (r->era == PROTO_LEGACY && !live) {
+		proto_error(r, -32602, "Invalid params: the task has ended already; it cannot be "
 			   "cancelled", NULL);
 		return;
 	}
 	if (live && job_cancel(id, err, sizeof err) < 0) {
-		send_error(r, -32603, err, NULL);
+		proto_error(r, -32603, err, NULL);
 		return;
 	}
-	if (r->era == ERA_MODERN) {     /* an acknowledgement */
-		send_result(r, cJSON_CreateObject());
+	if (r->era == PROTO_MODERN) {     /* an acknowledgement */
+		proto_result(r, cJSON_CreateObject());
 		return;
 	}
 	st = task_job(r, id, 0);
 	if (st)
-		send_result(r, task_fields(r, id, st, NULL));
+		proto_result(r, task_fields(r, id, st, NULL));
 	cJSON_Delete(st);
 }
 
-static void task_list(struct req *r)
+static void task_list(struct proto_req *r)
 {
 	char err[300];
 	cJSON *all = job_list(err, sizeof err);
 	if (!all) {
-		send_error(r, -32603, err, NULL);
+		proto_error(r, -32603, err, NULL);
 		return;
 	}
 	cJSON *res = cJSON_CreateObject(), *tasks = cJSON_AddArrayToObject(res, "tasks");
@@ -207,33 +207,33 @@ static void task_list(struct req *r)
 		k++;
 	}
 	cJSON_Delete(all);
-	send_result(r, res);
+	proto_result(r, res);
 }
 
-void tasks_call(struct req *r)
+void proto_tasks_call(struct proto_req *r)
 {
 	const char *m = r->method, *id;
 	char msg[200];
-	int modern = r->era == ERA_MODERN;
+	int modern = r->era == PROTO_MODERN;
 	if (!strcmp(m, "tasks/list") && !modern) {
 		task_list(r);
 		return;
 	}
 	if (!strcmp(m, "tasks/update") && modern) {
 		if (task_id(r))
-			send_result(r, cJSON_CreateObject());   /* no task of ours asks for input */
+			proto_result(r, cJSON_CreateObject());   /* no task of ours asks for input */
 		return;
 	}
 	if (strcmp(m, "tasks/get") && strcmp(m, "tasks/cancel") &&
 	    (strcmp(m, "tasks/result") || modern)) {
 		snprintf(msg, sizeof msg, "Method not found: %.100s (not in protocol version %s)",
 			 m, r->version);
-		send_error(r, -32601, msg, NULL);
+		proto_error(r, -32601, msg, NULL);
 		return;
 	}
 	char err[600];
-	if (state_ready(err, sizeof err) < 0) {
-		send_error(r, -32603, err, NULL);
+	if (job_state_ready(err, sizeof err) < 0) {
+		proto_error(r, -32603, err, NULL);
 		return;
 	}
 	if (!(id = task_id(r)))

@@ -1,0 +1,87 @@
+/* job.h - the jobs layer (prefix job_): runs as sr-queue jobs, the spool
+ * core used in-process: submit, wait, status, cancel, list, the worker;
+ * a job's result for the model; the retention of jobs and workspaces.
+ * Below it: images, workspaces, fs, runners, spawn, text, util. It knows
+ * no request: job_wait reports progress and learns of a cancel through
+ * the struct job_waiter its caller (the protocol) fills.
+ *
+ *   job_retention.c  the sweeper: idle workspaces (--workspace-ttl),
+ *                    finished jobs and their code (--job-ttl, --job-space)
+ *   job_result.c     a job's result for the model: status, output, limits
+ *   jobs.c           submit, wait, status, cancel, list; the worker; the
+ *                    state directory made and the sandbox found to work
+ *   job_files.c      a job's own files: output so far, its record
+ * (each calls only the files listed below it)
+ */
+#ifndef SR_MCP_JOB_H
+#define SR_MCP_JOB_H
+
+#include <stdint.h>
+
+#include "images.h"
+
+struct cJSON;
+
+/* jobs.c */
+struct run_spec {
+	const struct runner *runner;
+	const char *code;
+	size_t code_len;
+	const char *stdin_data;  /* NULL: none */
+	size_t stdin_len;
+	struct cJSON *args;      /* array of strings, or NULL */
+	struct cJSON *env;       /* object of strings, or NULL */
+	char workspace[65];
+	uint64_t timeout_ms, memory;
+	const char *tenant;
+	int net;                 /* the run reaches the network */
+	const char *const *env_extra;  /* KEY=VALUE for the runner, NULL-ended, or NULL */
+};
+/* Who waits: a cancel (*cancelled non-zero) ends the wait; progress, when
+ * set, is told every MCP_PROGRESS_S seconds. */
+struct job_waiter {
+	volatile int *cancelled;
+	void (*progress)(void *ctx, double seconds, const char *message);
+	void *ctx;
+};
+/* Submit; the id in job_id. 0, or -1 with a message in err. */
+int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen);
+/* Wait until the job ends or ms pass (0: do not wait); the status object
+ * from `sr-queue status --json`, or NULL with err set. w may be NULL. */
+struct cJSON *job_wait(const struct job_waiter *w, const char *id, uint64_t ms, char *err,
+		       size_t errlen);
+int job_cancel(const char *id, char *err, size_t errlen);
+struct cJSON *job_list(char *err, size_t errlen);
+void job_worker_ensure(void);
+/* The state directory made (on first use) and the sandbox found to work:
+ * 0, or -1 with what is wrong and how to fix it in err. */
+int job_state_ready(char *err, size_t errlen);
+const char *job_memory_via(void);            /* "cgroup" or "rlimit data" */
+int job_id_ok(const char *s);                /* a job id: 32 hex digits */
+/* What to say of a job not found: removed by the retention, or no such. */
+void job_not_found(const char *id, char *err, size_t errlen);
+/* A queued or running job of workspace ws: its id in job, 1; 0 none;
+ * -1 when the jobs could not be listed (treat it as in use). */
+int job_ws_busy(const char *ws, char job[33]);
+/* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
+void job_terms(char *buf, size_t len);
+
+/* job_files.c */
+int job_file(const char *id, const char *name);   /* its file, open, or -1 */
+char *job_read_at(int fd, uint64_t off, size_t n, size_t *got);
+void job_progress_note(const char *id, char *buf, size_t len);
+/* The job's own record (argv, cwd, tenant ...), or NULL. */
+struct cJSON *job_info(const char *id);
+
+/* job_result.c */
+struct cJSON *job_result_object(const char *job_id, const char *workspace,
+				const struct cJSON *status, uint64_t out_off, uint64_t err_off);
+struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t offset,
+			      uint64_t limit, char *err, size_t errlen);
+char *job_result_text(const struct cJSON *res);
+
+/* job_retention.c */
+void job_retention_sweep(void);
+void job_retention_start(void);        /* the sweeper thread, with a retention */
+
+#endif

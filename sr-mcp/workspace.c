@@ -1,0 +1,250 @@
+/* workspace.c - the workspaces: names, making and opening one, their
+ * use stamps, the lock that orders a use against a sweep, their sizes
+ * for the quota. The workspaces layer: it calls fs, runners' spawn, text
+ * and util below it, never a job or a tool. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "ws.h"
+#include "sr.h"
+
+#define STAMPS "ws-used"
+
+static int state_fd(void)
+{
+	return open(cfg.state_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+int ws_hold(int exclusive)
+{
+	int st = state_fd();
+	if (st < 0)
+		return -1;
+	int fd = openat(st, "workspaces.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	close(st);
+	if (fd >= 0 && flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void ws_release(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The stamps' directory, made on first use: a descriptor or -1. */
+static int stamps_fd(void)
+{
+	int st = state_fd();
+	if (st < 0)
+		return -1;
+	if (mkdirat(st, STAMPS, 0700) < 0 && errno != EEXIST) {
+		close(st);
+		return -1;
+	}
+	int fd = openat(st, STAMPS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(st);
+	return fd;
+}
+
+void ws_touch(const char *id)
+{
+	int d = stamps_fd();
+	if (d < 0 || !ws_id_ok(id))
+		goto out;
+	int fd = openat(d, id, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd < 0 || futimens(fd, NULL) < 0)
+		mcp_log("unable to stamp the use of workspace %s: %s", id, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+out:
+	if (d >= 0)
+		close(d);
+}
+
+time_t ws_last_used(const char *id)
+{
+	int d = stamps_fd();
+	struct stat st;
+	int r = d >= 0 ? fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) : -1;
+	if (d >= 0)
+		close(d);
+	if (r == 0 && S_ISREG(st.st_mode))
+		return st.st_mtime;
+	ws_touch(id);     /* first seen now (made before stamps existed) */
+	return time(NULL);
+}
+
+/* The workspace is gone: its stamp too. */
+void ws_stamp_remove(const char *id)
+{
+	int d = stamps_fd();
+	if (d >= 0) {
+		(void)unlinkat(d, id, 0);
+		close(d);
+	}
+}
+
+#define SIZES "ws-size"
+
+int ws_size_path(const char *id, char *buf, size_t len)
+{
+	int st = state_fd();
+	if (st < 0 || !ws_id_ok(id))
+		goto fail;
+	if (mkdirat(st, SIZES, 0700) < 0 && errno != EEXIST)
+		goto fail;
+	close(st);
+	snprintf(buf, len, "%s/" SIZES "/%s", cfg.state_dir, id);
+	return 0;
+fail:
+	if (st >= 0)
+		close(st);
+	buf[0] = '\0';
+	return -1;
+}
+
+/* The workspace's size cache, locked, or -1. */
+static int size_open(const char *id)
+{
+	char path[4400];
+	if (ws_size_path(id, path, sizeof path) < 0)
+		return -1;
+	int fd = sr_qcache_open(path);
+	if (fd >= 0 && sr_qcache_lock(fd) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int ws_size(const char *id, int wfd, struct sr_usage *u)
+{
+	int fd = size_open(id), measured;
+	int r = sr_qcache_used(fd, wfd, u, &measured);
+	if (fd >= 0)
+		close(fd);      /* and its lock */
+	return r;
+}
+
+void ws_size_add(const char *id, int wfd, const struct sr_delta *d)
+{
+	if (!cfg.ws_quota)
+		return;
+	int fd = size_open(id);
+	if (fd < 0)
+		return;
+	(void)sr_qcache_add(fd, wfd, d);
+	close(fd);
+}
+
+void ws_size_forget(const char *id)
+{
+	if (!cfg.ws_quota)
+		return;
+	int fd = size_open(id);
+	if (fd < 0)
+		return;
+	sr_qcache_drop(fd);
+	close(fd);
+}
+
+void ws_size_remove(const char *id)
+{
+	char path[4400];
+	if (ws_size_path(id, path, sizeof path) == 0)
+		(void)unlink(path);
+}
+
+/* The default quota needs unprivileged overlayfs: where sr-jail --quota
+ * fails, runs go without one, and the log says so. A quota the
+ * administrator asked for is never dropped: runs fail instead, saying why. */
+void ws_quota_probe(void)
+{
+	char dir[4200], *out = NULL;
+	if (!cfg.ws_quota || cfg.ws_quota_set)
+		return;
+	snprintf(dir, sizeof dir, "%s/probe.XXXXXX", cfg.state_dir);
+	if (!mkdtemp(dir))
+		return;
+	char *argv[] = { "sr-jail", "--bind", dir, "/w", "--quota", "1M", "true", NULL };
+	if (spawn_capture(argv, &out, 1024, 0) != 0) {
+		mcp_log("sr-jail --quota does not work here (its message is above): workspaces "
+			"have no size quota; --workspace-quota SIZE makes runs fail instead");
+		cfg.ws_quota = 0;
+	}
+	free(out);
+	rmdir(dir);
+}
+
+int ws_id_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!strchr("_-", s[n]) && !(s[n] >= '0' && s[n] <= '9') &&
+		    !((s[n] | 32) >= 'a' && (s[n] | 32) <= 'z'))
+			return 0;
+	return n >= 1 && n <= 64 && s[0] != '-';
+}
+
+/* The workspace ID (made up when id is empty): a private directory. */
+int ws_make(char *id, size_t idlen, int create, char *err, size_t errlen)
+{
+	char path[4096];
+	if (!*id) {
+		char hex[13];
+		mcp_random_hex(hex, 6);
+		snprintf(id, idlen, "ws-%s", hex);
+		create = 1;
+	}
+	snprintf(path, sizeof path, "%s/%s", cfg.workspaces, id);
+	if (mkdir(path, 0700) == 0 || (errno == EEXIST && !create))
+		return 0;
+	if (errno == EEXIST)
+		return 0;
+	snprintf(err, errlen, "unable to create workspace %s: %s", path, strerror(errno));
+	return -1;
+}
+
+/* The workspace's directory, open: a descriptor, or -1 with err set. With
+ * create, a missing workspace is made (as run_code does). */
+int ws_open(const char *id, int create, char *err, size_t len)
+{
+	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root < 0) {
+		snprintf(err, len, "unable to open %s: %s", cfg.workspaces, strerror(errno));
+		return -1;
+	}
+	int fd = fs_openat2(root, id, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(root, id, 0700) < 0 && errno != EEXIST) {
+			snprintf(err, len, "unable to create workspace %s: %s", id, strerror(errno));
+			close(root);
+			return -1;
+		}
+		fd = fs_openat2(root, id, O_RDONLY | O_DIRECTORY, 0);
+	}
+	if (fd < 0) {
+		if (errno == ENOENT)
+			snprintf(err, len, "no workspace %s (list_workspaces shows them)", id);
+		else
+			snprintf(err, len, "workspace %s: %s", id, errno == ELOOP ?
+				 "is a symbolic link: sr-mcp follows none" : strerror(errno));
+	}
+	close(root);
+	return fd;
+}
