@@ -221,7 +221,10 @@ static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 	if (wfd >= 0)
 		close(wfd);
 	const cJSON *dep, *s;
-	cJSON_ArrayForEach(dep, cJSON_GetObjectItem(pj, "dependencies")) {
+	const cJSON *deps = cJSON_GetObjectItem(pj, "dependencies");
+	if (!cJSON_IsObject(deps))      /* an array's items have no name */
+		deps = NULL;
+	cJSON_ArrayForEach(dep, deps) {
 		char spec[TOOL_SPEC_MAX + 2];
 		int asked = 0;
 		cJSON_ArrayForEach(s, pk)

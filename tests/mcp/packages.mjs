@@ -213,6 +213,10 @@ echo planted`;
     'console.log(p.name, Object.keys(p.dependencies).sort().join(","), require("is-odd")(3), require("is-number")(1))');
   is(out.stdout, 'mine is-number,is-odd true true\n',
     "package.json keeps the user's fields, its dependencies are what was installed, and both load", out);
+  // a package.json whose "dependencies" is no object is taken as none
+  await run(s.call, 'p-npm-odd', 'bash', `printf '{"dependencies":["x", 1]}' > /workspace/package.json`);
+  r = await s.call('install_packages', { workspace_id: 'p-npm-odd', manager: 'npm', packages: ['is-number@7.0.0'] });
+  ok(!r.isError && sc(r).status === 'succeeded', 'a package.json whose dependencies are an array: the install goes on', text(r));
 }
 out = await run(s.call, 'p-npm', 'python', CONNECT);
 like(out.stdout, /^refused:/, 'install: a run cannot connect out (the registry the install reached)');
