@@ -70,12 +70,65 @@ static void submit_opt(void *ctx, int c, const char *arg)
 	}
 }
 
+/* Append DIR to the PATH being built in p (of size len) unless it is
+ * relative or there already. */
+static void path_add(char *p, size_t len, const char *dir, size_t dlen)
+{
+	if (dlen == 0 || dir[0] != '/')
+		return;
+	for (const char *e = p + 5; *e;) { /* past "PATH=" */
+		size_t k = strcspn(e, ":");
+		if (k == dlen && strncmp(e, dir, k) == 0)
+			return;
+		e += k + (e[k] == ':');
+	}
+	size_t used = strlen(p);
+	if (used + 1 + dlen + 1 > len)
+		return;
+	snprintf(p + used, len - used, "%s%.*s", p[5] ? ":" : "", (int)dlen, dir);
+}
+
+/* path_add each entry of the colon-separated list (none if NULL). */
+static void path_add_list(char *p, size_t len, const char *list)
+{
+	for (const char *e = list; e && *e;) {
+		size_t k = strcspn(e, ":");
+		path_add(p, len, e, k);
+		e += k + (e[k] == ':');
+	}
+}
+
+/* The PATH of a job given none (no --keep-env, no --env PATH=): the
+ * submitter's absolute entries (a relative one, such as "." or an empty
+ * one, would be looked up in the job's working directory, which an earlier
+ * job may have written), or /usr/local/bin:/usr/bin:/bin if it has none;
+ * then the directory sr-queue runs from, so that the sr-limit, sr-jail and
+ * sr-exec installed with it are found. */
+static char *job_path(void)
+{
+	static char p[8192];
+	strcpy(p, "PATH=");
+	path_add_list(p, sizeof p, getenv("PATH"));
+	if (!p[5])
+		path_add_list(p, sizeof p, "/usr/local/bin:/usr/bin:/bin");
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash)
+			path_add(p, sizeof p, self, slash == self ? 1 : (size_t)(slash - self));
+	}
+	return p;
+}
+
 /* The job's environment: the submitter's with --keep-env, then each
- * --env NAME=VALUE replacing a variable of the same name. *n set to the
- * count; the strings are the caller's. */
+ * --env NAME=VALUE replacing a variable of the same name; without
+ * --keep-env, a PATH (job_path) unless --env gave one. *n set to the
+ * count; the strings are the caller's or static. */
 static char **job_env(const struct submit_opts *o, size_t *n)
 {
-	size_t cap = o->nenv + 1;
+	size_t cap = o->nenv + 2;
 	for (char **e = environ; o->keep_env && e && *e; e++)
 		cap++;
 	char **env = calloc(cap, sizeof *env);
@@ -98,6 +151,11 @@ static char **job_env(const struct submit_opts *o, size_t *n)
 		if (!dup)
 			env[(*n)++] = o->env[i];
 	}
+	int has_path = 0;
+	for (size_t i = 0; i < *n && !has_path; i++)
+		has_path = strncmp(env[i], "PATH=", 5) == 0;
+	if (!o->keep_env && !has_path)
+		env[(*n)++] = job_path();
 	return env;
 }
 

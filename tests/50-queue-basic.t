@@ -82,6 +82,32 @@ is "$(sr-queue logs "$sp" "$e7")" "got[]" "without --stdin, stdin is /dev/null"
 is "$(sr-queue logs "$sp" "$e8")" "$(printf '0027\n0 1 2 3 ')" \
 	"the job gets the submitter's umask and fds 0-3 only (not the worker's fd 7)"
 
+# --- the job's PATH ----------------------------------------------------------------
+# Without --keep-env a job gets the submitter's PATH, its relative entries
+# left out (they would be looked up in the job's directory, which an
+# earlier job could have written), so that a chain as typed at the shell
+# (sr-limit ... sr-jail ...) runs as a job too.
+mkdir -p "$T/bin" "$T/planted"
+printf '#!/bin/sh\necho found on PATH\n' >"$T/bin/sq-on-path"
+printf '#!/bin/sh\necho planted ran\n' >"$T/planted/sq-planted"
+chmod +x "$T/bin/sq-on-path" "$T/planted/sq-planted"
+p1=$(PATH="$T/bin:$PATH" sr-queue submit "$sp" -- sq-on-path)
+p2=$(sr-queue submit "$sp" -- sr-limit --timeout 10s sh -c 'echo sr-limit ran')
+p3=$(cd "$T/planted" && PATH=".::$PATH" sr-queue submit "$sp" -- sq-planted)
+p4=$(cd "$T/planted" && PATH=".::$PATH" sr-queue submit "$sp" --keep-env -- sq-planted)
+p5=$(PATH="$T/bin:$PATH" sr-queue submit "$sp" --env PATH=/usr/bin:/bin -- sq-on-path)
+p6=$(env -u PATH "$SR_ROOT/sr-queue/sr-queue" submit "$sp" -- /bin/sh -c 'echo "$PATH"')
+drain "$sp"
+is "$(sr-queue logs "$sp" "$p1")" "found on PATH" "a program on the submitter's PATH runs without --keep-env"
+is "$(sr-queue logs "$sp" "$p2")" "sr-limit ran" "sr-limit, found on PATH, runs as a job without --keep-env"
+run sr-queue wait "$sp" "$p3"
+is "$rc" 127 "the PATH's relative entries (. and empty) are left out: a program in the job's directory is not found"
+is "$(sr-queue logs "$sp" "$p4")" "planted ran" "control: with --keep-env the submitter's PATH, . included, finds it"
+run sr-queue wait "$sp" "$p5"
+is "$rc" 127 "--env PATH= replaces the submitter's PATH"
+is "$(sr-queue logs "$sp" "$p6")" "/usr/local/bin:/usr/bin:/bin:$SR_ROOT/sr-queue" \
+	"a submitter with no PATH: /usr/local/bin:/usr/bin:/bin and sr-queue's own directory"
+
 # --- failures, signals, timeouts ---------------------------------------------------------
 mkdir "$T/gone"
 f1=$(sr-queue submit "$sp" -- /nonexistent/prog)

@@ -34,8 +34,9 @@ is "$(sr-queue logs "$sp" "$a" | head -2)" "from stdin
 $T/work" "the job read its stdin file and ran in its directory"
 envs=$(sr-queue logs "$sp" "$a" | tail -n +3 | grep -v '^PWD=')
 is "$envs" "ONLY=job
+PATH=$PATH
 SR_QUEUE_ID=$a
-SR_STATS_FD=3" "its environment is its own: none of the launcher's or the worker's"
+SR_STATS_FD=3" "its environment is its own (and the PATH it was submitted with): none of the launcher's or the worker's"
 is "$(sr-queue logs "$sp" "$a" --stream stderr)" to-stderr "its stderr comes back apart"
 is "$(status "$s")" "$s completed exit 0" "a job under sr-limit completes"
 is "$(sr-queue logs "$sp" "$s")" limited "with its output"
