@@ -231,7 +231,8 @@ bench: all
 	@bash bench/run
 
 lint:
-	mandoc -Tlint -Wwarning $(MANS)
+	@mandoc -Tlint -Wstyle $(MANS) 2>&1 | grep -v -e 'referenced manual not found' -e 'mandoc.db'; \
+	  ! mandoc -Tlint -Wstyle $(MANS) 2>&1 | grep -v -e 'referenced manual not found' -e 'mandoc.db' | grep -q .
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -4,8 +4,11 @@
 . "$(dirname "$0")/lib.sh"
 
 for m in "$SR_ROOT"/man/*.1; do
-	run mandoc -Tlint -Wwarning "$m"
-	is "$out$err" "" "mandoc -Tlint clean: ${m##*/}"
+	run mandoc -Tlint -Wstyle "$m"
+	# at the style level, but for cross-references to pages this host's
+	# manual database has not indexed (sr's own before make install)
+	is "$(printf '%s\n' "$out" "$err" | grep -v -e '^$' -e 'referenced manual not found' -e 'mandoc.db')" "" \
+		"mandoc -Tlint -Wstyle clean: ${m##*/}"
 done
 for dir in "$SR_ROOT"/sr-*/; do
 	tool=$(basename "$dir")
