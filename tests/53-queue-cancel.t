@@ -26,7 +26,8 @@ is "$rc" 99 "wait --timeout on a queued job exits 99"
 run sr-queue wait "$sp" "$w" --timeout 0 --json
 is "$(json_get "$out" state)" queued "wait --timeout 0 --json reports the state"
 run sr-queue wait "$sp" 0123456789abcdef0123456789abcdef
-is "$rc" 1 "wait on an unknown job exits 1"
+is "$rc:$err" "96:sr-queue: fatal: no job 0123456789abcdef0123456789abcdef in $sp" \
+	"wait on an unknown job exits 96, a code no job of sr tools exits with on its own"
 
 # --- a running job dies with all its processes ------------------------------------------
 job='sleep 300 & echo $! > bg.pid; setsid sleep 301 & echo $! > bg2.pid; echo $$ > main.pid; echo started; wait'
