@@ -109,6 +109,31 @@ void sr_version(void)
 	exit(fflush(stdout) == 0 ? SR_EXIT_OK : SR_EXIT_SYS);
 }
 
+void sr_usage_noprog(void)
+{
+	sr_usage("no program given (see %s --help)", sr_prog);
+}
+
+void sr_usage_value(const char *opt, const char *what, const char *value, const char *want)
+{
+	if (want)
+		sr_usage("%s: invalid %s: '%s' (want %s)", opt, what, value ? value : "", want);
+	sr_usage("%s: invalid %s: '%s'", opt, what, value ? value : "");
+}
+
+int sr_run_failure(char *buf, size_t size, const char *prog, int err)
+{
+	return snprintf(buf, size, "unable to run %s: %s", prog, strerror(err));
+}
+
+void sr_fatal_run(const char *prog)
+{
+	int e = errno;
+	char msg[512];
+	(void)sr_run_failure(msg, sizeof msg, prog, e);
+	sr_fatal(sr_exec_exit(e), "%s", msg);
+}
+
 void sr_usage(const char *fmt, ...)
 {
 	va_list ap;

@@ -38,6 +38,18 @@ void sr_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretur
  *   "PROG: usage: option '-m' needs a value (see PROG --help)"
  *   "PROG: usage: option '--net' takes no value (see PROG --help)" */
 void sr_usage_option(int argc, char *const argv[], int c) __attribute__((noreturn));
+/* The one wording of each usage situation every tool shares, exit 100:
+ *   "PROG: usage: no program given (see PROG --help)"
+ *   "PROG: usage: OPT: invalid WHAT: 'VALUE'[ (want WANT)]"  (a bad value;
+ *   lib/parse.c's sr_opt_* say the same without WANT) */
+void sr_usage_noprog(void) __attribute__((noreturn));
+void sr_usage_value(const char *opt, const char *what, const char *value, const char *want)
+	__attribute__((noreturn));
+/* A program that could not be run, in every tool and in a queued job's
+ * result: "unable to run PROG: strerror(err)" (snprintf's return), and
+ * "PROG: fatal: " that, exiting sr_exec_exit(errno). */
+int sr_run_failure(char *buf, size_t size, const char *prog, int err);
+void sr_fatal_run(const char *prog) __attribute__((noreturn));
 /* --version: "PROG VERSION" on stdout, exit 0. */
 #define SR_VERSION "0.2.0"
 void sr_version(void) __attribute__((noreturn));

@@ -26,7 +26,7 @@ static const char *strict_exec_path(char *prog)
 		return sx_exec_path_copy("/");
 	char *path = sr_find_program(prog);
 	if (!path)
-		sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", prog);
+		sr_fatal_run(prog);
 	const char *copy = sx_exec_path_copy(path);
 	free(path);
 	return copy;
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 
 	if (exec_path) {
 		execve(exec_path, o.argv, environ);
-		sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", o.argv[0]);
+		sr_fatal_run(o.argv[0]);
 	}
 	sr_exec(o.argv);
 }

@@ -62,25 +62,26 @@ static void add_adjust(struct sx_opts *o, const char *opt, char *arg, int allow)
 	int err = 0;
 	char *colon = strchr(arg, ':');
 	if (colon && allow)
-		sr_usage("%s: '%s' is not a syscall name", opt, arg);
+		sr_usage_value(opt, "syscall name", arg, "a name without :ERRNO");
 	if (colon) {
 		*colon = '\0';
 		err = sx_errno_parse(colon + 1);
 		if (err < 0)
-			sr_usage("%s: invalid errno '%s' (a name like EPERM or 1-4095)", opt, colon + 1);
+			sr_usage_value(opt, "errno", colon + 1, "a name like EPERM or 1-4095");
 	} else if (!allow) {
 		err = EPERM;
 	}
 	if (sx_syscall_nr(arg) == __NR_SCMP_ERROR)
-		sr_usage("%s: unknown syscall '%s'", opt, arg);
+		sr_usage_value(opt, "syscall", arg, "a syscall name of this architecture");
 	o->adj = grow(o->adj, o->nadj, sizeof *o->adj);
 	o->adj[o->nadj++] = (struct sx_adjust){arg, allow, err};
 }
 
-static void add_path(struct sx_opts *o, const char *path, enum sx_path_kind k)
+static void add_path(struct sx_opts *o, const char *opt, const char *path,
+		     enum sx_path_kind k)
 {
 	if (!*path)
-		sr_usage("empty path for --ro/--rx/--rw");
+		sr_usage_value(opt, "path", path, "a path that is not empty");
 	o->paths = grow(o->paths, o->npaths, sizeof *o->paths);
 	o->paths[o->npaths++] = (struct sx_path){path, k};
 }
@@ -93,7 +94,7 @@ static enum sx_landlock_mode landlock_mode(const char *s)
 		return SX_LL_OFF;
 	if (strcmp(s, "require") == 0)
 		return SX_LL_REQUIRE;
-	sr_usage("--landlock: '%s' is not auto, off or require", s);
+	sr_usage_value("--landlock", "mode", s, "auto, off or require");
 }
 
 /* Combinations that would silently do less than asked. */
@@ -109,7 +110,7 @@ static void check(const struct sx_opts *o, int profile_given)
 	if (o->landlock == SX_LL_OFF && o->npaths)
 		sr_usage("--ro/--rx/--rw need Landlock, but --landlock=off");
 	if (!o->argv[0] && !o->print && !o->save_bpf)
-		sr_usage("sr-exec [options] prog [args...]");
+		sr_usage_noprog();
 }
 
 void sx_parse_opts(int argc, char **argv, struct sx_opts *o)
@@ -129,9 +130,9 @@ void sx_parse_opts(int argc, char **argv, struct sx_opts *o)
 		case O_SAVE: o->save_bpf = optarg; break;
 		case O_BPF: o->bpf = optarg; break;
 		case O_LANDLOCK: o->landlock = landlock_mode(optarg); break;
-		case O_RO: add_path(o, optarg, SX_RO); break;
-		case O_RX: add_path(o, optarg, SX_RX); break;
-		case O_RW: add_path(o, optarg, SX_RW); break;
+		case O_RO: add_path(o, "--ro", optarg, SX_RO); break;
+		case O_RX: add_path(o, "--rx", optarg, SX_RX); break;
+		case O_RW: add_path(o, "--rw", optarg, SX_RW); break;
 		case 'v': o->verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(SR_EXIT_OK);
 		case 'V': sr_version();
@@ -139,7 +140,7 @@ void sx_parse_opts(int argc, char **argv, struct sx_opts *o)
 		}
 	}
 	if (!*o->profile)
-		sr_usage("--profile: empty name");
+		sr_usage_value("--profile", "name", o->profile, "a profile name or file");
 	o->argv = argv + optind;
 	check(o, profile_given);
 }

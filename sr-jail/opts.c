@@ -76,14 +76,13 @@ static const char *second(int argc, char **argv, const char *opt)
 static void check_dst(const char *opt, const char *dst)
 {
 	if (dst[0] != '/' || dst[1] == '\0')
-		sr_usage("%s: destination must be an absolute path other than /: '%s'",
-			 opt, dst);
+		sr_usage_value(opt, "destination", dst, "an absolute path other than /");
 }
 
 static void check_key(const char *opt, const char *key)
 {
 	if (!*key || strchr(key, '='))
-		sr_usage("%s: invalid variable name '%s'", opt, key);
+		sr_usage_value(opt, "variable name", key, "a name, not empty, without =");
 }
 
 static void add_mount(struct jail *j, enum mkind kind, const char *src,
@@ -105,7 +104,7 @@ static void opt_tmpfs(struct jail *j, char *arg)
 		*colon = '\0';
 		size = sr_opt_size("--tmpfs", colon + 1);
 		if (size == 0)
-			sr_usage("--tmpfs: size must not be 0: '%s'", colon + 1);
+			sr_usage_value("--tmpfs", "size", colon + 1, "more than 0");
 	}
 	check_dst("--tmpfs", arg);
 	if (strcmp(arg, "/tmp") == 0)
@@ -126,7 +125,7 @@ static void opt_quota(struct jail *j, const char *arg)
 		sr_usage("--quota: must follow a --bind SRC DST (and only once)");
 	m->size = sr_opt_size("--quota", arg);
 	if (m->size == 0)
-		sr_usage("--quota: size must not be 0: '%s'", arg);
+		sr_usage_value("--quota", "size", arg, "more than 0");
 }
 
 /* --quota-inodes N: and the same directory at N inodes. */
@@ -137,7 +136,7 @@ static void opt_quota_inodes(struct jail *j, const char *arg)
 		sr_usage("--quota-inodes: must follow a --bind SRC DST --quota SIZE (and only once)");
 	m->inodes = sr_opt_count("--quota-inodes", arg, 1ULL << 40);
 	if (m->inodes == 0)
-		sr_usage("--quota-inodes: must not be 0: '%s'", arg);
+		sr_usage_value("--quota-inodes", "count", arg, "more than 0");
 }
 
 static void add_env(struct jail *j, enum ekind kind, const char *opt,
@@ -179,7 +178,7 @@ static void opt_keep_fd(struct jail *j, const char *arg)
 {
 	int fd = (int)sr_opt_count("--keep-fd", arg, 1 << 30);
 	if (fcntl(fd, F_GETFD) < 0)
-		sr_usage("--keep-fd: fd %d is not open", fd);
+		sr_usage_value("--keep-fd", "fd", arg, "an open file descriptor");
 	j->keep[j->nkeep++] = fd;
 }
 
@@ -187,14 +186,14 @@ static void opt_hostname(struct jail *j, const char *arg)
 {
 	size_t n = strlen(arg);
 	if (n == 0 || n > 64)
-		sr_usage("--hostname: must be 1 to 64 characters: '%s'", arg);
+		sr_usage_value("--hostname", "name", arg, "1 to 64 characters");
 	j->hostname = arg;
 }
 
 static void opt_chdir(struct jail *j, const char *arg)
 {
 	if (arg[0] != '/')
-		sr_usage("--chdir: must be an absolute path: '%s'", arg);
+		sr_usage_value("--chdir", "directory", arg, "an absolute path");
 	j->chdir = arg;
 }
 
@@ -260,7 +259,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:hvV", longopts, NULL)) != -1)
 		one_option(j, c, argc, argv);
 	if (optind >= argc)
-		sr_usage("missing program; usage: sr-jail [options] prog [args...]");
+		sr_usage_noprog();
 	j->argv = argv + optind;
 	int quota = 0;
 	for (size_t i = 0; i < j->nmounts; i++)

@@ -64,15 +64,29 @@ static void set_rl(struct rl *r, uint64_t v)
 	r->value = v;
 }
 
+/* The rule for 0 (see sr-limit(1), "A limit of 0"): 0 is never "no limit".
+ * A limit no program can start under at 0 (memory, address space, stack,
+ * CPU time, open files, the wall clock, CPU bandwidth) refuses it; one a
+ * program can live without (--pids, --fsize, --core) takes 0 as it is. */
+#define OVER0 "more than 0; for no limit, leave the option out"
+
+static uint64_t over0(const char *opt, const char *what, const char *s, uint64_t v)
+{
+	if (v == 0)
+		sr_usage_value(opt, what, s, OVER0);
+	return v;
+}
+#define SIZE_OVER0(opt) over0(opt, "size", optarg, sr_opt_size(opt, optarg))
+#define DURATION_OVER0(opt) over0(opt, "duration", optarg, sr_opt_duration_ns(opt, optarg))
+
 /* --cpus 0.5 -> 500 thousandths; 1 to 1024 CPUs. */
 static uint64_t parse_cpus(const char *s)
 {
 	uint64_t ns;
 	/* A duration parser read as seconds gives exact decimal handling. */
-	if (sr_parse_duration_ns(s, &ns) < 0 || strpbrk(s, "hmnsu"))
-		sr_usage("--cpus: invalid CPU count: '%s'", s);
-	if (ns < 1000000ULL || ns > 1024000000000ULL)
-		sr_usage("--cpus: CPU count out of range (0.001 to 1024): '%s'", s);
+	if (sr_parse_duration_ns(s, &ns) < 0 || strpbrk(s, "hmnsu") ||
+	    ns < 1000000ULL || ns > 1024000000000ULL)
+		sr_usage_value("--cpus", "CPU count", s, "0.001 to 1024");
 	return ns / 1000000ULL;
 }
 
@@ -98,7 +112,7 @@ static void parse_mode(struct opts *o, const char *s)
 	else if (strcmp(s, "require") == 0)
 		o->cgroup = CG_REQUIRE;
 	else
-		sr_usage("--cgroup: expected auto, off or require: '%s'", s);
+		sr_usage_value("--cgroup", "mode", s, "auto, off or require");
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -111,24 +125,25 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:m:d:c:p:n:f:s:t:k:vhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'm': set_rl(&o->mem, sr_opt_size("--mem", optarg)); break;
-		case 'd': set_rl(&o->data, sr_opt_size("--data", optarg)); break;
-		case O_AS: set_rl(&o->as, sr_opt_size("--as", optarg)); break;
-		case 'c': set_rl(&o->cpu_ns, sr_opt_duration_ns("--cpu", optarg)); break;
+		case 'm': set_rl(&o->mem, SIZE_OVER0("--mem")); break;
+		case 'd': set_rl(&o->data, SIZE_OVER0("--data")); break;
+		case O_AS: set_rl(&o->as, SIZE_OVER0("--as")); break;
+		case 'c': set_rl(&o->cpu_ns, DURATION_OVER0("--cpu")); break;
 		case 'p': set_rl(&o->pids, sr_opt_count("--pids", optarg, 1 << 22)); break;
-		case 'n': set_rl(&o->nofile, sr_opt_count("--nofile", optarg, 1 << 30)); break;
+		case 'n': set_rl(&o->nofile, over0("--nofile", "count", optarg,
+						    sr_opt_count("--nofile", optarg, 1 << 30))); break;
 		case 'f': set_rl(&o->fsize, sr_opt_size("--fsize", optarg)); break;
-		case 's': set_rl(&o->stack, sr_opt_size("--stack", optarg)); break;
+		case 's': set_rl(&o->stack, SIZE_OVER0("--stack")); break;
 		case O_CORE: set_rl(&o->core, sr_opt_size("--core", optarg)); break;
 		case O_CPUS: set_rl(&o->cpus_milli, parse_cpus(optarg)); break;
-		case 't': o->timeout_ns = sr_opt_duration_ns("--timeout", optarg); break;
+		case 't': o->timeout_ns = DURATION_OVER0("--timeout"); break;
 		case 'k': o->kill_after_ns = sr_opt_duration_ns("--kill-after", optarg); break;
 		case O_CGROUP: parse_mode(o, optarg); break;
 		case O_STATS: o->stats_path = optarg; break;
 		case O_STATS_FD:
 			o->stats_fd = (int)sr_opt_count("--stats-fd", optarg, 1 << 20);
 			if (fcntl(o->stats_fd, F_GETFD) < 0)
-				sr_usage("--stats-fd: fd %d is not open", o->stats_fd);
+				sr_usage_value("--stats-fd", "fd", optarg, "an open file descriptor");
 			break;
 		case 'v': o->verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -137,13 +152,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (optind >= argc)
-		sr_usage("sr-limit [options] prog [args...]: no program given");
-	if (o->mem.set && o->mem.value == 0)
-		sr_usage("--mem: must be greater than zero");
-	if (o->data.set && o->data.value == 0)
-		sr_usage("--data: must be greater than zero");
-	if (o->cpu_ns.set && o->cpu_ns.value == 0)
-		sr_usage("--cpu: must be greater than zero");
+		sr_usage_noprog();
 	if (o->timeout_ns == 0 && o->kill_after_ns == 0)
 		o->kill_after_ns = 1;
 	o->argv = argv + optind;
@@ -157,6 +166,7 @@ int main(int argc, char **argv)
 
 	sr_set_prog("sr-limit");
 	parse_args(argc, argv, &o);
+	stats_check(&o);
 	if (!o.stats_path && o.stats_fd < 0)
 		o.stats_fd = stats_fd_from_env();
 	unsetenv("SR_STATS_FD");

@@ -74,6 +74,7 @@ void supervise(const struct opts *o, struct enforced *e, struct outcome *out);
 /* stats.c */
 const char *outcome_reason(const struct opts *o, const struct outcome *out);
 int outcome_exit_code(const struct opts *o, const struct outcome *out);
+void stats_check(const struct opts *o);
 void stats_report(const struct opts *o, const struct enforced *e,
 		  const struct outcome *out);
 

@@ -1,10 +1,14 @@
 /* stats.c - why the run ended, the exit code, and the one-line report. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "sr.h"
 #include "sr-limit.h"
@@ -170,6 +174,34 @@ static char *report_line(const struct opts *o, const struct enforced *e,
 	limits_json(&w, o, e);
 	sr_jw_close(&w);
 	return sr_jw_line(&w, len);
+}
+
+/* --stats FILE: find out before the program runs that the report can be
+ * written there (its directory is there, ours to write in, FILE is no
+ * directory), as sr_write_file_atomic will write it: 111 otherwise. */
+void stats_check(const struct opts *o)
+{
+	const char *path = o->stats_path;
+	if (!path)
+		return;
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	if (*base == '\0')
+		sr_usage_value("--stats", "file", path, "a file name, not a directory");
+	char dir[PATH_MAX];
+	int dlen = !slash ? 1 : slash == path ? 1 : (int)(slash - path);
+	if (snprintf(dir, sizeof dir, "%.*s", dlen, slash ? path : ".") >= (int)sizeof dir)
+		sr_usage_value("--stats", "file", path, "a shorter path");
+	struct stat st;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to open the directory of --stats %s", path);
+	if (faccessat(dfd, ".", W_OK, 0) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to write --stats %s", path);
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		sr_fatal_sys(SR_EXIT_SYS, "unable to write --stats %s", path);
+	}
+	close(dfd);
 }
 
 void stats_report(const struct opts *o, const struct enforced *e,

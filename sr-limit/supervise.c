@@ -48,9 +48,9 @@ static int child(void *arg)
 		sr_execvp(sp->o->argv, sp->sh_argv);
 		sp->stage = 2;
 		sp->err = errno;
-		sr_warn_sys("unable to run %s", sp->o->argv[0]);
+		sr_fatal_run(sp->o->argv[0]);
 	}
-	_exit(sp->stage == 1 ? SR_EXIT_SYS : sr_exec_exit(sp->err));
+	_exit(SR_EXIT_SYS);
 }
 
 static pid_t spawn(struct spawn *sp, struct outcome *out)

@@ -172,16 +172,22 @@ void sq_resolve_or_exit(struct sq_spool *sp, const char *id, struct sq_jstat *js
 }
 
 /* After sq_job_resolve failed: exit 1 when there is no such job, else 111
- * (also when the job is refused: not ours alone, or a symbolic link). A
- * job not found that is not newer than the last one gc removed was most
- * likely removed by gc (or the id is wrong): say so. */
+ * (also when the job is refused: not ours alone, or a symbolic link). */
 void sq_no_such_job(const struct sq_spool *sp, const char *id)
 {
+	sq_no_such_job_exit(sp, id, SR_EXIT_SOFT);
+}
+
+/* The same, exiting code when there is no such job (wait: 96, for 1 may
+ * be the job's own). A job not found that is not newer than the last one
+ * gc removed was most likely removed by gc (or the id is wrong): say so. */
+void sq_no_such_job_exit(const struct sq_spool *sp, const char *id, int code)
+{
 	if (errno == ENOENT && sq_removed_before(sp->root, id))
-		sr_fatal(SR_EXIT_SOFT, "no job %s in %s: removed by gc, most likely (it is not "
+		sr_fatal(code, "no job %s in %s: removed by gc, most likely (it is not "
 			 "newer than the last job gc removed; or the id is wrong)", id, sp->path);
 	if (errno == ENOENT)
-		sr_fatal(SR_EXIT_SOFT, "no job %s in %s", id, sp->path);
+		sr_fatal(code, "no job %s in %s", id, sp->path);
 	if (errno == EPERM && sq_job_refusal[0])
 		sr_fatal(SR_EXIT_SYS, "refusing job %s", sq_job_refusal);
 	sr_fatal_sys(SR_EXIT_SYS, "unable to find job %s", id);

@@ -37,6 +37,8 @@ void sq_query_args(int argc, char **argv, const struct option *lo, struct sq_qop
 		   int want_id, char **ops, struct sq_spool *sp);
 void sq_need_id(const char *s);
 void sq_no_such_job(const struct sq_spool *sp, const char *id) __attribute__((noreturn));
+void sq_no_such_job_exit(const struct sq_spool *sp, const char *id, int code)
+	__attribute__((noreturn));
 void sq_resolve_or_exit(struct sq_spool *sp, const char *id, struct sq_jstat *js);
 struct cJSON *sq_status_json(const char *id, const struct sq_jstat *js, int jobinfo);
 void sq_print_status_line(const char *id, const struct sq_jstat *js);

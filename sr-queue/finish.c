@@ -50,6 +50,24 @@ static void add_stream(cJSON *r, const char *name, uint64_t stored, uint64_t tot
 	}
 }
 
+/* A program that could not be run is named, in every tool's words:
+ * "unable to run PROG: REASON" (PROG from the job file). */
+static void add_exec_error(cJSON *r, const struct sq_slot *s)
+{
+	cJSON *job = NULL;
+	const char *prog = "the job's program";
+	char msg[600];
+	if (s->fd >= 0 && sq_job_read_at(s->fd, SQ_JOB_FILE, &job, NULL) == 0) {
+		const cJSON *a0 = cJSON_GetArrayItem(
+			cJSON_GetObjectItemCaseSensitive(job, "argv"), 0);
+		if (cJSON_IsString(a0))
+			prog = a0->valuestring;
+	}
+	(void)sr_run_failure(msg, sizeof msg, prog, s->rep.err);
+	cJSON_AddStringToObject(r, "error", msg);
+	cJSON_Delete(job);
+}
+
 static cJSON *how_it_ended(const struct sq_slot *s)
 {
 	const struct sq_report *p = &s->rep;
@@ -57,7 +75,10 @@ static cJSON *how_it_ended(const struct sq_slot *s)
 	if (p->stage != SQ_FS_NONE) {
 		int st = p->stage >= 0 && p->stage <= SQ_FS_VIA ? p->stage : SQ_FS_SETUP;
 		r = sq_result_new("failed", stage_names[st]);
-		cJSON_AddStringToObject(r, "error", st == SQ_FS_VIA ? p->why : strerror(p->err));
+		if (st == SQ_FS_EXEC)
+			add_exec_error(r, s);
+		else
+			cJSON_AddStringToObject(r, "error", st == SQ_FS_VIA ? p->why : strerror(p->err));
 		cJSON_AddNumberToObject(r, "exit_code", p->stage == SQ_FS_EXEC ?
 					sr_exec_exit(p->err) : SR_EXIT_NOEXEC);
 		return r;

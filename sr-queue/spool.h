@@ -39,8 +39,11 @@ struct stat;
 #define SQ_WHY_MAX 96              /* room for the reason something is refused */
 #define SQ_REFUSED (-2)            /* sq_open_private_dir: not ours alone */
 
-/* wait(1)-style exit codes of `wait` besides the job's own code. */
+/* wait(1)-style exit codes of `wait` besides the job's own code: 96-99,
+ * which no sr tool exits with itself (a job that is a chain of them exits
+ * 100, 111, 124, 126, 127 or 128+N on its own). */
 enum {
+	SQ_EXIT_NO_JOB = 96,
 	SQ_EXIT_LOST = 97,
 	SQ_EXIT_CANCELLED = 98,
 	SQ_EXIT_WAIT_TIMEOUT = 99,

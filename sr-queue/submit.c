@@ -196,7 +196,7 @@ int sq_cmd_submit(int argc, char **argv)
 	if (sq_parse_args(argc, argv, "h", submit_lo, submit_opt, &o, ops, 1, 1, &rest) < 1)
 		sr_usage("submit: missing SPOOL");
 	if (rest >= argc)
-		sr_usage("submit: missing the program to run");
+		sr_usage_noprog();
 	char cwd[PATH_MAX];
 	resolve_cwd(o.cwd, cwd, sizeof cwd);
 

@@ -20,7 +20,7 @@ int sq_cmd_wait(int argc, char **argv)
 		o.timeout_ns = 1; /* --timeout 0: just look */
 	int r = sq_job_wait(&sp, ops[1], o.timeout_ns, &js);
 	if (r < 0)
-		sq_no_such_job(&sp, ops[1]);
+		sq_no_such_job_exit(&sp, ops[1], SQ_EXIT_NO_JOB);
 	int code = r == 1 ? SQ_EXIT_WAIT_TIMEOUT : sq_result_exit_code(js.result);
 	if (o.json && sq_print_state(ops[1], &js, 1) != 0)
 		code = SR_EXIT_SYS;

@@ -39,6 +39,61 @@ for t in "sr-limit -m" "sr-limit --timeout" "sr-jail --bind" "sr-exec -p"; do
 		"$t with no value: one line"
 done
 
+# One phrasing per situation, from lib/err.c, in every tool that runs a
+# program (sr-queue submit included): no program given, a program not
+# found, a bad option value.
+voices=(sr-limit sr-exec "sr-queue submit $T/voice")
+if have_userns; then voices+=(sr-jail); fi
+for t in "${voices[@]}"; do
+	p=${t%% *}
+	run $t
+	is "$rc:$err" "100:$p: usage: no program given (see $p --help)" "$t with no program: the one wording"
+	run $t --
+	is "$rc:$err" "100:$p: usage: no program given (see $p --help)" "$t -- with no program: the same"
+done
+for t in sr-limit sr-jail sr-exec "sr-exec -p strict" "sr-limit sr-jail sr-exec"; do
+	case $t in *sr-jail*) have_userns || continue ;; esac
+	inner=$(printf '%s\n' $t | grep '^sr-' | tail -1)  # the tool that runs it
+	run $t sr-no-such-program
+	is "$rc:$err" "127:$inner: fatal: unable to run sr-no-such-program: No such file or directory" \
+		"$t sr-no-such-program: the one wording, fatal, one line"
+done
+vsp=$T/voice
+nf=$(sr-queue submit "$vsp" -- sr-no-such-program)
+sr-queue run "$vsp" --drain
+run sr-queue status "$vsp" "$nf"
+is "$out" "$nf failed exec: unable to run sr-no-such-program: No such file or directory" \
+	"sr-queue: a job whose program is not found says so in the same words, naming it"
+is "$(json_get "$(sr-queue status "$vsp" "$nf" --json)" error)" \
+	"unable to run sr-no-such-program: No such file or directory" "... in its result's error too"
+# A bad value: "OPT: invalid WHAT: 'VALUE'", and "(want ...)" when the
+# tool says what it wants; the same option in two tools, the same words.
+bad_value() { # TOOL... -- OPT VALUE
+	local t=() opt val
+	while [ "$1" != -- ]; do t+=("$1"); shift; done
+	opt=$2 val=$3
+	run "${t[@]}" "$opt" "$val" true
+	is "$rc" 100 "${t[*]} $opt $val: 100"
+	like "$err" "^${t[0]}: usage: $opt: invalid [a-zA-Z ]+: '${val//./\\.}'( \(want [^)]+\))?$" \
+		"${t[*]} $opt $val: the one wording for a bad value, one line"
+}
+bad_value sr-limit -- --timeout 1x
+bad_value sr-limit -- --timeout 0
+bad_value sr-limit -- --cgroup maybe
+bad_value sr-limit -- --cpus 0
+bad_value sr-queue submit "$vsp" -- --timeout 1x
+bad_value sr-queue submit "$vsp" -- --retry x
+bad_value sr-exec -- --landlock sometimes
+bad_value sr-exec -- --deny no_such_call
+bad_value sr-exec -- --ro ''
+bad_value sr-jail -- --keep-fd 987
+bad_value sr-jail -- --hostname ''
+bad_value sr-jail -- --chdir relative
+bad_value sr-jail -- --uid abc
+run sr-limit --timeout 1x true; a=${err#sr-limit: }
+run sr-queue submit "$vsp" --timeout 1x -- true
+is "${err#sr-queue: }" "$a" "sr-limit and sr-queue submit: --timeout 1x in the same words"
+
 # sr-queue: the same codes through a job (submit, run, wait), the same
 # wording for a bad option of sr-queue and of a command, the same version.
 sp=$T/spool

@@ -17,17 +17,17 @@ is "$rc" 100 "no program: exit 100"
 like "$err" "^sr-exec: usage: " "no program: a usage line"
 run sr-exec --landlock=sometimes true
 is "$rc" 100 "--landlock=sometimes: exit 100"
-like "$err" "--landlock: 'sometimes' is not auto, off or require" "--landlock: the bad value is named"
+like "$err" "--landlock: invalid mode: 'sometimes' \\(want auto, off or require\\)" "--landlock: the bad value is named"
 run sr-exec --bogus true
 is "$rc" 100 "unknown option: exit 100"
 run sr-exec --deny no_such_call true
 is "$rc" 100 "--deny of an unknown syscall: exit 100"
-like "$err" "--deny: unknown syscall 'no_such_call'" "--deny: the unknown name is named"
+like "$err" "--deny: invalid syscall: 'no_such_call'" "--deny: the unknown name is named"
 run sr-exec --allow 'getppid:EPERM' true
 is "$rc" 100 "--allow NAME:ERRNO: exit 100"
 run sr-exec --deny getppid:EWHAT true
 is "$rc" 100 "--deny with a bad errno: exit 100"
-like "$err" "invalid errno 'EWHAT'" "--deny: the bad errno is named"
+like "$err" "invalid errno: 'EWHAT'" "--deny: the bad errno is named"
 run sr-exec --deny getppid:4096 true
 is "$rc" 100 "--deny with errno 4096: exit 100"
 run sr-exec -p strict --net true

@@ -48,7 +48,8 @@ is "$rc" 137 "wait exits 128+9"
 is "$(status "$t")" "$t completed timeout" "--timeout is enforced where the job runs"
 run sr-queue wait "$sp" "$t"
 is "$rc" 124 "wait exits 124"
-is "$(status "$x")" "$x failed exec: No such file or directory" "a program not found fails as it does here"
+is "$(status "$x")" "$x failed exec: unable to run /nonexistent/prog: No such file or directory" \
+	"a program not found fails as it does here, named"
 run sr-queue wait "$sp" "$x"
 is "$rc" 127 "wait exits 127"
 node_cpu=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["user_ns"] // 1000000, r["sys_ns"] // 1000000)' "$sp/done/$a/landed")

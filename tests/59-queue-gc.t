@@ -48,7 +48,7 @@ like "$err" "no job $a .*removed by gc" "status says gc removed it"
 run sr-queue logs "$sp" "$b"
 like "$rc:$err" "^1:.*removed by gc" "logs says so too"
 run sr-queue wait "$sp" "$b" --timeout 1s
-like "$rc:$err" "^1:.*removed by gc" "wait says so too"
+like "$rc:$err" "^96:.*removed by gc" "wait says so too, and exits 96: no such job"
 run sr-queue status "$sp" "ffffffffffffffff0000000000000000"
 is "$rc:$err" "1:sr-queue: fatal: no job ffffffffffffffff0000000000000000 in $sp" \
 	"an id newer than any removed is plainly not found (control)"
