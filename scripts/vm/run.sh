@@ -127,7 +127,7 @@ build_initrd() {
 boot() {
 	local kdir=$1 img=$2 qpid tpid qrc start=$SECONDS
 	rm -f "$cache/console" && mkfifo "$cache/console" || return 111
-	tr -d '\r' <"$cache/console" &
+	sed -u 's/\r//g' <"$cache/console" &
 	tpid=$!
 	local cpu="-accel kvm -cpu host,-arch-capabilities"
 	[ "$accel" = tcg ] && cpu="-accel tcg,thread=multi -cpu max"
