@@ -1,0 +1,84 @@
+#!/bin/bash
+# scripts/vm/guest.sh TREE - PID 1 of the VM once its root is up (see
+# scripts/vm/init). It finishes the mounts a booted system has, gives the
+# unprivileged test account a cgroup v2 subtree delegated the way systemd's
+# Delegate=yes does, runs the suite of TREE (already built on the host) in
+# it, writes the suite's exit status to the host's result directory and
+# powers off.
+tree=$1
+user=${SR_TEST_USER:-srcheck}
+out=/run/sr-vm
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LANG=C.UTF-8 HOME=/root
+
+halt() {
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 60
+}
+fatal() {
+	echo "sr-vm: fatal: $*"
+	echo 111 >"$out/rc" 2>/dev/null
+	halt
+}
+
+# What a booted Debian mounts: fresh tmpfs for /run, /tmp and /dev/shm,
+# ptys, and the cgroup v2 hierarchy alone (cgroup_no_v1=all).
+mount_system() {
+	mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run &&
+	mkdir -p "$out" &&
+	mount -t 9p -o trans=virtio,version=9p2000.L srout "$out" &&
+	mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp &&
+	mkdir -p /dev/shm &&
+	mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm &&
+	mkdir -p /dev/pts &&
+	mount -t devpts -o gid=5,mode=0620,ptmxmode=0666 devpts /dev/pts &&
+	mount -t cgroup2 -o nsdelegate,memory_recursiveprot cgroup2 /sys/fs/cgroup &&
+	mount -t securityfs securityfs /sys/kernel/security &&
+	mount -t tmpfs -o mode=0755 tmpfs "$tree/.vm" || return 1
+	mkdir -p /dev/mqueue && mount -t mqueue mqueue /dev/mqueue
+	ip link set lo up
+	hostname sr-vm
+	return 0
+}
+
+# A subtree for USER as systemd's Delegate=yes makes it: the parent enables
+# the controllers for its children, and the user owns the directory and
+# its cgroup.procs, cgroup.subtree_control and cgroup.threads.
+delegate() {
+	local slice=/sys/fs/cgroup/user.slice dir=/sys/fs/cgroup/user.slice/sr-check.scope c
+	for c in memory pids cpu; do
+		echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control || return 1
+	done
+	mkdir -p "$slice" || return 1
+	for c in memory pids cpu; do
+		echo "+$c" >"$slice/cgroup.subtree_control" || return 1
+	done
+	mkdir -p "$dir" &&
+	chown "$user": "$dir" "$dir/cgroup.procs" "$dir/cgroup.subtree_control" \
+		"$dir/cgroup.threads" || return 1
+	echo "$dir"
+}
+
+mount_system || fatal "unable to mount the guest's file systems"
+[ -f "$out/env" ] && . "$out/env"
+: >"$out/booted"
+echo "# vm: Linux $(uname -r), cgroup v2 only; $(nproc) CPUs, $(free -m | awk '/^Mem:/ { print $2 }') MiB"
+id -u "$user" >/dev/null 2>&1 ||
+	useradd --system --no-create-home --home-dir /nonexistent \
+		--shell /usr/sbin/nologin "$user" || fatal "unable to create the account $user"
+cg=$(delegate) || fatal "unable to delegate a cgroup to $user"
+echo "# vm: $cg delegated to $user (controllers: $(cat "$cg/cgroup.controllers"))"
+# The suite runs in the delegated cgroup: tests/run, started as root, runs
+# tests/root/*.t, then the rest as $user, a child that starts where we are.
+cd "$tree" || fatal "no tree at $tree"
+# Through a pipe, as under make check: prove draws no progress on a console.
+(
+	echo 0 >"$cg/cgroup.procs" || exit 111
+	SR_TEST_USER=$user SAN="${SAN:-}" TESTS="${TESTS:-}" PROVE_FLAGS="${PROVE_FLAGS:-}" \
+		bash tests/run </dev/null 2>&1 | cat
+	exit "${PIPESTATUS[0]}"
+)
+rc=$?
+echo "$rc" >"$out/rc"
+halt
