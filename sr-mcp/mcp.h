@@ -6,8 +6,8 @@
  * its own layer and those below only (scripts/layers.conf, HACKING.md):
  *
  *   main.c                              options, the read loop, shutdown
- *   tool.h   tools (tool_)              tools.c files.c packages.c
- *                                       transfer.c resources.c
+ *   tool.h   tools (tool_)              tools.c files.c tool_packages.c
+ *                                       transfer.c tool_resources.c
  *                                       tool_pkgspec.c tool_util.c
  *   proto.h  protocol (proto_)          proto_tasks.c proto.c
  *   job.h    jobs (job_)                job_retention.c job_result.c

@@ -7,9 +7,9 @@
  *   tools.c         the table: tools/list, tools/call dispatch, instructions;
  *                   run_code and the job_* tools, sandbox_info
  *   files.c         the workspace file tools
- *   packages.c      install_packages
+ *   tool_packages.c install_packages
  *   transfer.c      export_workspace, import_files
- *   resources.c     MCP resources: workspace files and job outputs
+ *   tool_resources.c MCP resources: workspace files and job outputs
  *   tool_pkgspec.c  package specs the tools take (install, export recipe)
  *   tool_util.c     argument readers, answers, result sizes (the bottom:
  *                   every tool file calls it)

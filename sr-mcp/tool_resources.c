@@ -1,4 +1,4 @@
-/* resources.c - MCP resources: the files of the workspaces and the output
+/* tool_resources.c - MCP resources: the files of the workspaces and the output
  * of jobs, for clients that let a user attach them or a model read them.
  *
  *   sr://workspaces/{workspace_id}/files/{+path}   a file of a workspace

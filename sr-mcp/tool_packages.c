@@ -1,4 +1,4 @@
-/* packages.c - install_packages: pip or npm installs packages into a
+/* tool_packages.c - install_packages: pip or npm installs packages into a
  * workspace, inside the sandbox, as an sr-queue job like any run (so it
  * has an id, shows in list_jobs, can be cancelled and is time-limited).
  * The job's program is an installer, RUNNERS/install/MANAGER, a script
