@@ -38,6 +38,123 @@
 #include "tool.h"
 #include "sr.h"
 
+/* The workspace file tools (files.c). Paths are relative to /workspace;
+ * no symbolic link is followed. read_file has no outputSchema and returns
+ * no structuredContent, so that clients pass its image blocks on. */
+
+const char list_workspaces_def[] =
+"{\"name\":\"list_workspaces\",\"title\":\"List workspaces\","
+"\"description\":\"The workspaces there are, with the bytes and number of files in each, when "
+"it was created, when a file in it last changed, its size quota, when it was last used and when it expires (a workspace "
+"unused for the server's retention time is removed). A page holds at most 200; next_offset, when "
+"there are more, is the offset that lists them.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"offset\":{\"type\":\"integer\",\"minimum\":0,"
+"\"description\":\"Workspaces to pass over: a previous page's next_offset (default 0).\"}},\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspaces\":{\"type\":\"array\",\"items\":"
+"{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"created\":{\"type\":[\"string\",\"null\"],\"description\":\"ISO 8601, UTC (null: the file system does not keep it).\"},"
+"\"bytes\":{\"type\":\"integer\"},"
+"\"files\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\",\"description\":\"ISO 8601, UTC.\"},"
+"\"partial\":{\"type\":\"boolean\"},\"quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"Its size cap in bytes (null: none).\"},"
+"\"inode_quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"The most files, directories and links it may hold (null: no cap).\"},"
+"\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
+"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
+"\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"}},"
+"\"required\":[\"workspaces\"]},"
+"\"annotations\":{\"title\":\"List workspaces\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+const char delete_workspace_def[] =
+"{\"name\":\"delete_workspace\",\"title\":\"Delete a workspace\","
+"\"description\":\"Remove a workspace and every file in it (links are removed, never followed). "
+"Refused while a job of the workspace is queued or running.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
+"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"deleted\":{\"type\":\"boolean\"}},\"required\":[\"workspace_id\",\"deleted\"]},"
+"\"annotations\":{\"title\":\"Delete workspace\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+const char list_files_def[] =
+"{\"name\":\"list_files\",\"title\":\"List files in a workspace\","
+"\"description\":\"The entries of a directory of a workspace (path, default the root), or of its "
+"whole tree with recursive: type (file, dir, symlink with its target, or other), bytes and mtime. "
+"glob filters by name (*.csv), or by path from the directory when it has a / (src/*.py). A page "
+"holds at most 1000 entries and stays under the result cap: when truncated, next_offset is the "
+"offset that gives the next page (the order is by name, depth first). A path over 4095 bytes is "
+"cut (path_cut).\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
+"\"recursive\":{\"type\":\"boolean\",\"description\":\"List the whole tree (default false).\"},"
+"\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Entries to pass over: a previous page's next_offset (default 0).\"},"
+"\"glob\":{\"type\":\"string\",\"description\":\"Only entries that match, e.g. *.png.\"}},"
+"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\"},\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+"\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"dir\",\"symlink\",\"other\"]},"
+"\"bytes\":{\"type\":\"integer\"},\"mtime\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+"\"kind\":{\"type\":\"string\"},\"links\":{\"type\":\"integer\"},\"invalid_utf8\":{\"type\":\"boolean\"},"
+"\"path_cut\":{\"type\":\"boolean\",\"description\":\"The path was too long: path is its deepest ancestor's, then /....\"}},"
+"\"required\":[\"path\",\"type\",\"bytes\",\"mtime\"]}},\"truncated\":{\"type\":\"boolean\"},"
+"\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"},"
+"\"note\":{\"type\":\"string\"}},"
+"\"required\":[\"workspace_id\",\"entries\",\"truncated\"]},"
+"\"annotations\":{\"title\":\"List files\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+const char read_file_def[] =
+"{\"name\":\"read_file\",\"title\":\"Read a file of a workspace\","
+"\"description\":\"Read a file of a workspace. Text comes with line numbers and a note \\\"lines a-b "
+"of N\\\"; offset_line (1-based) and limit_lines (default 2000) read a part. A PNG, JPEG, GIF or "
+"WebP image (up to 700 KB) comes back as an image you can see. Other binary files are described, "
+"not shown. Files over 10 MiB are refused: use run_code for those.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
+"\"offset_line\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"The first line to show (default 1).\"},"
+"\"limit_lines\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"How many lines at most (default 2000).\"}},"
+"\"required\":[\"workspace_id\",\"path\"],\"additionalProperties\":false},"
+"\"annotations\":{\"title\":\"Read file\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+const char write_file_def[] =
+"{\"name\":\"write_file\",\"title\":\"Write a file into a workspace\","
+"\"description\":\"Write content to a file of a workspace (replacing it, or at its end with append), "
+"making the missing directories on its path. The workspace is made if it does not exist; run_code "
+"with the same workspace_id sees the file under /workspace. encoding base64 writes binary data.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
+"\"content\":{\"type\":\"string\",\"description\":\"The file's content.\"},"
+"\"encoding\":{\"type\":\"string\",\"enum\":[\"utf8\",\"base64\"],\"description\":\"How content is encoded (default utf8).\"},"
+"\"append\":{\"type\":\"boolean\",\"description\":\"Add to the end instead of replacing (default false).\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"content\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\",\"description\":\"Bytes written.\"},"
+"\"size\":{\"type\":\"integer\",\"description\":\"The file's size now.\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"bytes\"]},"
+"\"annotations\":{\"title\":\"Write file\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+const char edit_file_def[] =
+"{\"name\":\"edit_file\",\"title\":\"Edit a file of a workspace\","
+"\"description\":\"Replace old_string by new_string in a file of a workspace. old_string must occur "
+"exactly once (give enough surrounding text), unless replace_all replaces every occurrence.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
+"\"old_string\":{\"type\":\"string\",\"description\":\"The text to replace, exactly as it is in the file.\"},"
+"\"new_string\":{\"type\":\"string\",\"description\":\"The text to put instead.\"},"
+"\"replace_all\":{\"type\":\"boolean\",\"description\":\"Replace every occurrence (default false).\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"old_string\",\"new_string\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\"},\"replacements\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"replacements\"]},"
+"\"annotations\":{\"title\":\"Edit file\",\"readOnlyHint\":false,\"destructiveHint\":false,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+const char delete_path_def[] =
+"{\"name\":\"delete_path\",\"title\":\"Delete a file or directory of a workspace\","
+"\"description\":\"Remove a file, or a directory and everything in it, from a workspace. A symbolic "
+"link is removed itself; what it points to is never touched.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG "},"
+"\"required\":[\"workspace_id\",\"path\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"type\"]},"
+"\"annotations\":{\"title\":\"Delete path\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
 #define FILE_MAX (10U << 20)           /* read_file, edit_file: at most */
 #define IMAGE_MAX IMAGES_MAX
 #define LIST_MAX 1000                  /* list_files: entries in a page */

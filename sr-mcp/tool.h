@@ -1,18 +1,19 @@
-/* tool.h - the tools layer (prefix tool_): the MCP tools, each in its file
- * (or one file per close family), each a handler in the table of tools.c
- * (tool_call) and a schema in its list (tool_init); tool_init hands the
- * protocol its struct proto_server. Below it:
+/* tool.h - the tools layer (prefix tool_): the MCP tools, one file per
+ * tool or close family, each tool one row of the table in tools.c (its
+ * schema and its handler); tool_init hands the protocol its struct
+ * proto_server. Below it:
  * protocol, jobs, images, workspaces, fs, runners, spawn, text, util.
  *
- *   tools.c         the table: tools/list, tools/call dispatch, instructions;
- *                   run_code and the job_* tools, sandbox_info
- *   files.c         the workspace file tools
- *   tool_packages.c install_packages
- *   transfer.c      export_workspace, import_files
+ *   tools.c          the table: tools/list, tools/call dispatch, instructions
+ *   tool_info.c      sandbox_info; --compat sandrun's names
+ *   tool_run.c       run_code, job_status, job_logs, cancel_job, list_jobs
+ *   files.c          the workspace file tools
+ *   tool_packages.c  install_packages
+ *   transfer.c       export_workspace, import_files
  *   tool_resources.c MCP resources: workspace files and job outputs
- *   tool_pkgspec.c  package specs the tools take (install, export recipe)
- *   tool_util.c     argument readers, answers, result sizes (the bottom:
- *                   every tool file calls it)
+ *   tool_pkgspec.c   package specs the tools take (install, export recipe)
+ *   tool_util.c      argument readers, answers, result sizes (the bottom:
+ *                    every tool file calls it)
  */
 #ifndef SR_MCP_TOOL_H
 #define SR_MCP_TOOL_H
@@ -21,13 +22,89 @@
 
 struct cJSON;
 
-/* tools.c */
+/* tools.c: the table of tools */
 void tool_init(void);
 struct cJSON *tool_list(enum proto_era era);
 void tool_call(struct proto_req *r);              /* on its own thread */
 const char *tool_instructions(void);
+
+/* A tool: its schema (NAME_def, JSON) and its handler, which answers its
+ * call; a row of tools.c's table. NAME_schema: what the schema takes from
+ * the settings (0: leave the tool out of tools/list). */
+typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
+#define TOOL_DECLARE(name, fn) extern const char name##_def[]; tool_fn fn
+
+/* Pieces of the schemas: a run's result, a workspace and a path argument. */
+#define RESULT_PROPS \
+"\"job_id\":{\"type\":\"string\",\"description\":\"The job's id: pass it to job_status, job_logs, cancel_job.\"}," \
+"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace the run used: pass it to run_code to keep its files.\"}," \
+"\"status\":{\"type\":\"string\",\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\",\"timed_out\",\"oom\",\"killed\",\"cancelled\",\"lost\",\"error\"]}," \
+"\"reason\":{\"type\":\"string\",\"description\":\"How it ended: exit, signal, timeout, memory, cpu, pids, cancelled, lost, sandbox (the sandbox could not run it), or why it could not start.\"}," \
+"\"exit_code\":{\"type\":[\"integer\",\"null\"]}," \
+"\"signal\":{\"type\":[\"string\",\"null\"],\"description\":\"The signal that killed it, e.g. KILL.\"}," \
+"\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"}," \
+"\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"}," \
+"\"stdout_dropped_bytes\":{\"type\":\"integer\",\"description\":\"Bytes of stdout not in this result (job_logs reads them).\"}," \
+"\"stderr_dropped_bytes\":{\"type\":\"integer\"}," \
+"\"stdout_offset\":{\"type\":\"integer\",\"description\":\"Pass back to job_status to get only newer output.\"}," \
+"\"stderr_offset\":{\"type\":\"integer\"}," \
+"\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"Some bytes were not UTF-8 and were replaced by U+FFFD.\"}," \
+"\"images\":{\"type\":\"array\",\"description\":\"The images (PNG, JPEG, GIF, WebP) the run wrote to /workspace/outputs, at most 8: those inlined follow the text as image blocks; read_file fetches the others.\",\"items\":{\"type\":\"object\",\"properties\":{" \
+"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"}," \
+"\"width\":{\"type\":[\"integer\",\"null\"]},\"height\":{\"type\":[\"integer\",\"null\"]},\"inlined\":{\"type\":\"boolean\"}," \
+"\"note\":{\"type\":\"string\",\"description\":\"Why it is not inlined.\"}},\"required\":[\"path\",\"type\",\"size\",\"width\",\"height\",\"inlined\"]}}," \
+"\"images_not_listed\":{\"type\":\"integer\",\"description\":\"More images the run wrote than a result lists (list_files shows them).\"}," \
+"\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
+"\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
+"\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \
+"\"quota_hit\":{\"type\":\"boolean\",\"description\":\"The workspace reached its size quota: writes past it failed (ENOSPC).\"}," \
+"\"error\":{\"type\":\"string\"},\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}"
+
+#define RESULT_SCHEMA "{\"type\":\"object\",\"properties\":{" RESULT_PROPS "}," \
+	"\"required\":[\"job_id\",\"status\",\"reason\",\"exit_code\",\"signal\",\"stdout\",\"stderr\"]}"
+
+#define WS_ARG "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace: a run_code result's workspace_id, or one list_workspaces shows.\"}"
+#define PATH_ARG "\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace (\\\"/workspace/x\\\" is taken as \\\"x\\\"). No symbolic link is followed.\"}"
+
+/* tool_run.c: run_code and its jobs; a run's result for the model */
+TOOL_DECLARE(run_code, run_code);
+TOOL_DECLARE(job_status, job_status);
+TOOL_DECLARE(job_logs, job_logs);
+TOOL_DECLARE(cancel_job, cancel_job);
+TOOL_DECLARE(list_jobs, list_jobs);
+int run_code_schema(struct cJSON *t);
+int run_output_schema(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
+
+/* tool_info.c: sandbox_info; --compat sandrun's names */
+TOOL_DECLARE(sandbox_info, sandbox_info);
+TOOL_DECLARE(execute_python, sandrun_exec);
+TOOL_DECLARE(execute_javascript, sandrun_exec);
+TOOL_DECLARE(execute_bash, sandrun_exec);
+TOOL_DECLARE(check_job_status, sandrun_status);
+TOOL_DECLARE(get_job_logs, sandrun_status);
+int sandrun_exec_schema(struct cJSON *t);
+
+/* files.c: the workspace file tools */
+TOOL_DECLARE(list_workspaces, files_list_workspaces);
+TOOL_DECLARE(delete_workspace, files_delete_workspace);
+TOOL_DECLARE(list_files, files_list);
+TOOL_DECLARE(read_file, files_read);
+TOOL_DECLARE(write_file, files_write);
+TOOL_DECLARE(edit_file, files_edit);
+TOOL_DECLARE(delete_path, files_delete_path);
+
+/* tool_packages.c */
+TOOL_DECLARE(install_packages, install_packages);
+int install_packages_schema(struct cJSON *t);
+
+/* transfer.c */
+TOOL_DECLARE(export_workspace, transfer_export);
+TOOL_DECLARE(import_files, transfer_import);
+
+/* tool_resources.c */
+void resources_call(struct proto_req *r);             /* on its own thread */
 
 /* tool_util.c: answers of a tool: a result (takes res), an isError result
  * with text only, a bad argument (-32602). Argument readers: 1 found and
@@ -59,19 +136,5 @@ const char *tool_network_policy(void);       /* none, install or full */
  * 1, or 0 with why. */
 #define TOOL_SPEC_MAX 200       /* bytes in one spec */
 int tool_package_spec_ok(const char *manager, const char *spec, char *why, size_t len);
-
-/* The tool files: each handler answers its call. */
-void files_list_workspaces(struct proto_req *r, const struct cJSON *args);
-void files_delete_workspace(struct proto_req *r, const struct cJSON *args);
-void files_list(struct proto_req *r, const struct cJSON *args);
-void files_read(struct proto_req *r, const struct cJSON *args);
-void files_write(struct proto_req *r, const struct cJSON *args);
-void files_edit(struct proto_req *r, const struct cJSON *args);
-void files_delete_path(struct proto_req *r, const struct cJSON *args);
-extern const char install_packages_def[];   /* its schema, for tools/list */
-void install_packages(struct proto_req *r, const struct cJSON *args);
-void transfer_export(struct proto_req *r, const struct cJSON *args);
-void transfer_import(struct proto_req *r, const struct cJSON *args);
-void resources_call(struct proto_req *r);             /* on its own thread */
 
 #endif

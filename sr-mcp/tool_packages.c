@@ -64,6 +64,14 @@ const char install_packages_def[] =
 "\"annotations\":{\"title\":\"Install packages\",\"readOnlyHint\":false,\"destructiveHint\":false,"
 "\"idempotentHint\":true,\"openWorldHint\":false}}";
 
+/* install_packages reaches the world when the network policy lets it. */
+int install_packages_schema(cJSON *t)
+{
+	cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
+		->type = cfg.net_install ? cJSON_True : cJSON_False;
+	return 1;
+}
+
 /* pip's names compare lower case with runs of - _ . as one -; npm's as
  * they are. The name of a spec ends at [ = < > ! ~ or a second @. */
 static int same_name(const char *manager, const char *spec, const char *name)

@@ -57,6 +57,55 @@
 #include "tool.h"
 #include "sr.h"
 
+/* export_workspace and import_files (transfer.c): the host directories
+ * the administrator allowed, --host-dir. */
+const char export_workspace_def[] =
+"{\"name\":\"export_workspace\",\"title\":\"Export a workspace to the host\","
+"\"description\":\"Pack every file of a workspace into a .tar.gz archive in the host directory the "
+"administrator allowed (the first --host-dir), with a shell script beside it (a recipe) that "
+"unpacks it elsewhere, compares the language versions and can install the workspace's packages again. Returns both as resource links "
+"and their paths, for the user. Symbolic links are archived as links, never followed. At most 1 GiB "
+"compressed. Set-ID and sticky bits are dropped and fifos, devices and sockets left out (the result "
+"names them); the recipe refuses to run as root. If no host directory is allowed, the result says how "
+"to allow one.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
+"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"path\":{\"type\":\"string\",\"description\":\"The archive, on the host.\"},\"uri\":{\"type\":\"string\"},"
+"\"bytes\":{\"type\":\"integer\"},\"files\":{\"type\":\"integer\",\"description\":\"Files archived (directories not counted).\"},"
+"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
+"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
+"\"recipe\":{\"type\":\"string\",\"description\":\"The shell script beside it.\"},\"warnings\":{\"type\":\"string\"}},"
+"\"required\":[\"workspace_id\",\"path\",\"bytes\",\"files\",\"recipe\"]},"
+"\"annotations\":{\"title\":\"Export workspace\",\"readOnlyHint\":false,\"destructiveHint\":false,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+const char import_files_def[] =
+"{\"name\":\"import_files\",\"title\":\"Import files from the host\","
+"\"description\":\"Copy a file or a directory from a host directory the administrator allowed "
+"(--host-dir) into a workspace. A .tar, .tar.gz or .tgz archive is extracted (extract false copies "
+"it as a file) into dest, by default the workspace's root; a file or directory goes to dest, by "
+"default its own name. No symbolic link is followed on the host; links and special files in a "
+"directory are skipped. Archives with absolute or '..' names are refused; an import is capped at "
+"100000 entries and 1 GiB, and what it adds must fit the workspace quota (counted before anything is "
+"written). Set-ID and sticky bits are dropped, fifos and devices left out. If no host directory is "
+"allowed, the result says how to allow one.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"host_path\":{\"type\":\"string\",\"description\":\"A file or directory in an allowed host directory: absolute, or relative to one (an export_workspace result's path works).\"},"
+"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace to copy into, made if it does not exist; omit it for a new one.\"},"
+"\"dest\":{\"type\":\"string\",\"description\":\"Where in the workspace, relative to /workspace.\"},"
+"\"extract\":{\"type\":\"boolean\",\"description\":\"Extract a .tar, .tar.gz or .tgz archive (default true).\"}},"
+"\"required\":[\"host_path\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"dest\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\",\"enum\":[\"archive\",\"file\",\"dir\"]},"
+"\"files\":{\"type\":\"integer\",\"description\":\"Files copied, or entries extracted.\"},"
+"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
+"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
+"\"bytes\":{\"type\":\"integer\"},\"skipped\":{\"type\":\"integer\",\"description\":\"Links and special files not copied.\"}},"
+"\"required\":[\"workspace_id\",\"dest\",\"kind\",\"files\",\"bytes\"]},"
+"\"annotations\":{\"title\":\"Import files\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
 #define EXPORT_MAX (1ULL << 30)         /* an archive, compressed, at most */
 #define IMPORT_ENTRIES_MAX 100000       /* entries of an import, at most */
 #define IMPORT_BYTES_MAX (1ULL << 30)   /* bytes of an import, at most */
