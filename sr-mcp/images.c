@@ -12,7 +12,7 @@
  * lists them all and never carries base64.
  *
  * The outputs directory was written by the sandboxed code, so it is read
- * the way files.c reads a workspace: the directory opened by openat2
+ * the way tool_files.c reads a workspace: the directory opened by openat2
  * beneath the workspace, no link followed (a link planted there is
  * skipped, never read through), entries looked at with fstatat
  * (AT_SYMLINK_NOFOLLOW), files opened O_NONBLOCK and checked with fstat

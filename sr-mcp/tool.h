@@ -7,13 +7,15 @@
  *   tools.c          the table: tools/list, tools/call dispatch, instructions
  *   tool_info.c      sandbox_info; --compat sandrun's names
  *   tool_run.c       run_code, job_status, job_logs, cancel_job, list_jobs
- *   files.c          the workspace file tools
+ *   tool_ws.c        list_workspaces, delete_workspace
+ *   tool_write.c     write_file, edit_file, delete_path
+ *   tool_files.c     list_files, read_file
  *   tool_packages.c  install_packages
  *   transfer.c       export_workspace, import_files
  *   tool_resources.c MCP resources: workspace files and job outputs
  *   tool_pkgspec.c   package specs the tools take (install, export recipe)
- *   tool_util.c      argument readers, answers, result sizes (the bottom:
- *                    every tool file calls it)
+ *   tool_util.c      argument readers, answers, result sizes, what the file
+ *                    tools share (the bottom: every tool file calls it)
  */
 #ifndef SR_MCP_TOOL_H
 #define SR_MCP_TOOL_H
@@ -86,14 +88,18 @@ TOOL_DECLARE(check_job_status, sandrun_status);
 TOOL_DECLARE(get_job_logs, sandrun_status);
 int sandrun_exec_schema(struct cJSON *t);
 
-/* files.c: the workspace file tools */
+/* tool_ws.c */
 TOOL_DECLARE(list_workspaces, files_list_workspaces);
 TOOL_DECLARE(delete_workspace, files_delete_workspace);
-TOOL_DECLARE(list_files, files_list);
-TOOL_DECLARE(read_file, files_read);
+
+/* tool_write.c */
 TOOL_DECLARE(write_file, files_write);
 TOOL_DECLARE(edit_file, files_edit);
 TOOL_DECLARE(delete_path, files_delete_path);
+
+/* tool_files.c */
+TOOL_DECLARE(list_files, files_list);
+TOOL_DECLARE(read_file, files_read);
 
 /* tool_packages.c */
 TOOL_DECLARE(install_packages, install_packages);
@@ -131,6 +137,20 @@ const struct cJSON *tool_arg(const struct cJSON *args, const char *k);
 size_t tool_json_size(const struct cJSON *v);
 size_t tool_json_str_size(const char *s);
 const char *tool_network_policy(void);       /* none, install or full */
+
+/* tool_util.c, for the file tools: a time as ISO 8601 (UTC); text added
+ * to a growing buffer *b; the file PATH of workspace WS opened (flags)
+ * and fstat'ed, its path in the workspace in *rel, or -1 (answered); a
+ * mode's type: file, dir, symlink or other. */
+#define TOOL_FILE_MAX (10U << 20)                    /* read_file, edit_file: at most */
+#define TOOL_LIST_BUDGET (TOOL_RESULT_BUDGET - 16384) /* list_files, list_workspaces: a page's bytes */
+struct stat;
+void tool_iso_time(time_t t, char *buf, size_t len);
+void tool_append(char **b, size_t *len, size_t *cap, const char *s, size_t n);
+void tool_text_add(char **b, size_t *len, size_t *cap, const char *s);
+int tool_open_file(struct proto_req *r, const char *ws, const char *path, int flags,
+		   struct stat *st, const char **rel);
+const char *tool_type_of(mode_t m);
 
 /* tool_pkgspec.c: is SPEC a package spec MANAGER ("pip", "npm") takes?
  * 1, or 0 with why. */

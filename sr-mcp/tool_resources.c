@@ -5,7 +5,7 @@
  *   sr://jobs/{job_id}/stdout, sr://jobs/{job_id}/stderr
  *
  * resources/templates/list gives these three. resources/read reads a file
- * as read_file does: looked up beneath the workspace by files.c's
+ * as read_file does: looked up beneath the workspace by tool_files.c's
  * openat2 (no "..", no absolute path, no symbolic link anywhere on the
  * way), a regular file of one link, opened O_NONBLOCK. UTF-8 text comes
  * as "text" (terminal control characters made visible, as read_file

@@ -30,7 +30,7 @@
  *    under sr-limit --fsize and a wall clock. A link in the
  *    archive can only point within the sandbox's view, which holds
  *    nothing of the host's that is writable but the workspace. A plain
- *    file or directory is copied with files.c's confined lookups, links
+ *    file or directory is copied with tool_files.c's confined lookups, links
  *    and special files skipped, its bytes counted against the quota
  *    before the copy and during it.
  *
