@@ -8,7 +8,8 @@
  *   main.c                              options, the read loop, shutdown
  *   tool.h   tools (tool_)              tools.c tool_info.c tool_run.c
  *                                       tool_ws.c tool_write.c tool_files.c
- *                                       tool_packages.c transfer.c
+ *                                       tool_packages.c tool_export.c
+ *                                       tool_import.c tool_tar.c
  *                                       tool_resources.c tool_pkgspec.c
  *                                       tool_util.c
  *   proto.h  protocol (proto_)          proto_tasks.c proto.c

@@ -11,7 +11,10 @@
  *   tool_write.c     write_file, edit_file, delete_path
  *   tool_files.c     list_files, read_file
  *   tool_packages.c  install_packages
- *   transfer.c       export_workspace, import_files
+ *   tool_export.c    export_workspace
+ *   tool_import.c    import_files
+ *   tool_tar.c       what those two share: tar in the sandbox, the host
+ *                    directories (tool_tar.h)
  *   tool_resources.c MCP resources: workspace files and job outputs
  *   tool_pkgspec.c   package specs the tools take (install, export recipe)
  *   tool_util.c      argument readers, answers, result sizes, what the file
@@ -105,7 +108,7 @@ TOOL_DECLARE(read_file, files_read);
 TOOL_DECLARE(install_packages, install_packages);
 int install_packages_schema(struct cJSON *t);
 
-/* transfer.c */
+/* tool_export.c, tool_import.c */
 TOOL_DECLARE(export_workspace, transfer_export);
 TOOL_DECLARE(import_files, transfer_import);
 
