@@ -61,11 +61,18 @@ int sandrun_exec_schema(cJSON *t)
 	return !!runner_find(cJSON_GetObjectItem(t, "name")->valuestring + 8);
 }
 
-void sandbox_info(struct proto_req *r, const cJSON *args)
+/* k: v in o, or null when on is 0 (a setting that is off). */
+static void num_or_null(cJSON *o, const char *k, int on, double v)
 {
-	(void)args;
-	runner_versions();
-	cJSON *res = cJSON_CreateObject(), *langs = cJSON_AddArrayToObject(res, "languages");
+	if (on)
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+static void info_languages(cJSON *res)
+{
+	cJSON *langs = cJSON_AddArrayToObject(res, "languages");
 	for (size_t i = 0; i < runner_count; i++) {
 		cJSON *l = cJSON_CreateObject();
 		cJSON_AddStringToObject(l, "language", runner_all[i].name);
@@ -75,12 +82,15 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 			cJSON_AddNullToObject(l, "version");
 		cJSON_AddItemToArray(langs, l);
 	}
+}
+
+/* The defaults of a run, and the caps a call may ask up to. */
+static void info_limits(cJSON *res)
+{
 	cJSON *d = cJSON_AddObjectToObject(res, "defaults");
 	cJSON_AddNumberToObject(d, "timeout_s", (double)cfg.timeout_ms / 1000);
-	if (cfg.memory)
-		cJSON_AddNumberToObject(d, "memory_mb", (double)(cfg.memory >> 20));
-	else
-		cJSON_AddNullToObject(d, "memory_mb");   /* --memory off */
+	/* null: --memory off */
+	num_or_null(d, "memory_mb", cfg.memory != 0, (double)(cfg.memory >> 20));
 	cJSON_AddNumberToObject(d, "wait_s", (double)cfg.wait_ms / 1000);
 	cJSON_AddNumberToObject(d, "pids", cfg.pids);
 	cJSON *c = cJSON_AddObjectToObject(res, "caps");
@@ -88,27 +98,22 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 	cJSON_AddNumberToObject(c, "memory_mb", (double)(cfg.memory_max >> 20));
 	cJSON_AddNumberToObject(c, "wait_s", (double)cfg.wait_max_ms / 1000);
 	cJSON_AddNumberToObject(c, "result_chars", (double)cfg.max_chars);
-	if (cfg.ws_quota)       /* null: off */
-		cJSON_AddNumberToObject(c, "workspace_bytes", (double)cfg.ws_quota);
-	else
-		cJSON_AddNullToObject(c, "workspace_bytes");
-	if (cfg.ws_quota && cfg.ws_inodes)      /* null: off */
-		cJSON_AddNumberToObject(c, "workspace_inodes", (double)cfg.ws_inodes);
-	else
-		cJSON_AddNullToObject(c, "workspace_inodes");
-	if (cfg.ws_ttl_ms)
-		cJSON_AddNumberToObject(c, "workspace_idle_s", (double)(cfg.ws_ttl_ms / 1000));
-	else
-		cJSON_AddNullToObject(c, "workspace_idle_s");
+	/* null: off */
+	num_or_null(c, "workspace_bytes", cfg.ws_quota != 0, (double)cfg.ws_quota);
+	num_or_null(c, "workspace_inodes", cfg.ws_quota && cfg.ws_inodes, (double)cfg.ws_inodes);
+	num_or_null(c, "workspace_idle_s", cfg.ws_ttl_ms != 0, (double)(cfg.ws_ttl_ms / 1000));
 	/* finished jobs' output is kept this long, and in this much room */
-	if (cfg.job_ttl_ms)
-		cJSON_AddNumberToObject(c, "job_kept_s", (double)(cfg.job_ttl_ms / 1000));
-	else
-		cJSON_AddNullToObject(c, "job_kept_s");
-	if (cfg.job_space)
-		cJSON_AddNumberToObject(c, "job_space_bytes", (double)cfg.job_space);
-	else
-		cJSON_AddNullToObject(c, "job_space_bytes");
+	num_or_null(c, "job_kept_s", cfg.job_ttl_ms != 0, (double)(cfg.job_ttl_ms / 1000));
+	num_or_null(c, "job_space_bytes", cfg.job_space != 0, (double)cfg.job_space);
+}
+
+void sandbox_info(struct proto_req *r, const cJSON *args)
+{
+	(void)args;
+	runner_versions();
+	cJSON *res = cJSON_CreateObject();
+	info_languages(res);
+	info_limits(res);
 	cJSON_AddStringToObject(res, "network", tool_network_policy());
 	cJSON_AddStringToObject(res, "network_note", cfg.net_full ? "runs and installs reach "
 		"the network" : cfg.net_install ? "install_packages reaches the network; runs do "
