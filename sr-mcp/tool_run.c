@@ -223,23 +223,19 @@ static uint64_t ms_of(double s)
 	return (uint64_t)(s * 1000.0 + 0.5);
 }
 
-void run_code(struct proto_req *r, const cJSON *args)
+/* run_code's arguments. */
+struct run_args {
+	const char *lang, *code, *ws, *in;
+	double timeout, mem, wait;
+	const cJSON *a, *env;
+	const struct runner *run;
+};
+
+/* The language named, or a bad argument that lists those there are. */
+static const struct runner *run_language(struct proto_req *r, const char *lang)
 {
-	const char *T = "run_code", *lang = NULL, *code = NULL, *ws = NULL, *in = NULL;
-	double timeout = (double)cfg.timeout_ms / 1000, mem = (double)(cfg.memory >> 20);
-	double wait = (double)cfg.wait_ms / 1000;
-	const cJSON *a = tool_arg(args, "args"), *env = tool_arg(args, "env"), *x;
+	const char *T = "run_code";
 	char why[300];
-	if (tool_arg_str(r, T, args, "language", &lang) < 0 || tool_arg_str(r, T, args, "code", &code) < 0 ||
-	    tool_arg_str(r, T, args, "workspace_id", &ws) < 0 || tool_arg_str(r, T, args, "stdin", &in) < 0 ||
-	    tool_arg_num(r, T, args, "timeout_s", 0.001, &timeout) < 0 ||
-	    tool_arg_num(r, T, args, "memory_mb", 1, &mem) < 0 ||
-	    tool_arg_num(r, T, args, "wait_s", 0, &wait) < 0)
-		return;
-	if (!lang || !code) {
-		tool_bad_args(r, T, "language and code are required");
-		return;
-	}
 	const struct runner *run = runner_find(lang);
 	if (!run) {
 		char list[400] = "";
@@ -249,65 +245,114 @@ void run_code(struct proto_req *r, const cJSON *args)
 		snprintf(why, sizeof why, "language must be one of: %s", runner_count ? list :
 			 "(none: no runner is installed)");
 		tool_bad_args(r, T, why);
-		return;
 	}
-	if (ws && !ws_id_ok(ws)) {
+	return run;
+}
+
+/* The arguments read and checked: 0, or -1 (answered). */
+static int run_args_read(struct proto_req *r, const cJSON *args, struct run_args *v)
+{
+	const char *T = "run_code";
+	const cJSON *x;
+	char why[300];
+	if (tool_arg_str(r, T, args, "language", &v->lang) < 0 ||
+	    tool_arg_str(r, T, args, "code", &v->code) < 0 ||
+	    tool_arg_str(r, T, args, "workspace_id", &v->ws) < 0 ||
+	    tool_arg_str(r, T, args, "stdin", &v->in) < 0 ||
+	    tool_arg_num(r, T, args, "timeout_s", 0.001, &v->timeout) < 0 ||
+	    tool_arg_num(r, T, args, "memory_mb", 1, &v->mem) < 0 ||
+	    tool_arg_num(r, T, args, "wait_s", 0, &v->wait) < 0)
+		return -1;
+	if (!v->lang || !v->code) {
+		tool_bad_args(r, T, "language and code are required");
+		return -1;
+	}
+	if (!(v->run = run_language(r, v->lang)))
+		return -1;
+	if (v->ws && !ws_id_ok(v->ws)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			 "starting with -)");
-		return;
+		return -1;
 	}
-	if (a) {
-		int good = cJSON_IsArray(a);
-		cJSON_ArrayForEach(x, a)
+	if (v->a) {
+		int good = cJSON_IsArray(v->a);
+		cJSON_ArrayForEach(x, v->a)
 			good = good && cJSON_IsString(x);
 		if (!good) {
 			tool_bad_args(r, T, "args must be an array of strings");
-			return;
+			return -1;
 		}
 	}
-	if (env && (!cJSON_IsObject(env) || env_names_ok(env, why, sizeof why) < 0)) {
-		tool_bad_args(r, T, cJSON_IsObject(env) ? why : "env must be an object of strings");
-		return;
+	if (v->env && (!cJSON_IsObject(v->env) || env_names_ok(v->env, why, sizeof why) < 0)) {
+		tool_bad_args(r, T, cJSON_IsObject(v->env) ? why : "env must be an object of strings");
+		return -1;
 	}
-	if (ms_of(timeout) > cfg.timeout_max_ms) {
+	return 0;
+}
+
+/* Over the administrator's caps: -1 (answered); the wait cut to its cap. */
+static int run_caps(struct proto_req *r, struct run_args *v)
+{
+	if (ms_of(v->timeout) > cfg.timeout_max_ms) {
 		tool_error(r, "timeout_s %g is over this server's cap of %g s: ask for at most "
 			    "that (the administrator sets it with --timeout-max or "
-			    "SR_MCP_TIMEOUT_MAX)", timeout, (double)cfg.timeout_max_ms / 1000);
-		return;
+			    "SR_MCP_TIMEOUT_MAX)", v->timeout, (double)cfg.timeout_max_ms / 1000);
+		return -1;
 	}
 	/* mem << 20 must not wrap: 2^44 MiB would have become 0, no limit */
-	if (mem > (double)(UINT64_MAX >> 20) || (uint64_t)mem << 20 > cfg.memory_max) {
+	if (v->mem > (double)(UINT64_MAX >> 20) || (uint64_t)v->mem << 20 > cfg.memory_max) {
 		tool_error(r, "memory_mb %g is over this server's cap of %llu MiB: ask for at "
 			    "most that (the administrator sets it with --memory-max or "
-			    "SR_MCP_MEMORY_MAX)", mem, (unsigned long long)(cfg.memory_max >> 20));
-		return;
+			    "SR_MCP_MEMORY_MAX)", v->mem, (unsigned long long)(cfg.memory_max >> 20));
+		return -1;
 	}
-	if (ms_of(wait) > cfg.wait_max_ms)
-		wait = (double)cfg.wait_max_ms / 1000;
+	if (ms_of(v->wait) > cfg.wait_max_ms)
+		v->wait = (double)cfg.wait_max_ms / 1000;
+	return 0;
+}
 
-	struct run_spec s = {
-		.runner = run, .code = code, .code_len = strlen(code),
-		.stdin_data = in, .stdin_len = in ? strlen(in) : 0,
-		.args = (cJSON *)a, .env = (cJSON *)env,
-		.timeout_ms = ms_of(timeout), .memory = (uint64_t)mem << 20, .tenant = r->tenant,
-		.net = cfg.net_full,
-	};
-	snprintf(s.workspace, sizeof s.workspace, "%s", ws ? ws : "");
-	char err[512], id[33];
+/* The run queued in its workspace (s->workspace, made if need be): 0 with
+ * its id, or -1 (answered). */
+static int run_submit(struct proto_req *r, struct run_spec *s, char *id)
+{
+	char err[512];
 	/* the workspace held against an idle sweep until its job is queued */
-	int hold = ws_hold(0), bad = ws_make(s.workspace, sizeof s.workspace, 0, err,
+	int hold = ws_hold(0), bad = ws_make(s->workspace, sizeof s->workspace, 0, err,
 						    sizeof err) < 0;
 	if (!bad) {
-		ws_touch(s.workspace);
-		images_outdir(s.workspace);   /* /workspace/outputs, for the images */
+		ws_touch(s->workspace);
+		images_outdir(s->workspace);   /* /workspace/outputs, for the images */
 	}
-	bad = bad || job_submit(&s, id, err, sizeof err) < 0;
+	bad = bad || job_submit(s, id, err, sizeof err) < 0;
 	ws_release(hold);
 	if (bad) {
 		tool_error(r, "The run could not be started: %s. Nothing ran. Tell the user; "
 			    "sr-mcp's log (its stderr) has details.", err);
-		return;
+		return -1;
 	}
+	return 0;
+}
+
+void run_code(struct proto_req *r, const cJSON *args)
+{
+	struct run_args v = {
+		.timeout = (double)cfg.timeout_ms / 1000, .mem = (double)(cfg.memory >> 20),
+		.wait = (double)cfg.wait_ms / 1000,
+		.a = tool_arg(args, "args"), .env = tool_arg(args, "env"),
+	};
+	if (run_args_read(r, args, &v) < 0 || run_caps(r, &v) < 0)
+		return;
+	struct run_spec s = {
+		.runner = v.run, .code = v.code, .code_len = strlen(v.code),
+		.stdin_data = v.in, .stdin_len = v.in ? strlen(v.in) : 0,
+		.args = (cJSON *)v.a, .env = (cJSON *)v.env,
+		.timeout_ms = ms_of(v.timeout), .memory = (uint64_t)v.mem << 20, .tenant = r->tenant,
+		.net = cfg.net_full,
+	};
+	snprintf(s.workspace, sizeof s.workspace, "%s", v.ws ? v.ws : "");
+	char id[33];
+	if (run_submit(r, &s, id) < 0)
+		return;
 	proto_req_set_job(r, id);
 	if (r->task_legacy) {    /* a task asked for (2025-11-25): answer at once */
 		char e2[300];
@@ -317,7 +362,7 @@ void run_code(struct proto_req *r, const cJSON *args)
 		cJSON_Delete(st);
 		return;
 	}
-	finish_run(r, id, s.workspace, ms_of(wait), 0, 0);
+	finish_run(r, id, s.workspace, ms_of(v.wait), 0, 0);
 }
 
 void job_status(struct proto_req *r, const cJSON *args)
@@ -392,6 +437,33 @@ static int newest_first(const void *a, const void *b)
 		      cJSON_GetObjectItem(x, "id")->valuestring);
 }
 
+/* A job of the list, as list_jobs shows it: j the spool's entry (its
+ * id and state strings), its language and workspace from its record. */
+static cJSON *job_entry(const cJSON *j, const cJSON *id, const cJSON *state)
+{
+	cJSON *info = job_info(id->valuestring);
+	const cJSON *argv = cJSON_GetObjectItem(info, "argv");
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "job_id", id->valuestring);
+	cJSON_AddStringToObject(o, "state", state->valuestring);
+	const cJSON *reason = cJSON_GetObjectItem(j, "reason");
+	if (cJSON_IsString(reason))
+		cJSON_AddStringToObject(o, "reason", reason->valuestring);
+	const cJSON *prog = cJSON_GetArrayItem(argv, 0);
+	if (cJSON_IsString(prog) && strrchr(prog->valuestring, '/'))
+		cJSON_AddStringToObject(o, "language", strrchr(prog->valuestring, '/') + 1);
+	const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
+	size_t wl = strlen(cfg.workspaces);
+	if (cJSON_IsString(cwd) && !strncmp(cwd->valuestring, cfg.workspaces, wl) &&
+	    cwd->valuestring[wl] == '/')
+		cJSON_AddStringToObject(o, "workspace_id", cwd->valuestring + wl + 1);
+	const cJSON *sub = cJSON_GetObjectItem(j, "submitted_ms");
+	if (cJSON_IsNumber(sub))
+		cJSON_AddNumberToObject(o, "submitted_ms", sub->valuedouble);
+	cJSON_Delete(info);
+	return o;
+}
+
 void list_jobs(struct proto_req *r, const cJSON *args)
 {
 	double limit = 50, from = 0;
@@ -421,27 +493,8 @@ void list_jobs(struct proto_req *r, const cJSON *args)
 		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
 		if (!cJSON_IsString(state))
 			continue;
-		cJSON *info = job_info(id->valuestring);
-		const cJSON *argv = cJSON_GetObjectItem(info, "argv");
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "job_id", id->valuestring);
-		cJSON_AddStringToObject(o, "state", state->valuestring);
+		cJSON_AddItemToArray(jobs, job_entry(j, id, state));
 		const cJSON *reason = cJSON_GetObjectItem(j, "reason");
-		if (cJSON_IsString(reason))
-			cJSON_AddStringToObject(o, "reason", reason->valuestring);
-		const cJSON *prog = cJSON_GetArrayItem(argv, 0);
-		if (cJSON_IsString(prog) && strrchr(prog->valuestring, '/'))
-			cJSON_AddStringToObject(o, "language", strrchr(prog->valuestring, '/') + 1);
-		const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
-		size_t wl = strlen(cfg.workspaces);
-		if (cJSON_IsString(cwd) && !strncmp(cwd->valuestring, cfg.workspaces, wl) &&
-		    cwd->valuestring[wl] == '/')
-			cJSON_AddStringToObject(o, "workspace_id", cwd->valuestring + wl + 1);
-		const cJSON *sub = cJSON_GetObjectItem(j, "submitted_ms");
-		if (cJSON_IsNumber(sub))
-			cJSON_AddNumberToObject(o, "submitted_ms", sub->valuedouble);
-		cJSON_AddItemToArray(jobs, o);
-		cJSON_Delete(info);
 		int m = snprintf(line, sizeof line, "%s %s%s%s\n", id->valuestring, state->valuestring,
 				 cJSON_IsString(reason) ? " " : "",
 				 cJSON_IsString(reason) ? reason->valuestring : "");
