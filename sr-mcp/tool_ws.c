@@ -83,21 +83,21 @@ static void count(struct fs_walk *w, int dirfd, const char *name, const char *re
 		u->newest = st->st_mtime;
 }
 
-void files_list_workspaces(struct proto_req *r, const cJSON *args)
+/* The names of the workspaces, sorted (at most 10000), their directory
+ * open in *dp; NULL with *dp NULL when it cannot be read (answered). */
+static char **ws_names(struct proto_req *r, DIR **dp, size_t *count)
 {
-	double from = 0;
-	if (tool_arg_num(r, "list_workspaces", args, "offset", 0, &from) < 0)
-		return;
+	*dp = NULL;
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root < 0) {
 		tool_error(r, "unable to open %s: %s", cfg.workspaces, strerror(errno));
-		return;
+		return NULL;
 	}
 	DIR *d = fdopendir(root);
 	if (!d) {
 		close(root);
 		tool_error(r, "unable to read %s: %s", cfg.workspaces, strerror(errno));
-		return;
+		return NULL;
 	}
 	char **names = NULL;
 	size_t n = 0;
@@ -111,6 +111,88 @@ void files_list_workspaces(struct proto_req *r, const cJSON *args)
 		}
 	if (n)
 		qsort(names, n, sizeof *names, by_name);
+	*dp = d;
+	*count = n;
+	return names;
+}
+
+/* Its quota, its last use and when an idle sweep takes it, in o and
+ * (quota, used, expires) for its line. */
+static void ws_entry_times(cJSON *o, const char *name, char *quota, size_t qlen, char *used,
+			   size_t ulen, char *expires, size_t elen)
+{
+	if (cfg.ws_quota) {
+		cJSON_AddNumberToObject(o, "quota", (double)cfg.ws_quota);
+		snprintf(quota, qlen, " of %llu", (unsigned long long)cfg.ws_quota);
+	} else {
+		cJSON_AddNullToObject(o, "quota");
+	}
+	if (cfg.ws_quota && cfg.ws_inodes)
+		cJSON_AddNumberToObject(o, "inode_quota", (double)cfg.ws_inodes);
+	else
+		cJSON_AddNullToObject(o, "inode_quota");
+	time_t last = ws_last_used(name);
+	tool_iso_time(last, used, ulen);
+	cJSON_AddStringToObject(o, "last_used", used);
+	if (cfg.ws_ttl_ms) {
+		tool_iso_time(last + (time_t)(cfg.ws_ttl_ms / 1000), expires, elen);
+		cJSON_AddStringToObject(o, "expires_at", expires);
+	} else {
+		cJSON_AddNullToObject(o, "expires_at");
+	}
+}
+
+/* The workspace name of the directory dfd: its object, and its line of
+ * text in line; NULL when it is not a directory (a link: no workspace). */
+static cJSON *ws_entry(int dfd, const char *name, char *line, size_t len)
+{
+	struct stat st;
+	int fd = fs_openat2(dfd, name, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	/* created: the directory's birth time, where the file system keeps one */
+	struct statx sx;
+	char born[32] = "";
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
+		tool_iso_time((time_t)sx.stx_btime.tv_sec, born, sizeof born);
+	struct usage u = { 0, 0, st.st_mtime };
+	struct fs_walk w = { .fn = count, .recursive = 1, .no_rel = 1, .ctx = &u };
+	fs_walk(&w, fd);
+	char when[32];
+	tool_iso_time(u.newest, when, sizeof when);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "workspace_id", name);
+	if (born[0])
+		cJSON_AddStringToObject(o, "created", born);
+	else
+		cJSON_AddNullToObject(o, "created");
+	cJSON_AddNumberToObject(o, "bytes", (double)u.bytes);
+	cJSON_AddNumberToObject(o, "files", (double)u.files);
+	cJSON_AddStringToObject(o, "modified", when);
+	if (w.cut)
+		cJSON_AddBoolToObject(o, "partial", 1);
+	char quota[48] = "", used[32], expires[32] = "never";
+	ws_entry_times(o, name, quota, sizeof quota, used, sizeof used, expires, sizeof expires);
+	snprintf(line, len, "%s  created %s, %llu files, %llu%s bytes, "
+		 "modified %s%s, last used %s, expires %s\n", name, born[0] ? born : "?",
+		 (unsigned long long)u.files, (unsigned long long)u.bytes, quota,
+		 when, w.cut ? " (counted in part)" : "", used, expires);
+	return o;
+}
+
+void files_list_workspaces(struct proto_req *r, const cJSON *args)
+{
+	double from = 0;
+	if (tool_arg_num(r, "list_workspaces", args, "offset", 0, &from) < 0)
+		return;
+	DIR *d;
+	size_t n = 0;
+	char **names = ws_names(r, &d, &n);
+	if (!d)
+		return;
 	cJSON *res = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(res, "workspaces");
 	size_t tlen = 0, tcap = 256, bytes = 1000, i = 0, shown = 0;
 	char *text = xmalloc(tcap);
@@ -118,74 +200,17 @@ void files_list_workspaces(struct proto_req *r, const cJSON *args)
 	for (; i < n && i < (size_t)from; i++)
 		free(names[i]);
 	for (; i < n; i++) {
-		struct stat st;
 		if (shown >= WS_PAGE || bytes > TOOL_LIST_BUDGET)
 			break;
-		int fd = fs_openat2(dirfd(d), names[i], O_RDONLY | O_DIRECTORY, 0);
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			if (fd >= 0)
-				close(fd);
-			free(names[i]);
+		char line[300];
+		cJSON *o = ws_entry(dirfd(d), names[i], line, sizeof line);
+		free(names[i]);
+		if (!o)
 			continue;   /* not a directory, or a link: not a workspace */
-		}
-		/* created: the directory's birth time, where the file system keeps one */
-		struct statx sx;
-		char born[32] = "";
-		if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
-			tool_iso_time((time_t)sx.stx_btime.tv_sec, born, sizeof born);
-		struct usage u = { 0, 0, st.st_mtime };
-		struct fs_walk w = { .fn = count, .recursive = 1, .no_rel = 1, .ctx = &u };
-		fs_walk(&w, fd);
-		char when[32];
-		tool_iso_time(u.newest, when, sizeof when);
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "workspace_id", names[i]);
-		if (born[0])
-			cJSON_AddStringToObject(o, "created", born);
-		else
-			cJSON_AddNullToObject(o, "created");
-		cJSON_AddNumberToObject(o, "bytes", (double)u.bytes);
-		cJSON_AddNumberToObject(o, "files", (double)u.files);
-		cJSON_AddStringToObject(o, "modified", when);
-		if (w.cut)
-			cJSON_AddBoolToObject(o, "partial", 1);
-		char quota[48] = "", used[32], expires[32] = "never";
-		if (cfg.ws_quota) {
-			cJSON_AddNumberToObject(o, "quota", (double)cfg.ws_quota);
-			snprintf(quota, sizeof quota, " of %llu", (unsigned long long)cfg.ws_quota);
-		} else {
-			cJSON_AddNullToObject(o, "quota");
-		}
-		if (cfg.ws_quota && cfg.ws_inodes)
-			cJSON_AddNumberToObject(o, "inode_quota", (double)cfg.ws_inodes);
-		else
-			cJSON_AddNullToObject(o, "inode_quota");
-		time_t last = ws_last_used(names[i]);
-		tool_iso_time(last, used, sizeof used);
-		cJSON_AddStringToObject(o, "last_used", used);
-		if (cfg.ws_ttl_ms) {
-			tool_iso_time(last + (time_t)(cfg.ws_ttl_ms / 1000), expires, sizeof expires);
-			cJSON_AddStringToObject(o, "expires_at", expires);
-		} else {
-			cJSON_AddNullToObject(o, "expires_at");
-		}
 		cJSON_AddItemToArray(arr, o);
 		bytes += 2 * tool_json_size(o);
 		shown++;
-		char line[300];
-		int m = snprintf(line, sizeof line, "%s  created %s, %llu files, %llu%s bytes, "
-				 "modified %s%s, last used %s, expires %s\n", names[i], born[0] ? born : "?",
-				 (unsigned long long)u.files, (unsigned long long)u.bytes, quota,
-				 when, w.cut ? " (counted in part)" : "", used, expires);
-		if (tlen + (size_t)m + 1 > tcap) {
-			tcap = (tlen + (size_t)m + 1) * 2;
-			text = realloc(text, tcap);
-			if (!text)
-				sr_fatal(SR_EXIT_SYS, "out of memory");
-		}
-		memcpy(text + tlen, line, (size_t)m + 1);
-		tlen += (size_t)m;
-		free(names[i]);
+		tool_text_add(&text, &tlen, &tcap, line);
 	}
 	if (i < n) {
 		char more[200];
