@@ -181,6 +181,26 @@ static void list_one(struct fs_walk *w, int dirfd, const char *name, const char 
 	free(line);
 }
 
+/* The directory rel of workspace ws, open; -1 when it cannot be (answered). */
+static int open_dir(struct proto_req *r, const char *ws, const char *rel)
+{
+	char err[1200];
+	int wfd = ws_open(ws, 0, err, sizeof err);
+	if (wfd < 0) {
+		tool_error(r, "%s", err);
+		return -1;
+	}
+	int dfd = fs_openat2(wfd, rel, O_RDONLY | O_DIRECTORY, 0);
+	if (dfd < 0) {
+		fs_path_why(err, sizeof err, rel, errno);
+		close(wfd);
+		tool_error(r, "%s", err);
+		return -1;
+	}
+	close(wfd);
+	return dfd;
+}
+
 void files_list(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "list_files", *ws, *path = ".", *glob = NULL;
@@ -203,19 +223,9 @@ void files_list(struct proto_req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		return;
 	}
-	int wfd = ws_open(ws, 0, err, sizeof err);
-	if (wfd < 0) {
-		tool_error(r, "%s", err);
+	int dfd = open_dir(r, ws, rel);
+	if (dfd < 0)
 		return;
-	}
-	int dfd = fs_openat2(wfd, rel, O_RDONLY | O_DIRECTORY, 0);
-	if (dfd < 0) {
-		fs_path_why(err, sizeof err, rel, errno);
-		close(wfd);
-		tool_error(r, "%s", err);
-		return;
-	}
-	close(wfd);
 	char base[4096];
 	snprintf(base, sizeof base, "%s", strcmp(rel, ".") ? rel : "");
 	for (size_t n = strlen(base); n > 0 && base[n - 1] == '/'; n--)
@@ -285,6 +295,120 @@ static cJSON *blocks_result(const char *text)
 	return out;
 }
 
+/* An image read: a result with its image block (p freed by the caller). */
+static void read_image(struct proto_req *r, const char *rel, const unsigned char *p, size_t n,
+		       const char *mime)
+{
+	char note[1400];
+	if (n > IMAGE_MAX) {
+		tool_error(r, "%s: %s of %zu bytes, over read_file's image cap of %u KB (a result "
+		     "must stay under 1 MiB as base64): make it smaller with run_code "
+		     "(a lower resolution or JPEG), then read it", rel, mime, n,
+		     IMAGE_MAX >> 10);
+		return;
+	}
+	snprintf(note, sizeof note, "%s: %s, %zu bytes", rel, mime, n);
+	cJSON *out = blocks_result(note), *img = cJSON_CreateObject();
+	char *b64 = text_base64(p, n);
+	cJSON_AddStringToObject(img, "type", "image");
+	cJSON_AddStringToObject(img, "data", b64);
+	cJSON_AddStringToObject(img, "mimeType", mime);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(out, "content"), img);
+	free(b64);
+	proto_result(r, out);
+}
+
+/* A page of a text's numbered lines, from line first, limit at most. */
+struct page {
+	size_t first, last, len, cap;
+	int replaced, cut, budget_hit;
+	char *out;
+};
+
+/* The line of ll bytes at q, numbered, into pg: 0, or -1 when it does not
+ * fit the budget. */
+static int page_line(struct page *pg, const unsigned char *q, size_t ll, size_t line,
+		     size_t budget)
+{
+	size_t show = ll > LINE_MAX_CHARS ? LINE_MAX_CHARS : ll;
+	while (show < ll && show > 0 && (q[show] & 0xc0) == 0x80)
+		show--;    /* cut on a character boundary */
+	char *t = text_clean((const char *)q, show, &pg->replaced);
+	char num[32];
+	int m = snprintf(num, sizeof num, "%6zu\t", line);
+	size_t need = (size_t)m + strlen(t) + 40;
+	if (pg->len + need > budget) {
+		free(t);
+		pg->budget_hit = 1;
+		return -1;
+	}
+	tool_append(&pg->out, &pg->len, &pg->cap, num, (size_t)m);
+	tool_append(&pg->out, &pg->len, &pg->cap, t, strlen(t));
+	if (show < ll) {
+		char more[64];
+		int k = snprintf(more, sizeof more, " [... %zu more bytes on this line]", ll - show);
+		tool_append(&pg->out, &pg->len, &pg->cap, more, (size_t)k);
+		pg->cut = 1;
+	}
+	tool_append(&pg->out, &pg->len, &pg->cap, "\n", 1);
+	free(t);
+	pg->last = line;
+	return 0;
+}
+
+static void page_fill(struct page *pg, const unsigned char *p, size_t n, size_t limit)
+{
+	size_t budget = cfg.max_chars > 400 ? cfg.max_chars - 300 : 100;
+	tool_append(&pg->out, &pg->len, &pg->cap, "", 0);
+	for (size_t i = 0, line = 1; i < n && line < pg->first + limit; line++) {
+		const unsigned char *nl = memchr(p + i, '\n', n - i);
+		size_t ll = nl ? (size_t)(nl - (p + i)) : n - i;
+		if (line >= pg->first && page_line(pg, p + i, ll, line, budget) < 0)
+			break;
+		i += ll + 1;
+	}
+}
+
+/* A text read: numbered lines from offset_line, as many as fit. */
+static void read_text(struct proto_req *r, const char *rel, const unsigned char *p, size_t n,
+		      double from, double limit)
+{
+	char note[1400];
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '\n')
+			total++;
+	if (n && p[n - 1] != '\n')
+		total++;
+	if (total == 0) {
+		snprintf(note, sizeof note, "%s: empty file (0 lines)", rel);
+		proto_result(r, blocks_result(note));
+		return;
+	}
+	if (from > (double)total) {
+		tool_error(r, "%s has %zu lines: offset_line %.0f is past its end", rel, total, from);
+		return;
+	}
+	struct page pg = { .first = (size_t)from, .last = (size_t)from - 1 };
+	page_fill(&pg, p, n, (size_t)limit);
+	if (pg.last < pg.first) {
+		free(pg.out);
+		tool_error(r, "%s: line %zu alone is longer than this server's result cap (%zu "
+		     "characters): read it with run_code", rel, pg.first, cfg.max_chars);
+		return;
+	}
+	char foot[600], more[64] = "";
+	if (pg.last < total)
+		snprintf(more, sizeof more, "; more with offset_line %zu", pg.last + 1);
+	snprintf(foot, sizeof foot, "(%s: lines %zu-%zu of %zu%s%s%s%s)", rel, pg.first, pg.last,
+		 total, more, pg.budget_hit ? " (the rest did not fit this result)" : "",
+		 pg.cut ? "; long lines were cut" : "",
+		 pg.replaced ? "; bytes that are not UTF-8 are shown as U+FFFD" : "");
+	tool_append(&pg.out, &pg.len, &pg.cap, foot, strlen(foot));
+	proto_result(r, blocks_result(pg.out));
+	free(pg.out);
+}
+
 void files_read(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "read_file", *ws, *path = NULL;
@@ -314,102 +438,13 @@ void files_read(struct proto_req *r, const cJSON *args)
 	const char *mime = images_type(p, n);
 	char note[1400];
 	if (mime) {
-		if (n > IMAGE_MAX) {
-			tool_error(r, "%s: %s of %zu bytes, over read_file's image cap of %u KB (a result "
-			     "must stay under 1 MiB as base64): make it smaller with run_code "
-			     "(a lower resolution or JPEG), then read it", rel, mime, n,
-			     IMAGE_MAX >> 10);
-			free(p);
-			return;
-		}
-		snprintf(note, sizeof note, "%s: %s, %zu bytes", rel, mime, n);
-		cJSON *out = blocks_result(note), *img = cJSON_CreateObject();
-		char *b64 = text_base64(p, n);
-		cJSON_AddStringToObject(img, "type", "image");
-		cJSON_AddStringToObject(img, "data", b64);
-		cJSON_AddStringToObject(img, "mimeType", mime);
-		cJSON_AddItemToArray(cJSON_GetObjectItem(out, "content"), img);
-		free(b64);
-		free(p);
-		proto_result(r, out);
-		return;
-	}
-	if (memchr(p, '\0', n < 8192 ? n : 8192)) {
+		read_image(r, rel, p, n, mime);
+	} else if (memchr(p, '\0', n < 8192 ? n : 8192)) {
 		snprintf(note, sizeof note, "%s: %s, %zu bytes; not shown as text. Use run_code "
 			 "to look into it (e.g. python, xxd or file).", rel, binary_type(p, n), n);
-		free(p);
 		proto_result(r, blocks_result(note));
-		return;
-	}
-	/* Text: numbered lines from offset_line, as many as fit. */
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++)
-		if (p[i] == '\n')
-			total++;
-	if (n && p[n - 1] != '\n')
-		total++;
-	if (total == 0) {
-		snprintf(note, sizeof note, "%s: empty file (0 lines)", rel);
-		free(p);
-		proto_result(r, blocks_result(note));
-		return;
-	}
-	if (from > (double)total) {
-		free(p);
-		tool_error(r, "%s has %zu lines: offset_line %.0f is past its end", rel, total, from);
-		return;
-	}
-	size_t budget = cfg.max_chars > 400 ? cfg.max_chars - 300 : 100;
-	size_t first = (size_t)from, last = first - 1, line = 1, len = 0, cap = 0;
-	int replaced = 0, cut = 0, budget_hit = 0;
-	char *out = NULL;
-	tool_append(&out, &len, &cap, "", 0);
-	for (size_t i = 0; i < n && line < first + (size_t)limit; line++) {
-		unsigned char *nl = memchr(p + i, '\n', n - i);
-		size_t ll = nl ? (size_t)(nl - (p + i)) : n - i;
-		if (line >= first) {
-			size_t show = ll > LINE_MAX_CHARS ? LINE_MAX_CHARS : ll;
-			while (show < ll && show > 0 && (p[i + show] & 0xc0) == 0x80)
-				show--;    /* cut on a character boundary */
-			char *t = text_clean((char *)p + i, show, &replaced);
-			char num[32];
-			int m = snprintf(num, sizeof num, "%6zu\t", line);
-			size_t need = (size_t)m + strlen(t) + 40;
-			if (len + need > budget) {
-				free(t);
-				budget_hit = 1;
-				break;
-			}
-			tool_append(&out, &len, &cap, num, (size_t)m);
-			tool_append(&out, &len, &cap, t, strlen(t));
-			if (show < ll) {
-				char more[64];
-				int k = snprintf(more, sizeof more, " [... %zu more bytes on this line]",
-						 ll - show);
-				tool_append(&out, &len, &cap, more, (size_t)k);
-				cut = 1;
-			}
-			tool_append(&out, &len, &cap, "\n", 1);
-			free(t);
-			last = line;
-		}
-		i += ll + 1;
+	} else {
+		read_text(r, rel, p, n, from, limit);
 	}
 	free(p);
-	if (last < first) {
-		free(out);
-		tool_error(r, "%s: line %zu alone is longer than this server's result cap (%zu "
-		     "characters): read it with run_code", rel, first, cfg.max_chars);
-		return;
-	}
-	char foot[600], more[64] = "";
-	if (last < total)
-		snprintf(more, sizeof more, "; more with offset_line %zu", last + 1);
-	snprintf(foot, sizeof foot, "(%s: lines %zu-%zu of %zu%s%s%s%s)", rel, first, last, total,
-		 more, budget_hit ? " (the rest did not fit this result)" : "",
-		 cut ? "; long lines were cut" : "",
-		 replaced ? "; bytes that are not UTF-8 are shown as U+FFFD" : "");
-	tool_append(&out, &len, &cap, foot, strlen(foot));
-	proto_result(r, blocks_result(out));
-	free(out);
 }
