@@ -165,29 +165,41 @@ static uint64_t to_make(int wfd, const char *dir, const char *name, uint64_t *be
 	return made + 1;
 }
 
-void files_write(struct proto_req *r, const cJSON *args)
+/* write_file's arguments read and checked, base64 content decoded into
+ * *data (n bytes, or content's): 0, or -1 (answered). */
+static int write_args(struct proto_req *r, const cJSON *args, const char **ws, const char **path,
+		      const char **content, int *app, unsigned char **data, size_t *n)
 {
-	const char *T = "write_file", *ws, *path = NULL, *content = NULL, *enc = "utf8";
-	int app = 0;
-	char err[1200], dir[4096];
-	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
-	    tool_arg_str(r, T, args, "content", &content) < 0 ||
-	    tool_arg_str(r, T, args, "encoding", &enc) < 0 || tool_arg_bool(r, T, args, "append", &app) < 0)
-		return;
-	if (!path || !content) {
+	const char *T = "write_file", *enc = "utf8";
+	if (tool_arg_ws(r, T, args, ws) < 0 || tool_arg_str(r, T, args, "path", path) < 0 ||
+	    tool_arg_str(r, T, args, "content", content) < 0 ||
+	    tool_arg_str(r, T, args, "encoding", &enc) < 0 || tool_arg_bool(r, T, args, "append", app) < 0)
+		return -1;
+	if (!*path || !*content) {
 		tool_bad_args(r, T, "path and content are required");
-		return;
+		return -1;
 	}
 	if (strcmp(enc, "utf8") && strcmp(enc, "base64")) {
 		tool_bad_args(r, T, "encoding must be utf8 or base64");
-		return;
+		return -1;
 	}
-	size_t n = strlen(content);
-	unsigned char *data = NULL;
-	if (!strcmp(enc, "base64") && !(data = unbase64(content, &n))) {
+	*n = strlen(*content);
+	if (!strcmp(enc, "base64") && !(*data = unbase64(*content, n))) {
 		tool_bad_args(r, T, "content is not valid base64");
-		return;
+		return -1;
 	}
+	return 0;
+}
+
+void files_write(struct proto_req *r, const cJSON *args)
+{
+	const char *ws, *path = NULL, *content = NULL;
+	int app = 0;
+	char err[1200], dir[4096];
+	size_t n;
+	unsigned char *data = NULL;
+	if (write_args(r, args, &ws, &path, &content, &app, &data, &n) < 0)
+		return;
 	int hold = ws_hold(0);   /* no idle sweep removes the workspace meanwhile */
 	const char *rel = fs_rel_path(path, err, sizeof err), *name = NULL;
 	if (rel && !(name = fs_split(rel, dir, sizeof dir)))
@@ -239,6 +251,68 @@ out:
 	free(data);
 }
 
+/* How often old occurs in the n bytes at p: 1, or more with all; 0 when
+ * none, or more than one without all (answered). */
+static size_t edit_hits(struct proto_req *r, const char *rel, const char *p, size_t n,
+			const char *old, int all)
+{
+	size_t ol = strlen(old), hits = 0;
+	for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), old, ol)); q += ol)
+		hits++;
+	if (hits == 0 || (hits > 1 && !all)) {
+		if (hits == 0)
+			tool_error(r, "%s: old_string was not found (it must match exactly, whitespace "
+			     "and indentation included; read_file shows the text)", rel);
+		else
+			tool_error(r, "%s: old_string occurs %zu times: give more of the surrounding text "
+			     "so that it occurs once, or set replace_all to replace every one", rel,
+			     hits);
+		return 0;
+	}
+	return hits;
+}
+
+/* The n bytes at p with every old replaced by new: outlen bytes. */
+static char *edit_replace(const char *p, size_t n, const char *old, const char *new,
+			  size_t outlen)
+{
+	size_t ol = strlen(old), nl = strlen(new);
+	char *o = xmalloc(outlen + 1), *w = o;
+	const char *q = p, *hit;
+	while ((hit = memmem(q, n - (size_t)(q - p), old, ol))) {
+		memcpy(w, q, (size_t)(hit - q));
+		w += hit - q;
+		memcpy(w, new, nl);
+		w += nl;
+		q = hit + ol;
+	}
+	memcpy(w, q, n - (size_t)(q - p));
+	return o;
+}
+
+/* The edited text o (outlen bytes, n before) written over the file fd,
+ * the workspace's size told (wfd, or -1); fd, wfd and o closed and freed.
+ * 0, or -1 (answered). */
+static int edit_write(struct proto_req *r, const char *ws, int wfd, int fd, const char *rel,
+		      char *o, size_t outlen, size_t n)
+{
+	int bad_io = fs_write_at(fd, o, outlen, 0) < 0 || ftruncate(fd, (off_t)outlen) < 0;
+	int e = errno;
+	close(fd);
+	free(o);
+	if (bad_io)
+		ws_size_forget(ws);
+	else if (wfd >= 0)
+		ws_size_add(ws, wfd, &(struct sr_delta){ (int64_t)outlen - (int64_t)n, 0 });
+	if (wfd >= 0)
+		close(wfd);
+	if (bad_io) {
+		tool_error(r, "%s: unable to write: %s", rel, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
 void files_edit(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "edit_file", *ws, *path = NULL, *old = NULL, *new = NULL;
@@ -268,20 +342,11 @@ void files_edit(struct proto_req *r, const cJSON *args)
 		     rel, (long long)st.st_size);
 		return;
 	}
-	size_t n, ol = strlen(old), nl = strlen(new), hits = 0;
+	size_t n, ol = strlen(old), nl = strlen(new), hits;
 	char *p = fs_read_fd(fd, (size_t)st.st_size, &n);
-	for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), old, ol)); q += ol)
-		hits++;
-	if (hits == 0 || (hits > 1 && !all)) {
+	if (!(hits = edit_hits(r, rel, p, n, old, all))) {
 		close(fd);
 		free(p);
-		if (hits == 0)
-			tool_error(r, "%s: old_string was not found (it must match exactly, whitespace "
-			     "and indentation included; read_file shows the text)", rel);
-		else
-			tool_error(r, "%s: old_string occurs %zu times: give more of the surrounding text "
-			     "so that it occurs once, or set replace_all to replace every one", rel,
-			     hits);
 		return;
 	}
 	size_t outlen = n - hits * ol + hits * nl;
@@ -292,38 +357,16 @@ void files_edit(struct proto_req *r, const cJSON *args)
 		return;
 	}
 	int wfd = ws_open(ws, 0, err, sizeof err);
-	int over = wfd >= 0 && over_quota(r, ws, wfd, rel, n, outlen, 0);
-	if (over) {
+	if (wfd >= 0 && over_quota(r, ws, wfd, rel, n, outlen, 0)) {
 		close(wfd);
 		close(fd);
 		free(p);
 		return;
 	}
-	char *o = xmalloc(outlen + 1), *w = o;
-	const char *q = p, *hit;
-	while ((hit = memmem(q, n - (size_t)(q - p), old, ol))) {
-		memcpy(w, q, (size_t)(hit - q));
-		w += hit - q;
-		memcpy(w, new, nl);
-		w += nl;
-		q = hit + ol;
-	}
-	memcpy(w, q, n - (size_t)(q - p));
+	char *o = edit_replace(p, n, old, new, outlen);
 	free(p);
-	int bad_io = fs_write_at(fd, o, outlen, 0) < 0 || ftruncate(fd, (off_t)outlen) < 0;
-	int e = errno;
-	close(fd);
-	free(o);
-	if (bad_io)
-		ws_size_forget(ws);
-	else if (wfd >= 0)
-		ws_size_add(ws, wfd, &(struct sr_delta){ (int64_t)outlen - (int64_t)n, 0 });
-	if (wfd >= 0)
-		close(wfd);
-	if (bad_io) {
-		tool_error(r, "%s: unable to write: %s", rel, strerror(e));
+	if (edit_write(r, ws, wfd, fd, rel, o, outlen, n) < 0)
 		return;
-	}
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddStringToObject(res, "path", rel);
