@@ -295,12 +295,60 @@ static void plain(char *dst, size_t n, const char *s)
 	dst[i] = '\0';
 }
 
-static char *recipe(int wfd, const char *ws, const char *archive, const char *when)
+/* The recipe's languages: sr-mcp's runners then, this machine now. */
+static void recipe_languages(char **bp, size_t *lp)
 {
 	static const struct { const char *runner, *cmd; } probe[] = {
 		{ "python", "python3 --version" }, { "javascript", "node --version" },
 		{ "bash", "bash --version" },
 	};
+	runner_versions();
+	for (size_t i = 0; i < runner_count; i++) {
+		char v[200];
+		plain(v, sizeof v, runner_all[i].version ? runner_all[i].version : "(unknown)");
+		const char *cmd = NULL;
+		for (size_t k = 0; k < sizeof probe / sizeof *probe; k++)
+			if (!strcmp(probe[k].runner, runner_all[i].name))
+				cmd = probe[k].cmd;
+		if (cmd)
+			put(bp, lp, "printf '%%s\\n' \"%s: was '%s', here: $(%s 2>&1 | head -n 1 "
+			    "|| true)\"\n", runner_all[i].name, v, cmd);
+		else
+			put(bp, lp, "# %s: %s\n", runner_all[i].name, v);
+	}
+}
+
+/* The recipe's packages: pip's (--target .sr/python) and npm's, listed,
+ * installed again with SR_INSTALL=1. */
+static void recipe_packages(char **bp, size_t *lp, const char *pip, size_t npip, size_t odd,
+			    const char *npm, int has_npm)
+{
+	put(bp, lp, "\n# The packages%s.\n", !npip && !has_npm ? ": none were installed" : "");
+	if (npip)
+		put(bp, lp, "# pip's in .sr/python (pip install --target), with their versions%s.\n",
+		    odd ? " (some with unusual names left out)" : "");
+	if (has_npm)
+		put(bp, lp, "# npm's in package.json:%s\n", npm);
+	if (npip || has_npm) {
+		put(bp, lp, "if [ \"${SR_INSTALL-}\" = 1 ]; then\n\tcd -- \"$dir\"\n");
+		if (npip)
+			put(bp, lp, "\tpython3 -I -m pip install --upgrade --target .sr/python%s\n",
+			    pip);
+		/* npm in a directory of its own, then its tree moved in: npm reads
+		 * no .npmrc or package.json the sandboxed code wrote */
+		if (has_npm && *npm)
+			put(bp, lp, "\tt=$(mktemp -d)\n"
+			    "\techo '{}' > \"$t/package.json\"\n"
+			    "\t(cd \"$t\" && npm install --ignore-scripts --no-audit --no-fund%s)\n"
+			    "\trm -rf node_modules && mv \"$t/node_modules\" node_modules && rm -rf \"$t\"\n",
+			    npm);
+		put(bp, lp, "else\n\techo \"packages: not installed (SR_INSTALL=1 installs "
+		    "them; the archive has them)\"\nfi\n");
+	}
+}
+
+static char *recipe(int wfd, const char *ws, const char *archive, const char *when)
+{
 	char *b = NULL;
 	size_t len = 0, npip, odd;
 	int has_npm;
@@ -335,42 +383,8 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 	    "echo \"unpacked %s into $dir\"\n\n"
 	    "# The languages: sr-mcp's runners then, this machine now.\n",
 	    ws, when, SR_VERSION, archive, ws, ws, archive, archive);
-	runner_versions();
-	for (size_t i = 0; i < runner_count; i++) {
-		char v[200];
-		plain(v, sizeof v, runner_all[i].version ? runner_all[i].version : "(unknown)");
-		const char *cmd = NULL;
-		for (size_t k = 0; k < sizeof probe / sizeof *probe; k++)
-			if (!strcmp(probe[k].runner, runner_all[i].name))
-				cmd = probe[k].cmd;
-		if (cmd)
-			put(&b, &len, "printf '%%s\\n' \"%s: was '%s', here: $(%s 2>&1 | head -n 1 "
-			    "|| true)\"\n", runner_all[i].name, v, cmd);
-		else
-			put(&b, &len, "# %s: %s\n", runner_all[i].name, v);
-	}
-	put(&b, &len, "\n# The packages%s.\n", !npip && !has_npm ? ": none were installed" : "");
-	if (npip)
-		put(&b, &len, "# pip's in .sr/python (pip install --target), with their versions%s.\n",
-		    odd ? " (some with unusual names left out)" : "");
-	if (has_npm)
-		put(&b, &len, "# npm's in package.json:%s\n", npm);
-	if (npip || has_npm) {
-		put(&b, &len, "if [ \"${SR_INSTALL-}\" = 1 ]; then\n\tcd -- \"$dir\"\n");
-		if (npip)
-			put(&b, &len, "\tpython3 -I -m pip install --upgrade --target .sr/python%s\n",
-			    pip);
-		/* npm in a directory of its own, then its tree moved in: npm reads
-		 * no .npmrc or package.json the sandboxed code wrote */
-		if (has_npm && *npm)
-			put(&b, &len, "\tt=$(mktemp -d)\n"
-			    "\techo '{}' > \"$t/package.json\"\n"
-			    "\t(cd \"$t\" && npm install --ignore-scripts --no-audit --no-fund%s)\n"
-			    "\trm -rf node_modules && mv \"$t/node_modules\" node_modules && rm -rf \"$t\"\n",
-			    npm);
-		put(&b, &len, "else\n\techo \"packages: not installed (SR_INSTALL=1 installs "
-		    "them; the archive has them)\"\nfi\n");
-	}
+	recipe_languages(&b, &len);
+	recipe_packages(&b, &len, pip, npip, odd, npm, has_npm);
 	free(pip);
 	free(npm);
 	return b;
@@ -492,6 +506,101 @@ static int export_files(int hfd, const char *ws, char *stem, size_t slen, int *a
 	return -1;
 }
 
+/* tar's two passes: a listing (what to leave out), then the archive; tar's
+ * exit status (0 or 1 when it ran), e's flags say what went wrong. */
+static int export_run(struct proto_req *r, const char *ws, struct export *e)
+{
+	int rc = export_tar(r, ws, e, 0, NULL), failed = 0;
+	const char *excl = NULL;
+	if (rc == 0 || rc == 1) {
+		excl = e->too_many || e->m.unnameable ? NULL : members_file(&e->m, &failed);
+		if (failed)
+			e->io_error = errno ? errno : EIO;
+		else if (!e->too_many && !e->m.unnameable && !r->cancelled)
+			rc = export_tar(r, ws, e, 1, excl);
+	}
+	return rc;
+}
+
+/* Why nothing was exported (the files removed already). */
+static void export_fail(struct proto_req *r, const char *ws, const struct export *e, int rc,
+			int refused, const char *path)
+{
+	if (refused)
+		tool_error(r, "workspace %s: not exported, nothing was kept: %s", ws,
+			   e->too_many ? "it holds more than " EXCLUDE_MAX_S " fifos, devices "
+			   "and sockets, which export_workspace leaves out; delete them (run_code, "
+			   "e.g. find . -type p -delete)" : e->m.unnameable ? "a fifo, device or "
+			   "socket in it has a newline in its name, which export_workspace cannot "
+			   "leave out; delete or rename it (run_code)" : "a fifo, device or socket "
+			   "appeared in it while it was archived (a run still going?); try again");
+	else if (e->over)     /* (a cancelled call's answer is dropped by proto_result) */
+		tool_error(r, "workspace %s: the archive passed export_workspace's cap of "
+			   "%llu MiB (compressed) and was removed. Delete what is not needed "
+			   "(delete_path), or leave out big files with run_code (move them "
+			   "away, export, move them back)", ws, EXPORT_MAX >> 20);
+	else if (e->io_error)
+		tool_error(r, "unable to write %s: %s (nothing was kept)", path,
+			   strerror(e->io_error));
+	else
+		tool_error(r, "workspace %s: tar in the sandbox failed (exit %d%s); nothing "
+			   "was kept. %s", ws, rc, rc == 124 ? ": its wall clock of "
+			   TAR_TIMEOUT " ran out" : "", e->note.text);
+}
+
+/* The archive at path and the recipe at rpath (text) made: the answer. */
+static void export_reply(struct proto_req *r, const char *ws, struct export *e, int afd,
+			 const char *path, const char *rpath, const char *a, const char *s,
+			 const char *text)
+{
+	struct stat st;
+	if (fstat(afd, &st) == 0)
+		e->bytes = (uint64_t)st.st_size;
+	cJSON *res = cJSON_CreateObject();
+	char *uri = file_uri(path);
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "path", path);
+	cJSON_AddStringToObject(res, "uri", uri);
+	cJSON_AddNumberToObject(res, "bytes", (double)e->bytes);
+	cJSON_AddNumberToObject(res, "files", (double)e->files);
+	cJSON_AddStringToObject(res, "recipe", rpath);
+	if (e->note.len)
+		cJSON_AddStringToObject(res, "warnings", e->note.text);
+	free(uri);
+	char *msg = NULL, changes[2 * NAMES_CAP + 300];
+	size_t mlen = 0;
+	members_report(&e->m, res, changes, sizeof changes);
+	put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
+	    "%s rebuilds it elsewhere (sh %s DIR, as an ordinary user, not root: unpack, compare "
+	    "the languages; with SR_INSTALL=1 install the packages again). Symbolic links were "
+	    "archived as links.%s import_files with host_path %s brings it back into a "
+	    "workspace.%s%s", ws, e->files, (unsigned long long)e->bytes, path, rpath, s, changes, a,
+	    e->note.len ? "\ntar said:\n" : "", e->note.text);
+	cJSON *out = tool_result(res, msg, 0), *content = cJSON_GetObjectItem(out, "content");
+	cJSON_AddItemToArray(content, link_block(path, a, "application/gzip", e->bytes,
+						 "The workspace's files, a gzip-compressed tar archive"));
+	cJSON_AddItemToArray(content, link_block(rpath, s, "text/x-shellscript", strlen(text),
+						 "A shell script that rebuilds the workspace from the archive"));
+	free(msg);
+	proto_result(r, out);
+}
+
+/* The export directory (the first --host-dir) open, its real path in dir
+ * (PATH_MAX); -1 when it cannot be (answered). */
+static int export_dir(struct proto_req *r, char *dir)
+{
+	const char *host = cfg.host_dirs[0];
+	int hfd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (hfd < 0 || !realpath(host, dir)) {
+		tool_error(r, "the export directory %s cannot be opened (%s): the administrator "
+			   "must make it (the first --host-dir)", host, strerror(errno));
+		if (hfd >= 0)
+			close(hfd);
+		return -1;
+	}
+	return hfd;
+}
+
 void transfer_export(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "export_workspace", *ws;
@@ -504,13 +613,8 @@ void transfer_export(struct proto_req *r, const cJSON *args)
 		return;
 	}
 	struct export e = { .fd = -1 };
-	const char *host = cfg.host_dirs[0];
-	hfd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (hfd < 0 || !realpath(host, dir)) {
-		tool_error(r, "the export directory %s cannot be opened (%s): the administrator "
-			   "must make it (the first --host-dir)", host, strerror(errno));
+	if ((hfd = export_dir(r, dir)) < 0)
 		goto out;
-	}
 	int unnamed = export_unnamed(hfd, &afd, &rfd) == 0;
 	if (!unnamed && export_files(hfd, ws, stem, sizeof stem, &afd, &rfd) < 0) {
 		tool_error(r, "unable to create a file in %s: %s", dir, strerror(errno));
@@ -520,20 +624,10 @@ void transfer_export(struct proto_req *r, const cJSON *args)
 		snprintf(a, sizeof a, "%s.tar.gz", stem);
 		snprintf(s, sizeof s, "%s.sh", stem);
 	}
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	tool_iso_time(time(NULL), when, sizeof when);
 
 	e.fd = afd;
-	int rc = export_tar(r, ws, &e, 0, NULL), failed = 0;
-	const char *excl = NULL;
-	if (rc == 0 || rc == 1) {
-		excl = e.too_many || e.m.unnameable ? NULL : members_file(&e.m, &failed);
-		if (failed)
-			e.io_error = errno ? errno : EIO;
-		else if (!e.too_many && !e.m.unnameable && !r->cancelled)
-			rc = export_tar(r, ws, &e, 1, excl);
-	}
+	int rc = export_run(r, ws, &e);
 	char path[PATH_MAX + 700], rpath[PATH_MAX + 700];
 	char *text = NULL;
 	int refused = e.too_many || e.m.unnameable || e.raced;
@@ -550,60 +644,12 @@ void transfer_export(struct proto_req *r, const cJSON *args)
 			unlinkat(hfd, a, 0);
 			unlinkat(hfd, s, 0);
 		}
-		if (refused)
-			tool_error(r, "workspace %s: not exported, nothing was kept: %s", ws,
-				   e.too_many ? "it holds more than " EXCLUDE_MAX_S " fifos, devices "
-				   "and sockets, which export_workspace leaves out; delete them (run_code, "
-				   "e.g. find . -type p -delete)" : e.m.unnameable ? "a fifo, device or "
-				   "socket in it has a newline in its name, which export_workspace cannot "
-				   "leave out; delete or rename it (run_code)" : "a fifo, device or socket "
-				   "appeared in it while it was archived (a run still going?); try again");
-		else if (e.over)     /* (a cancelled call's answer is dropped by proto_result) */
-			tool_error(r, "workspace %s: the archive passed export_workspace's cap of "
-				   "%llu MiB (compressed) and was removed. Delete what is not needed "
-				   "(delete_path), or leave out big files with run_code (move them "
-				   "away, export, move them back)", ws, EXPORT_MAX >> 20);
-		else if (e.io_error)
-			tool_error(r, "unable to write %s: %s (nothing was kept)", path,
-				   strerror(e.io_error));
-		else
-			tool_error(r, "workspace %s: tar in the sandbox failed (exit %d%s); nothing "
-				   "was kept. %s", ws, rc, rc == 124 ? ": its wall clock of "
-				   TAR_TIMEOUT " ran out" : "", e.note.text);
+		export_fail(r, ws, &e, rc, refused, path);
 		free(text);
 		goto out;
 	}
-	struct stat st;
-	if (fstat(afd, &st) == 0)
-		e.bytes = (uint64_t)st.st_size;
-	cJSON *res = cJSON_CreateObject();
-	char *uri = file_uri(path);
-	cJSON_AddStringToObject(res, "workspace_id", ws);
-	cJSON_AddStringToObject(res, "path", path);
-	cJSON_AddStringToObject(res, "uri", uri);
-	cJSON_AddNumberToObject(res, "bytes", (double)e.bytes);
-	cJSON_AddNumberToObject(res, "files", (double)e.files);
-	cJSON_AddStringToObject(res, "recipe", rpath);
-	if (e.note.len)
-		cJSON_AddStringToObject(res, "warnings", e.note.text);
-	free(uri);
-	char *msg = NULL, changes[2 * NAMES_CAP + 300];
-	size_t mlen = 0;
-	members_report(&e.m, res, changes, sizeof changes);
-	put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
-	    "%s rebuilds it elsewhere (sh %s DIR, as an ordinary user, not root: unpack, compare "
-	    "the languages; with SR_INSTALL=1 install the packages again). Symbolic links were "
-	    "archived as links.%s import_files with host_path %s brings it back into a "
-	    "workspace.%s%s", ws, e.files, (unsigned long long)e.bytes, path, rpath, s, changes, a,
-	    e.note.len ? "\ntar said:\n" : "", e.note.text);
-	cJSON *out = tool_result(res, msg, 0), *content = cJSON_GetObjectItem(out, "content");
-	cJSON_AddItemToArray(content, link_block(path, a, "application/gzip", e.bytes,
-						 "The workspace's files, a gzip-compressed tar archive"));
-	cJSON_AddItemToArray(content, link_block(rpath, s, "text/x-shellscript", strlen(text),
-						 "A shell script that rebuilds the workspace from the archive"));
+	export_reply(r, ws, &e, afd, path, rpath, a, s, text);
 	free(text);
-	free(msg);
-	proto_result(r, out);
 out:
 	members_free(&e.m);
 	if (afd >= 0)
