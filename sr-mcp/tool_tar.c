@@ -437,6 +437,38 @@ static void host_why(char *err, size_t len, const char *hp, const char *dir, int
  * followed, opened for reading: 0, or -1 with err set. An absolute path
  * picks the directory it starts with; a relative one is looked for in
  * each directory in turn. */
+/* rel beneath the allowed directory dfd (d as configured) looked at with
+ * O_PATH first: nothing is opened before its type is known. 0 with its
+ * stat in st when it is a regular file of one link or a directory; 1 when
+ * it is not there and hp is relative (the next directory may hold it); -1
+ * with why in err. */
+static int host_probe(int dfd, const char *rel, const char *hp, const char *d, struct stat *st,
+		      char *err, size_t len)
+{
+	int p = fs_openat2(dfd, rel, O_PATH, 0);
+	if (p < 0 || fstat(p, st) < 0) {
+		int e = errno;
+		if (p >= 0)
+			close(p);
+		if (e == ENOENT && *hp != '/')
+			return 1;
+		host_why(err, len, hp, d, e);
+		return -1;
+	}
+	close(p);
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
+		host_why(err, len, hp, d, S_ISLNK(st->st_mode) ? ELOOP : ENXIO);
+		return -1;
+	}
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1) {
+		snprintf(err, len, "%s: has %lu hard links: import_files reads no file with "
+			 "more than one (a link could be to a file outside %s); copy the file "
+			 "there instead", hp, (unsigned long)st->st_nlink, d);
+		return -1;
+	}
+	return 0;
+}
+
 int host_open(const char *hp, struct host *h, char *err, size_t len)
 {
 	char all[1000];
@@ -455,32 +487,14 @@ int host_open(const char *hp, struct host *h, char *err, size_t len)
 				 strerror(errno));
 			return -1;
 		}
-		/* O_PATH first: nothing is opened before its type is known */
-		int p = fs_openat2(dfd, rel, O_PATH, 0);
 		struct stat st;
-		if (p < 0 || fstat(p, &st) < 0) {
-			e = errno;
-			if (p >= 0)
-				close(p);
+		int k = host_probe(dfd, rel, hp, *d, &st, err, len);
+		if (k)
 			close(dfd);
-			if (e == ENOENT && *hp != '/')
-				continue;
-			host_why(err, len, hp, *d, e);
+		if (k > 0)
+			continue;
+		if (k < 0)
 			return -1;
-		}
-		close(p);
-		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-			close(dfd);
-			host_why(err, len, hp, *d, S_ISLNK(st.st_mode) ? ELOOP : ENXIO);
-			return -1;
-		}
-		if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
-			close(dfd);
-			snprintf(err, len, "%s: has %lu hard links: import_files reads no file with "
-				 "more than one (a link could be to a file outside %s); copy the file "
-				 "there instead", hp, (unsigned long)st.st_nlink, *d);
-			return -1;
-		}
 		int fd = fs_openat2(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY |
 				      (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0), 0);
 		if (fd < 0 || fstat(fd, &h->st) < 0 || h->st.st_ino != st.st_ino ||
