@@ -420,25 +420,149 @@ static uint64_t dest_size(int wfd, const char *dir, const char *name, int *exist
 
 /* ---- import_files ---------------------------------------------------------- */
 
-void transfer_import(struct proto_req *r, const cJSON *args)
+/* import_files' arguments read and checked: 0, or -1 (answered). */
+static int import_args(struct proto_req *r, const cJSON *args, const char **hp, const char **wsa,
+		       const char **dest, int *extract)
 {
-	const char *T = "import_files", *hp = NULL, *wsa = NULL, *dest = NULL;
-	int extract = 1;
-	char err[1500], ws[65] = "", base[256], flags[8];
-	if (no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", &hp) < 0 ||
-	    tool_arg_str(r, T, args, "workspace_id", &wsa) < 0 ||
-	    tool_arg_str(r, T, args, "dest", &dest) < 0 || tool_arg_bool(r, T, args, "extract", &extract) < 0)
-		return;
-	if (!hp || !*hp) {
+	const char *T = "import_files";
+	if (no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", hp) < 0 ||
+	    tool_arg_str(r, T, args, "workspace_id", wsa) < 0 ||
+	    tool_arg_str(r, T, args, "dest", dest) < 0 || tool_arg_bool(r, T, args, "extract", extract) < 0)
+		return -1;
+	if (!*hp || !**hp) {
 		tool_bad_args(r, T, "host_path is required: a file or directory in an allowed host "
 			      "directory (absolute, or relative to one)");
-		return;
+		return -1;
 	}
-	if (wsa && !ws_id_ok(wsa)) {
+	if (*wsa && !ws_id_ok(*wsa)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			      "starting with -)");
+		return -1;
+	}
+	return 0;
+}
+
+/* What the import would add to the workspace, measured before a byte is
+ * written (need bytes, inodes; a directory by a dry copy), and c made
+ * ready for the copy with the room the quota leaves; -1 when the host side
+ * failed (answered). */
+static int import_plan(struct proto_req *r, const char *hp, const struct host *h,
+		       const struct listing *t, int archive, const char *name, int wfd,
+		       const char *dir, struct copy *c, int *existed, uint64_t *need,
+		       uint64_t *inodes)
+{
+	uint64_t old;
+	*c = (struct copy){ .dst = -1, .room = UINT64_MAX };
+	*need = archive ? t->pages : name ? (uint64_t)h->st.st_size : 0;
+	*inodes = archive ? (uint64_t)t->entries : 0;
+	*existed = 0;
+	if (!archive && !name) {
+		c->dry = 1;
+		copy_tree(c, openat(h->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		*need = c->bytes;
+		*inodes = (uint64_t)(c->files + c->dirs + 1);
+		if (c->over || c->failed) {
+			tool_error(r, "%s: %s. Nothing was written.", hp, c->err);
+			return -1;
+		}
+		*c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? *need : UINT64_MAX };
+	} else if (name) {
+		old = dest_size(wfd, dir, name, existed);
+		*inodes = !*existed;
+		c->room = cfg.ws_quota ? *need : UINT64_MAX;
+		*need = *need > old ? *need - old : 0;
+	}
+	return 0;
+}
+
+/* A file (name) or a directory copied into c->dst (closed then), the
+ * workspace's size told, and the answer (res, taken). */
+static void import_copy(struct proto_req *r, const char *ws, int wfd, const char *hp,
+			const char *rel, const struct host *h, const char *name, int existed,
+			struct copy *c, cJSON *res)
+{
+	char err[1500];
+	if (name)
+		c->failed = copy_file(c, h->fd, &h->st, name) < 0;
+	else
+		copy_tree(c, openat(h->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	close(c->dst);
+	if (c->failed || c->over) {
+		ws_size_forget(ws);     /* partly copied: measured again */
+		cJSON_Delete(res);
+		tool_error(r, "%s: %s; what was copied before stays in workspace %s (list_files "
+			   "shows it)", hp, c->err, ws);
 		return;
 	}
+	if (name) {     /* one file: its bytes, and an inode when it is new */
+		struct sr_delta d = { c->delta, existed ? 0 : 1 };
+		ws_size_add(ws, wfd, &d);
+	} else {
+		struct sr_usage u;      /* the files and directories it made: measured again */
+		ws_size_forget(ws);
+		(void)ws_size(ws, wfd, &u);
+	}
+	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
+	cJSON_AddNumberToObject(res, "files", (double)c->files);
+	cJSON_AddNumberToObject(res, "bytes", (double)c->bytes);
+	cJSON_AddNumberToObject(res, "skipped", (double)c->skipped);
+	cJSON_AddNumberToObject(res, "left_out", (double)c->skipped);
+	cJSON_AddNumberToObject(res, "mode_changed", (double)c->changed);
+	snprintf(err, sizeof err, "copied %s into workspace %s at /workspace/%s: %zu file%s, "
+		 "%llu bytes%s%s%s%s", hp, ws, rel, c->files, c->files == 1 ? "" : "s",
+		 (unsigned long long)c->bytes, c->skipped ? "; skipped (links, files of several "
+		 "links, fifos, devices and sockets): " : "", c->skipped_names,
+		 c->changed ? "; set-user-ID, set-group-ID and sticky bits dropped from: " : "",
+		 c->changed_names);
+	tool_reply(r, res, err, 0);
+}
+
+/* Is host_path (open in h) an archive to extract: 1, its listing in t and
+ * tar's flags in flags; 0, a file or directory to copy; -1 when it cannot
+ * be imported (answered). */
+static int import_source(struct proto_req *r, const char *hp, struct host *h, int extract,
+			 char *flags, size_t flen, struct listing *t)
+{
+	int archive = S_ISREG(h->st.st_mode) && extract && is_archive_name(h->rel);
+	const char *kind = archive ? tar_kind(h->fd) : NULL;
+	snprintf(flags, flen, "-%sf", kind ? kind : "");
+	if (archive && !kind) {
+		tool_error(r, "%s: named like a tar archive but it is not one (neither tar nor "
+			   "gzip): pass extract false to copy it as it is", hp);
+		return -1;
+	}
+	if (archive && archive_list(r, h, flags, t) < 0) {
+		if (!r->cancelled)
+			tool_error(r, "%s: not extracted: %s. Nothing was written.", hp, t->why);
+		return -1;
+	}
+	return archive;
+}
+
+/* Over the workspace's quota, or an archive holding what import_files
+ * cannot leave out: 1 (answered), else 0. */
+static int import_refused(struct proto_req *r, const char *ws, int wfd, const char *hp,
+			  uint64_t need, uint64_t inodes, int archive, const struct listing *t)
+{
+	if (import_over(r, ws, wfd, hp, need, inodes, archive ? " while it is extracted (its files' "
+			"sizes, each rounded up to whole pages of 4 KiB as the quota counts them "
+			"then)" : ""))
+		return 1;
+	if (archive && t->m.unnameable) {
+		tool_error(r, "%s: not extracted: a fifo, device or socket in it has a newline in its "
+			   "name, which import_files cannot leave out. Nothing was written.", hp);
+		return 1;
+	}
+	return 0;
+}
+
+void transfer_import(struct proto_req *r, const cJSON *args)
+{
+	const char *hp = NULL, *wsa = NULL, *dest = NULL;
+	int extract = 1;
+	char err[1500], ws[65] = "", base[256], flags[8];
+	if (import_args(r, args, &hp, &wsa, &dest, &extract) < 0)
+		return;
 	struct host h;
 	if (host_open(hp, &h, err, sizeof err) < 0) {
 		tool_error(r, "%s", err);
@@ -446,28 +570,14 @@ void transfer_import(struct proto_req *r, const cJSON *args)
 	}
 	int wfd = -1;
 	snprintf(ws, sizeof ws, "%s", wsa ? wsa : "");
-	int archive = S_ISREG(h.st.st_mode) && extract && is_archive_name(h.rel);
-	const char *kind = archive ? tar_kind(h.fd) : NULL;
 	struct listing t = { 0 };
-	snprintf(flags, sizeof flags, "-%sf", kind ? kind : "");
-	if (archive && !kind) {
-		tool_error(r, "%s: named like a tar archive but it is not one (neither tar nor "
-			   "gzip): pass extract false to copy it as it is", hp);
+	int archive = import_source(r, hp, &h, extract, flags, sizeof flags, &t);
+	if (archive < 0)
 		goto out;
-	}
-	if (archive && archive_list(r, &h, flags, &t) < 0) {
-		if (!r->cancelled)
-			tool_error(r, "%s: not extracted: %s. Nothing was written.", hp, t.why);
-		goto out;
-	}
 	host_base_name(&h, base, sizeof base);
 	const char *rel = fs_rel_path(dest ? dest : archive ? "." : base, err, sizeof err);
-	if (!rel || ws_make(ws, sizeof ws, 0, err, sizeof err) < 0) {
-		tool_error(r, "%s", err);
-		goto out;
-	}
-	wfd = ws_open(ws, 1, err, sizeof err);
-	if (wfd < 0) {
+	if (!rel || ws_make(ws, sizeof ws, 0, err, sizeof err) < 0 ||
+	    (wfd = ws_open(ws, 1, err, sizeof err)) < 0) {
 		tool_error(r, "%s", err);
 		goto out;
 	}
@@ -479,35 +589,13 @@ void transfer_import(struct proto_req *r, const cJSON *args)
 		goto out;
 	}
 	/* what it would add, against the quota's room, before a byte is written */
-	struct copy c = { .dst = -1, .room = UINT64_MAX };
-	uint64_t need = archive ? t.pages : name ? (uint64_t)h.st.st_size : 0, old;
-	uint64_t inodes = archive ? (uint64_t)t.entries : 0;
-	int existed = 0;
-	if (!archive && !name) {
-		c.dry = 1;
-		copy_tree(&c, openat(h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-		need = c.bytes;
-		inodes = (uint64_t)(c.files + c.dirs + 1);
-		if (c.over || c.failed) {
-			tool_error(r, "%s: %s. Nothing was written.", hp, c.err);
-			goto out;
-		}
-		c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? need : UINT64_MAX };
-	} else if (name) {
-		old = dest_size(wfd, dir, name, &existed);
-		inodes = !existed;
-		c.room = cfg.ws_quota ? need : UINT64_MAX;
-		need = need > old ? need - old : 0;
-	}
-	if (import_over(r, ws, wfd, hp, need, inodes, archive ? " while it is extracted (its files' "
-			"sizes, each rounded up to whole pages of 4 KiB as the quota counts them "
-			"then)" : ""))
+	struct copy c;
+	uint64_t need, inodes;
+	int existed;
+	if (import_plan(r, hp, &h, &t, archive, name, wfd, dir, &c, &existed, &need, &inodes) < 0)
 		goto out;
-	if (archive && t.m.unnameable) {
-		tool_error(r, "%s: not extracted: a fifo, device or socket in it has a newline in its "
-			   "name, which import_files cannot leave out. Nothing was written.", hp);
+	if (import_refused(r, ws, wfd, hp, need, inodes, archive, &t))
 		goto out;
-	}
 	/* the destination directory (the file's parent for a file), made */
 	c.dst = fs_dir_open(wfd, name ? dir : rel, 1);
 	if (c.dst < 0) {
@@ -523,39 +611,7 @@ void transfer_import(struct proto_req *r, const cJSON *args)
 		archive_extract(r, ws, &h, flags, rel, &t, res);
 		goto out;       /* (sr-jail --quota-cache added what it wrote) */
 	}
-	if (name)
-		c.failed = copy_file(&c, h.fd, &h.st, name) < 0;
-	else
-		copy_tree(&c, openat(h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	close(c.dst);
-	if (c.failed || c.over) {
-		ws_size_forget(ws);     /* partly copied: measured again */
-		cJSON_Delete(res);
-		tool_error(r, "%s: %s; what was copied before stays in workspace %s (list_files "
-			   "shows it)", hp, c.err, ws);
-		goto out;
-	}
-	if (name) {     /* one file: its bytes, and an inode when it is new */
-		struct sr_delta d = { c.delta, existed ? 0 : 1 };
-		ws_size_add(ws, wfd, &d);
-	} else {
-		struct sr_usage u;      /* the files and directories it made: measured again */
-		ws_size_forget(ws);
-		(void)ws_size(ws, wfd, &u);
-	}
-	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
-	cJSON_AddNumberToObject(res, "files", (double)c.files);
-	cJSON_AddNumberToObject(res, "bytes", (double)c.bytes);
-	cJSON_AddNumberToObject(res, "skipped", (double)c.skipped);
-	cJSON_AddNumberToObject(res, "left_out", (double)c.skipped);
-	cJSON_AddNumberToObject(res, "mode_changed", (double)c.changed);
-	snprintf(err, sizeof err, "copied %s into workspace %s at /workspace/%s: %zu file%s, "
-		 "%llu bytes%s%s%s%s", hp, ws, rel, c.files, c.files == 1 ? "" : "s",
-		 (unsigned long long)c.bytes, c.skipped ? "; skipped (links, files of several "
-		 "links, fifos, devices and sockets): " : "", c.skipped_names,
-		 c.changed ? "; set-user-ID, set-group-ID and sticky bits dropped from: " : "",
-		 c.changed_names);
-	tool_reply(r, res, err, 0);
+	import_copy(r, ws, wfd, hp, rel, &h, name, existed, &c, res);
 out:
 	if (wfd >= 0)
 		close(wfd);
