@@ -1,7 +1,7 @@
 /* tool.h - the tools layer (prefix tool_): the MCP tools, one file per
- * tool or close family, each tool one row of the table in tools.c (its
- * schema and its handler); tool_init hands the protocol its struct
- * proto_server. Below it:
+ * tool or close family, each tool one line of TOOL_TABLE below (its
+ * schema and its handler), a row of the table in tools.c; tool_init
+ * hands the protocol its struct proto_server. Below it:
  * protocol, jobs, images, workspaces, fs, runners, spawn, text, util.
  *
  *   tools.c          the table: tools/list, tools/call dispatch, instructions
@@ -33,11 +33,9 @@ struct cJSON *tool_list(enum proto_era era);
 void tool_call(struct proto_req *r);              /* on its own thread */
 const char *tool_instructions(void);
 
-/* A tool: its schema (NAME_def, JSON) and its handler, which answers its
- * call; a row of tools.c's table. NAME_schema: what the schema takes from
- * the settings (0: leave the tool out of tools/list). */
+/* A tool: its schema (const char NAME_def[], JSON) and its handler,
+ * which answers its call. */
 typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
-#define TOOL_DECLARE(name, fn) extern const char name##_def[]; tool_fn fn
 
 /* Pieces of the schemas: a run's result, a workspace and a path argument. */
 #define RESULT_PROPS \
@@ -72,48 +70,51 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 #define PATH_ARG "\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace (\\\"/workspace/x\\\" is taken as \\\"x\\\"). No symbolic link is followed.\"}"
 
 /* tool_run.c: run_code and its jobs; a run's result for the model */
-TOOL_DECLARE(run_code, run_code);
-TOOL_DECLARE(job_status, job_status);
-TOOL_DECLARE(job_logs, job_logs);
-TOOL_DECLARE(cancel_job, cancel_job);
-TOOL_DECLARE(list_jobs, list_jobs);
 int run_code_schema(struct cJSON *t);
 int run_output_schema(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
 
 /* tool_info.c: sandbox_info; --compat sandrun's names */
-TOOL_DECLARE(sandbox_info, sandbox_info);
-TOOL_DECLARE(execute_python, sandrun_exec);
-TOOL_DECLARE(execute_javascript, sandrun_exec);
-TOOL_DECLARE(execute_bash, sandrun_exec);
-TOOL_DECLARE(check_job_status, sandrun_status);
-TOOL_DECLARE(get_job_logs, sandrun_status);
 int sandrun_exec_schema(struct cJSON *t);
 
-/* tool_ws.c */
-TOOL_DECLARE(list_workspaces, files_list_workspaces);
-TOOL_DECLARE(delete_workspace, files_delete_workspace);
-
-/* tool_write.c */
-TOOL_DECLARE(write_file, files_write);
-TOOL_DECLARE(edit_file, files_edit);
-TOOL_DECLARE(delete_path, files_delete_path);
-
-/* tool_files.c */
-TOOL_DECLARE(list_files, files_list);
-TOOL_DECLARE(read_file, files_read);
-
 /* tool_packages.c */
-TOOL_DECLARE(install_packages, install_packages);
 int install_packages_schema(struct cJSON *t);
-
-/* tool_export.c, tool_import.c */
-TOOL_DECLARE(export_workspace, transfer_export);
-TOOL_DECLARE(import_files, transfer_import);
 
 /* tool_resources.c */
 void resources_call(struct proto_req *r);             /* on its own thread */
+
+/* The tools, in the order tools/list gives them, one line each:
+ * TOOL(NAME, handler, sandrun, schema): NAME_def, its schema (JSON, in
+ * its file); sandrun: offered with --compat sandrun only; schema: what
+ * the schema takes from the settings, 0 to leave it out of the list
+ * (NULL: nothing). tools.c builds its table from this list. */
+#define TOOL_TABLE(TOOL) \
+	TOOL(run_code, run_code, 0, run_code_schema) \
+	TOOL(job_status, job_status, 0, run_output_schema) \
+	TOOL(job_logs, job_logs, 0, run_output_schema) \
+	TOOL(cancel_job, cancel_job, 0, NULL) \
+	TOOL(list_jobs, list_jobs, 0, NULL) \
+	TOOL(sandbox_info, sandbox_info, 0, NULL) \
+	TOOL(list_workspaces, files_list_workspaces, 0, NULL) \
+	TOOL(delete_workspace, files_delete_workspace, 0, NULL) \
+	TOOL(list_files, files_list, 0, NULL) \
+	TOOL(read_file, files_read, 0, NULL) \
+	TOOL(write_file, files_write, 0, NULL) \
+	TOOL(edit_file, files_edit, 0, NULL) \
+	TOOL(delete_path, files_delete_path, 0, NULL) \
+	TOOL(install_packages, install_packages, 0, install_packages_schema) \
+	TOOL(export_workspace, transfer_export, 0, NULL) \
+	TOOL(import_files, transfer_import, 0, NULL) \
+	TOOL(execute_python, sandrun_exec, 1, sandrun_exec_schema) \
+	TOOL(execute_javascript, sandrun_exec, 1, sandrun_exec_schema) \
+	TOOL(execute_bash, sandrun_exec, 1, sandrun_exec_schema) \
+	TOOL(check_job_status, sandrun_status, 1, NULL) \
+	TOOL(get_job_logs, sandrun_status, 1, NULL)
+
+/* Each tool's schema and handler, declared here for its file. */
+#define TOOL_DECLARE(name, fn, sandrun, schema) extern const char name##_def[]; tool_fn fn;
+TOOL_TABLE(TOOL_DECLARE)
 
 /* tool_util.c: answers of a tool: a result (takes res), an isError result
  * with text only, a bad argument (-32602). Argument readers: 1 found and

@@ -3,7 +3,8 @@
  * JSON-RPC error (-32602) that says what to send instead; a call over an
  * administrator's cap, and a run that fails, are results with isError,
  * whose text tells the model what to do next. A new tool: a file of its
- * own (its schema, its handler, declared in tool.h) and a row here. */
+ * own (its schema NAME_def and its handler) and a line in tool.h's
+ * TOOL_TABLE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,9 @@
 #include "tool.h"
 #include "sr.h"
 
-/* The tools, in the order tools/list gives them. sandrun: offered with
- * --compat sandrun only; schema: what the tool's schema takes from the
- * settings, 0 to leave it out of the list (NULL: nothing). */
+/* The table, one row per line of tool.h's TOOL_TABLE. */
+#define TOOL_ROW(name, fn, sandrun, schema) { #name, name##_def, fn, sandrun, schema },
+
 static const struct tool_row {
 	const char *name;
 	const char *def;
@@ -23,27 +24,7 @@ static const struct tool_row {
 	int sandrun;
 	int (*schema)(cJSON *t);
 } table[] = {
-	{ "run_code", run_code_def, run_code, 0, run_code_schema },
-	{ "job_status", job_status_def, job_status, 0, run_output_schema },
-	{ "job_logs", job_logs_def, job_logs, 0, run_output_schema },
-	{ "cancel_job", cancel_job_def, cancel_job, 0, NULL },
-	{ "list_jobs", list_jobs_def, list_jobs, 0, NULL },
-	{ "sandbox_info", sandbox_info_def, sandbox_info, 0, NULL },
-	{ "list_workspaces", list_workspaces_def, files_list_workspaces, 0, NULL },
-	{ "delete_workspace", delete_workspace_def, files_delete_workspace, 0, NULL },
-	{ "list_files", list_files_def, files_list, 0, NULL },
-	{ "read_file", read_file_def, files_read, 0, NULL },
-	{ "write_file", write_file_def, files_write, 0, NULL },
-	{ "edit_file", edit_file_def, files_edit, 0, NULL },
-	{ "delete_path", delete_path_def, files_delete_path, 0, NULL },
-	{ "install_packages", install_packages_def, install_packages, 0, install_packages_schema },
-	{ "export_workspace", export_workspace_def, transfer_export, 0, NULL },
-	{ "import_files", import_files_def, transfer_import, 0, NULL },
-	{ "execute_python", execute_python_def, sandrun_exec, 1, sandrun_exec_schema },
-	{ "execute_javascript", execute_javascript_def, sandrun_exec, 1, sandrun_exec_schema },
-	{ "execute_bash", execute_bash_def, sandrun_exec, 1, sandrun_exec_schema },
-	{ "check_job_status", check_job_status_def, sandrun_status, 1, NULL },
-	{ "get_job_logs", get_job_logs_def, sandrun_status, 1, NULL },
+	TOOL_TABLE(TOOL_ROW)
 };
 #define TOOLS (sizeof table / sizeof *table)
 
