@@ -2,11 +2,12 @@
  * spawn.c: a spawn that never starts a process (the settings, cfg,
  * are util.c's).
  *
- * The rest of sr-mcp is the real code: proto.c, tools.c, proto_tasks.c,
- * jobs.c, job_result.c, runners.c ... So a tools/call is served as far as it
- * can be without a process: its arguments are checked and the errors
- * answered; job_state_ready makes the state directory (a temporary one) and
- * believes the sandbox works (the probe "sr-jail true" succeeds here);
+ * The rest of sr-mcp is the real code: proto.c, tools.c and the tool_*.c
+ * files, proto_tasks.c, jobs.c, job_result.c, runners.c ... So a
+ * tools/call is served as far as it can be without a process: its
+ * arguments are checked and the errors answered; job_state_ready makes
+ * the state directory (a temporary one) and believes the sandbox works
+ * (the probe "sr-jail true" succeeds here);
  * every sr-queue command (submit, status, cancel, list) fails as if
  * sr-queue could not run, so a valid run_code ends in "The run could not
  * be started", and nothing is ever run. */

@@ -2,7 +2,7 @@
  * by openat2 (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
  * beneath a descriptor, files are opened O_NOFOLLOW and checked with
  * fstat (a regular file of one link), trees are walked without following
- * a link (lib/tree.c). Why this matters: see files.c. The fs layer: it
+ * a link (lib/tree.c). Why this matters: see tool_files.c. The fs layer: it
  * calls the text layer and lib/ only. */
 #include <dirent.h>
 #include <errno.h>

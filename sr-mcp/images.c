@@ -12,7 +12,7 @@
  * lists them all and never carries base64.
  *
  * The outputs directory was written by the sandboxed code, so it is read
- * the way files.c reads a workspace: the directory opened by openat2
+ * the way tool_files.c reads a workspace: the directory opened by openat2
  * beneath the workspace, no link followed (a link planted there is
  * skipped, never read through), entries looked at with fstatat
  * (AT_SYMLINK_NOFOLLOW), files opened O_NONBLOCK and checked with fstat
@@ -223,6 +223,24 @@ static const char *not_shown(const struct image *im, size_t room, char *buf, siz
 	return NULL;
 }
 
+/* An image's entry in the result's list: inlined unless no says why not. */
+static cJSON *image_entry(const struct image *im, const char *no)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", im->path);
+	cJSON_AddStringToObject(o, "type", im->mime);
+	cJSON_AddNumberToObject(o, "size", (double)im->size);
+	if (im->width < 0) {
+		cJSON_AddNullToObject(o, "width");
+		cJSON_AddNullToObject(o, "height");
+	} else {
+		cJSON_AddNumberToObject(o, "width", (double)im->width);
+		cJSON_AddNumberToObject(o, "height", (double)im->height);
+	}
+	cJSON_AddBoolToObject(o, "inlined", !no);
+	return o;
+}
+
 cJSON *images_collect(cJSON *res, const cJSON *st)
 {
 	const char *ws = str(res, "workspace_id"), *status = str(res, "status");
@@ -260,18 +278,7 @@ cJSON *images_collect(cJSON *res, const cJSON *st)
 		struct image *im = &s.found[i];
 		char why[200];
 		const char *no = not_shown(im, room, why, sizeof why);
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "path", im->path);
-		cJSON_AddStringToObject(o, "type", im->mime);
-		cJSON_AddNumberToObject(o, "size", (double)im->size);
-		if (im->width < 0) {
-			cJSON_AddNullToObject(o, "width");
-			cJSON_AddNullToObject(o, "height");
-		} else {
-			cJSON_AddNumberToObject(o, "width", (double)im->width);
-			cJSON_AddNumberToObject(o, "height", (double)im->height);
-		}
-		cJSON_AddBoolToObject(o, "inlined", !no);
+		cJSON *o = image_entry(im, no);
 		if (no) {
 			cJSON_AddStringToObject(o, "note", no);
 		} else {

@@ -226,6 +226,104 @@ static int quota_hit(const char *id, char *cap, size_t len)
 	return found;
 }
 
+/* A job's output in o: stdout gets three quarters of the room, stderr the
+ * rest, and what one does not use the other may. The text block repeats
+ * it, so the room is half the result's. */
+static void result_output(cJSON *o, const char *id, const cJSON *st, uint64_t out_off,
+			  uint64_t err_off)
+{
+	size_t room = cfg.max_chars > 4000 ? (cfg.max_chars - 4000) / 2 : 1000;
+	struct piece po, pe;
+	char *e = stream_text(id, "stderr", err_off, room / 4, &pe);
+	size_t used_e = strlen(e);
+	char *out = stream_text(id, "stdout", out_off, room - used_e, &po);
+	if (pe.dropped && strlen(out) < room * 3 / 4) {
+		free(e);
+		e = stream_text(id, "stderr", err_off, room - strlen(out), &pe);
+	}
+	cJSON_AddStringToObject(o, "stdout", out);
+	cJSON_AddStringToObject(o, "stderr", e);
+	free(out);
+	free(e);
+	double so_total = num(st, "stdout_total", (double)po.size);
+	double se_total = num(st, "stderr_total", (double)pe.size);
+	cJSON_AddNumberToObject(o, "stdout_bytes", so_total);
+	cJSON_AddNumberToObject(o, "stderr_bytes", se_total);
+	cJSON_AddNumberToObject(o, "stdout_dropped_bytes", (double)po.dropped +
+				(so_total > (double)po.size ? so_total - (double)po.size : 0));
+	cJSON_AddNumberToObject(o, "stderr_dropped_bytes", (double)pe.dropped +
+				(se_total > (double)pe.size ? se_total - (double)pe.size : 0));
+	cJSON_AddNumberToObject(o, "stdout_offset", (double)(po.size > out_off ? po.size : out_off));
+	cJSON_AddNumberToObject(o, "stderr_offset", (double)(pe.size > err_off ? pe.size : err_off));
+	cJSON_AddBoolToObject(o, "invalid_utf8", po.replaced || pe.replaced);
+}
+
+/* What a done job used (lim: sr-limit's report, if any). */
+static void result_usage(cJSON *o, const cJSON *st, const cJSON *lim, int done)
+{
+	if (done && lim) {
+		cJSON_AddNumberToObject(o, "wall_ms", num(lim, "wall_ms", 0));
+		cJSON_AddNumberToObject(o, "cpu_ms", num(lim, "user_ms", 0) + num(lim, "sys_ms", 0));
+		cJSON_AddNumberToObject(o, "peak_memory_bytes", num(lim, "peak_memory_bytes", 0));
+	} else if (done) {
+		cJSON_AddNumberToObject(o, "wall_ms", num(st, "wall_ms", 0));
+		cJSON_AddNumberToObject(o, "cpu_ms", num(st, "user_ms", 0) + num(st, "sys_ms", 0));
+		cJSON_AddNullToObject(o, "peak_memory_bytes");
+	} else {
+		cJSON_AddNullToObject(o, "wall_ms");
+		cJSON_AddNullToObject(o, "cpu_ms");
+		cJSON_AddNullToObject(o, "peak_memory_bytes");
+	}
+}
+
+/* The limit that stopped the job, in o; whether its workspace reached
+ * its quota (1, the quota in cap) or not. */
+static int result_limit(cJSON *o, const char *id, const char *status, const char *reason,
+			int done, char *cap, size_t clen)
+{
+	static const struct { const char *status, *limit; } stopped[] = {
+		{ "timed_out", "timeout" }, { "oom", "memory" },
+	};
+	const char *which = NULL;
+	for (size_t i = 0; i < sizeof stopped / sizeof *stopped; i++)
+		if (!strcmp(status, stopped[i].status))
+			which = stopped[i].limit;
+	if (!which && !strcmp(reason, "cpu"))
+		which = "cpu";
+	if (!which && !strcmp(reason, "pids"))
+		which = "pids";
+	int disk = done && quota_hit(id, cap, clen);
+	if (!which && disk)
+		which = "disk";
+	if (which)
+		cJSON_AddStringToObject(o, "limit_hit", which);
+	else
+		cJSON_AddNullToObject(o, "limit_hit");
+	cJSON_AddBoolToObject(o, "quota_hit", disk);
+	return disk;
+}
+
+/* What to do next, in o: the status's hint, and the quota's. */
+static void result_hint(cJSON *o, const char *status, const char *id, int disk, const char *cap)
+{
+	const char *h = hint_for(status, id);
+	char hq[700];
+	if (disk) {
+		int inodes = strstr(cap, "inodes") != NULL;
+		snprintf(hq, sizeof hq, "%s%sThe workspace reached its quota of %s%s: %s past it "
+			 "failed with ENOSPC or were not kept (what fitted was kept). Delete %s "
+			 "you no longer need (delete_path, or in the code), %s, or use a new "
+			 "workspace.", h ? h : "", h ? " " : "", cap,
+			 inodes ? " (files, directories and links, counted each)" : "",
+			 inodes ? "new files and directories" : "writes",
+			 inodes ? "files and directories" : "files",
+			 inodes ? "make fewer of them" : "write less");
+		h = hq;
+	}
+	if (h)
+		cJSON_AddStringToObject(o, "hint", h);
+}
+
 cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 		     uint64_t out_off, uint64_t err_off)
 {
@@ -258,89 +356,18 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	else
 		cJSON_AddNullToObject(o, "signal");
 
-	/* Output: stdout gets three quarters of the room, stderr the rest,
-	 * and what one does not use the other may. The text block repeats
-	 * it, so the room is half the result's. */
-	size_t room = cfg.max_chars > 4000 ? (cfg.max_chars - 4000) / 2 : 1000;
-	struct piece po, pe;
-	char *e = stream_text(id, "stderr", err_off, room / 4, &pe);
-	size_t used_e = strlen(e);
-	char *out = stream_text(id, "stdout", out_off, room - used_e, &po);
-	if (pe.dropped && strlen(out) < room * 3 / 4) {
-		free(e);
-		e = stream_text(id, "stderr", err_off, room - strlen(out), &pe);
-	}
-	cJSON_AddStringToObject(o, "stdout", out);
-	cJSON_AddStringToObject(o, "stderr", e);
-	free(out);
-	free(e);
-	double so_total = num(st, "stdout_total", (double)po.size);
-	double se_total = num(st, "stderr_total", (double)pe.size);
-	cJSON_AddNumberToObject(o, "stdout_bytes", so_total);
-	cJSON_AddNumberToObject(o, "stderr_bytes", se_total);
-	cJSON_AddNumberToObject(o, "stdout_dropped_bytes", (double)po.dropped +
-				(so_total > (double)po.size ? so_total - (double)po.size : 0));
-	cJSON_AddNumberToObject(o, "stderr_dropped_bytes", (double)pe.dropped +
-				(se_total > (double)pe.size ? se_total - (double)pe.size : 0));
-	cJSON_AddNumberToObject(o, "stdout_offset", (double)(po.size > out_off ? po.size : out_off));
-	cJSON_AddNumberToObject(o, "stderr_offset", (double)(pe.size > err_off ? pe.size : err_off));
-	cJSON_AddBoolToObject(o, "invalid_utf8", po.replaced || pe.replaced);
+	result_output(o, id, st, out_off, err_off);
 
-	if (done && lim) {
-		cJSON_AddNumberToObject(o, "wall_ms", num(lim, "wall_ms", 0));
-		cJSON_AddNumberToObject(o, "cpu_ms", num(lim, "user_ms", 0) + num(lim, "sys_ms", 0));
-		cJSON_AddNumberToObject(o, "peak_memory_bytes", num(lim, "peak_memory_bytes", 0));
-	} else if (done) {
-		cJSON_AddNumberToObject(o, "wall_ms", num(st, "wall_ms", 0));
-		cJSON_AddNumberToObject(o, "cpu_ms", num(st, "user_ms", 0) + num(st, "sys_ms", 0));
-		cJSON_AddNullToObject(o, "peak_memory_bytes");
-	} else {
-		cJSON_AddNullToObject(o, "wall_ms");
-		cJSON_AddNullToObject(o, "cpu_ms");
-		cJSON_AddNullToObject(o, "peak_memory_bytes");
-	}
-	static const struct { const char *status, *limit; } stopped[] = {
-		{ "timed_out", "timeout" }, { "oom", "memory" },
-	};
-	const char *which = NULL;
-	for (size_t i = 0; i < sizeof stopped / sizeof *stopped; i++)
-		if (!strcmp(status, stopped[i].status))
-			which = stopped[i].limit;
-	if (!which && !strcmp(reason, "cpu"))
-		which = "cpu";
-	if (!which && !strcmp(reason, "pids"))
-		which = "pids";
+	result_usage(o, st, lim, done);
 	char cap[32] = "";
-	int disk = done && quota_hit(id, cap, sizeof cap);
-	if (!which && disk)
-		which = "disk";
-	if (which)
-		cJSON_AddStringToObject(o, "limit_hit", which);
-	else
-		cJSON_AddNullToObject(o, "limit_hit");
-	cJSON_AddBoolToObject(o, "quota_hit", disk);
+	int disk = result_limit(o, id, status, reason, done, cap, sizeof cap);
 	const char *err = str(st, "error");
 	if (sandbox)
 		cJSON_AddStringToObject(o, "error", sandbox);
 	else if (err)
 		cJSON_AddStringToObject(o, "error", err);
 	free(sandbox);
-	const char *h = hint_for(status, id);
-	char hq[700];
-	if (disk) {
-		int inodes = strstr(cap, "inodes") != NULL;
-		snprintf(hq, sizeof hq, "%s%sThe workspace reached its quota of %s%s: %s past it "
-			 "failed with ENOSPC or were not kept (what fitted was kept). Delete %s "
-			 "you no longer need (delete_path, or in the code), %s, or use a new "
-			 "workspace.", h ? h : "", h ? " " : "", cap,
-			 inodes ? " (files, directories and links, counted each)" : "",
-			 inodes ? "new files and directories" : "writes",
-			 inodes ? "files and directories" : "files",
-			 inodes ? "make fewer of them" : "write less");
-		h = hq;
-	}
-	if (h)
-		cJSON_AddStringToObject(o, "hint", h);
+	result_hint(o, status, id, disk, cap);
 	return o;
 }
 

@@ -108,21 +108,13 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 
 /* The job is stored in the spool here, through sr-queue's spool core, as
  * `sr-queue submit` would store it (no exec on the way). */
-int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
+/* The environment of s's runner (env, 19 at most): the code's file,
+ * the workspace ws, its quota, the env file envf ("" for none), the
+ * arguments of sr-limit, sr-jail and sr-exec. Its length. */
+static size_t job_env(const struct run_spec *s, const char *code, const char *ws,
+		      const char *envf, char **env)
 {
-	char code[4096], envf[4096] = "", ws[4096];
 	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
-	int deps[2], ndeps = 0;
-	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
-					 errlen)) < 0)
-		return -1;
-	ndeps++;
-	if (s->env && cJSON_GetArraySize(s->env) > 0) {
-		if ((deps[ndeps] = env_file(s->env, envf, sizeof envf, err, errlen)) < 0)
-			goto fail;
-		ndeps++;
-	}
-	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
 	char mem[64] = "";
 	if (s->memory)
 		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(job_memory_via(), "cgroup") == 0 ?
@@ -134,7 +126,6 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
-	char *env[19];
 	size_t nenv = 0;
 	add_env(env, &nenv, "PATH", path);
 	add_env(env, &nenv, "LANG", "C.UTF-8");
@@ -155,6 +146,25 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	add_env(env, &nenv, "SR_EXEC_ARGS", exec);
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
 		env[nenv++] = xstrdup(s->env_extra[i]);
+	return nenv;
+}
+
+int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
+{
+	char code[4096], envf[4096] = "", ws[4096];
+	int deps[2], ndeps = 0;
+	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
+					 errlen)) < 0)
+		return -1;
+	ndeps++;
+	if (s->env && cJSON_GetArraySize(s->env) > 0) {
+		if ((deps[ndeps] = env_file(s->env, envf, sizeof envf, err, errlen)) < 0)
+			goto fail;
+		ndeps++;
+	}
+	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
+	char *env[19];
+	size_t nenv = job_env(s, code, ws, envf, env);
 	int nargs = s->args ? cJSON_GetArraySize(s->args) : 0, n = 0;
 	char **argv = xmalloc((size_t)(nargs + 2) * sizeof *argv);
 	argv[n++] = s->runner->path;

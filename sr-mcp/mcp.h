@@ -6,9 +6,12 @@
  * its own layer and those below only (scripts/layers.conf, HACKING.md):
  *
  *   main.c                              options, the read loop, shutdown
- *   tool.h   tools (tool_)              tools.c files.c packages.c
- *                                       transfer.c resources.c
- *                                       tool_pkgspec.c tool_util.c
+ *   tool.h   tools (tool_)              tools.c tool_info.c tool_run.c
+ *                                       tool_ws.c tool_write.c tool_files.c
+ *                                       tool_packages.c tool_export.c
+ *                                       tool_import.c tool_tar.c
+ *                                       tool_resources.c tool_pkgspec.c
+ *                                       tool_util.c
  *   proto.h  protocol (proto_)          proto_tasks.c proto.c
  *   job.h    jobs (job_)                job_retention.c job_result.c
  *                                       jobs.c job_files.c

@@ -102,47 +102,29 @@ static int drain(int fd, int (*sink)(void *, const char *, size_t), void *ctx)
 	return sink && sink(ctx, buf, (size_t)n) < 0 ? -1 : 1;
 }
 
-int spawn_io(char *const argv[], const struct spawn_io *io)
+/* In the child: stdin from io->in_fd (or /dev/null), stdout to out,
+ * stderr to err (or /dev/null when quiet), then argv run. */
+static _Noreturn void spawn_child(const char *path, char *const argv[], const struct spawn_io *io,
+				  int out, int err, pid_t ppid)
 {
-	char *path = resolve(argv[0]);
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-	if (!path)
-		return -1;
-	if (pipe2(po, O_CLOEXEC) < 0 || (io->err && pipe2(pe, O_CLOEXEC) < 0)) {
-		free(path);
-		if (po[0] >= 0) {
-			close(po[0]);
-			close(po[1]);
-		}
-		return -1;
-	}
-	pid_t ppid = getpid();
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null < 0 || dup2(io->in_fd >= 0 ? io->in_fd : null, 0) < 0 ||
-		    dup2(po[1], 1) < 0 || (io->err && dup2(pe[1], 2) < 0) ||
-		    (!io->err && io->quiet && dup2(null, 2) < 0))
-			_exit(SR_EXIT_SYS);
-		/* Dies with the thread that waits for it; and if sr-mcp went
-		 * away before the prctl took hold, goes too. */
-		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != ppid)
-			_exit(SR_EXIT_SYS);
-		execve(path, argv, environ);
-		_exit(sr_exec_exit(errno));
-	}
-	free(path);
-	close(po[1]);
-	if (pe[1] >= 0)
-		close(pe[1]);
-	if (pid < 0) {
-		close(po[0]);
-		if (pe[0] >= 0)
-			close(pe[0]);
-		return -1;
-	}
-	kid_set(0, pid);
-	struct pollfd fds[2] = { { .fd = po[0], .events = POLLIN }, { .fd = pe[0], .events = POLLIN } };
+	int null = open("/dev/null", O_RDWR);
+	if (null < 0 || dup2(io->in_fd >= 0 ? io->in_fd : null, 0) < 0 ||
+	    dup2(out, 1) < 0 || (io->err && dup2(err, 2) < 0) ||
+	    (!io->err && io->quiet && dup2(null, 2) < 0))
+		_exit(SR_EXIT_SYS);
+	/* Dies with the thread that waits for it; and if sr-mcp went
+	 * away before the prctl took hold, goes too. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != ppid)
+		_exit(SR_EXIT_SYS);
+	execve(path, argv, environ);
+	_exit(sr_exec_exit(errno));
+}
+
+/* The child's stdout (out) and stderr (err, or -1) to io's sinks until
+ * both end (closed then); a sink's -1, or *io->stop, kills the child. */
+static void spawn_pump(pid_t pid, const struct spawn_io *io, int out, int err)
+{
+	struct pollfd fds[2] = { { .fd = out, .events = POLLIN }, { .fd = err, .events = POLLIN } };
 	int killed = 0;
 	while (fds[0].fd >= 0 || fds[1].fd >= 0) {
 		if (!killed && io->stop && *io->stop) {
@@ -169,6 +151,38 @@ int spawn_io(char *const argv[], const struct spawn_io *io)
 	for (int i = 0; i < 2; i++)
 		if (fds[i].fd >= 0)
 			close(fds[i].fd);
+}
+
+int spawn_io(char *const argv[], const struct spawn_io *io)
+{
+	char *path = resolve(argv[0]);
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	if (!path)
+		return -1;
+	if (pipe2(po, O_CLOEXEC) < 0 || (io->err && pipe2(pe, O_CLOEXEC) < 0)) {
+		free(path);
+		if (po[0] >= 0) {
+			close(po[0]);
+			close(po[1]);
+		}
+		return -1;
+	}
+	pid_t ppid = getpid();
+	pid_t pid = fork();
+	if (pid == 0)
+		spawn_child(path, argv, io, po[1], pe[1], ppid);
+	free(path);
+	close(po[1]);
+	if (pe[1] >= 0)
+		close(pe[1]);
+	if (pid < 0) {
+		close(po[0]);
+		if (pe[0] >= 0)
+			close(pe[0]);
+		return -1;
+	}
+	kid_set(0, pid);
+	spawn_pump(pid, io, po[0], pe[0]);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;

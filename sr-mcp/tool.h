@@ -1,18 +1,24 @@
-/* tool.h - the tools layer (prefix tool_): the MCP tools, each in its file
- * (or one file per close family), each a handler in the table of tools.c
- * (tool_call) and a schema in its list (tool_init); tool_init hands the
- * protocol its struct proto_server. Below it:
+/* tool.h - the tools layer (prefix tool_): the MCP tools, one file per
+ * tool or close family, each tool one line of TOOL_TABLE below (its
+ * schema and its handler), a row of the table in tools.c; tool_init
+ * hands the protocol its struct proto_server. Below it:
  * protocol, jobs, images, workspaces, fs, runners, spawn, text, util.
  *
- *   tools.c         the table: tools/list, tools/call dispatch, instructions;
- *                   run_code and the job_* tools, sandbox_info
- *   files.c         the workspace file tools
- *   packages.c      install_packages
- *   transfer.c      export_workspace, import_files
- *   resources.c     MCP resources: workspace files and job outputs
- *   tool_pkgspec.c  package specs the tools take (install, export recipe)
- *   tool_util.c     argument readers, answers, result sizes (the bottom:
- *                   every tool file calls it)
+ *   tools.c          the table: tools/list, tools/call dispatch, instructions
+ *   tool_info.c      sandbox_info; --compat sandrun's names
+ *   tool_run.c       run_code, job_status, job_logs, cancel_job, list_jobs
+ *   tool_ws.c        list_workspaces, delete_workspace
+ *   tool_write.c     write_file, edit_file, delete_path
+ *   tool_files.c     list_files, read_file
+ *   tool_packages.c  install_packages
+ *   tool_export.c    export_workspace
+ *   tool_import.c    import_files
+ *   tool_tar.c       what those two share: tar in the sandbox, the host
+ *                    directories (tool_tar.h)
+ *   tool_resources.c MCP resources: workspace files and job outputs
+ *   tool_pkgspec.c   package specs the tools take (install, export recipe)
+ *   tool_util.c      argument readers, answers, result sizes, what the file
+ *                    tools share (the bottom: every tool file calls it)
  */
 #ifndef SR_MCP_TOOL_H
 #define SR_MCP_TOOL_H
@@ -21,13 +27,94 @@
 
 struct cJSON;
 
-/* tools.c */
+/* tools.c: the table of tools */
 void tool_init(void);
 struct cJSON *tool_list(enum proto_era era);
 void tool_call(struct proto_req *r);              /* on its own thread */
 const char *tool_instructions(void);
+
+/* A tool: its schema (const char NAME_def[], JSON) and its handler,
+ * which answers its call. */
+typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
+
+/* Pieces of the schemas: a run's result, a workspace and a path argument. */
+#define RESULT_PROPS \
+"\"job_id\":{\"type\":\"string\",\"description\":\"The job's id: pass it to job_status, job_logs, cancel_job.\"}," \
+"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace the run used: pass it to run_code to keep its files.\"}," \
+"\"status\":{\"type\":\"string\",\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\",\"timed_out\",\"oom\",\"killed\",\"cancelled\",\"lost\",\"error\"]}," \
+"\"reason\":{\"type\":\"string\",\"description\":\"How it ended: exit, signal, timeout, memory, cpu, pids, cancelled, lost, sandbox (the sandbox could not run it), or why it could not start.\"}," \
+"\"exit_code\":{\"type\":[\"integer\",\"null\"]}," \
+"\"signal\":{\"type\":[\"string\",\"null\"],\"description\":\"The signal that killed it, e.g. KILL.\"}," \
+"\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"}," \
+"\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"}," \
+"\"stdout_dropped_bytes\":{\"type\":\"integer\",\"description\":\"Bytes of stdout not in this result (job_logs reads them).\"}," \
+"\"stderr_dropped_bytes\":{\"type\":\"integer\"}," \
+"\"stdout_offset\":{\"type\":\"integer\",\"description\":\"Pass back to job_status to get only newer output.\"}," \
+"\"stderr_offset\":{\"type\":\"integer\"}," \
+"\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"Some bytes were not UTF-8 and were replaced by U+FFFD.\"}," \
+"\"images\":{\"type\":\"array\",\"description\":\"The images (PNG, JPEG, GIF, WebP) the run wrote to /workspace/outputs, at most 8: those inlined follow the text as image blocks; read_file fetches the others.\",\"items\":{\"type\":\"object\",\"properties\":{" \
+"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"}," \
+"\"width\":{\"type\":[\"integer\",\"null\"]},\"height\":{\"type\":[\"integer\",\"null\"]},\"inlined\":{\"type\":\"boolean\"}," \
+"\"note\":{\"type\":\"string\",\"description\":\"Why it is not inlined.\"}},\"required\":[\"path\",\"type\",\"size\",\"width\",\"height\",\"inlined\"]}}," \
+"\"images_not_listed\":{\"type\":\"integer\",\"description\":\"More images the run wrote than a result lists (list_files shows them).\"}," \
+"\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
+"\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
+"\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \
+"\"quota_hit\":{\"type\":\"boolean\",\"description\":\"The workspace reached its size quota: writes past it failed (ENOSPC).\"}," \
+"\"error\":{\"type\":\"string\"},\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}"
+
+#define RESULT_SCHEMA "{\"type\":\"object\",\"properties\":{" RESULT_PROPS "}," \
+	"\"required\":[\"job_id\",\"status\",\"reason\",\"exit_code\",\"signal\",\"stdout\",\"stderr\"]}"
+
+#define WS_ARG "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace: a run_code result's workspace_id, or one list_workspaces shows.\"}"
+#define PATH_ARG "\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace (\\\"/workspace/x\\\" is taken as \\\"x\\\"). No symbolic link is followed.\"}"
+
+/* tool_run.c: run_code and its jobs; a run's result for the model */
+int run_code_schema(struct cJSON *t);
+int run_output_schema(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
+
+/* tool_info.c: sandbox_info; --compat sandrun's names */
+int sandrun_exec_schema(struct cJSON *t);
+
+/* tool_packages.c */
+int install_packages_schema(struct cJSON *t);
+
+/* tool_resources.c */
+void resources_call(struct proto_req *r);             /* on its own thread */
+
+/* The tools, in the order tools/list gives them, one line each:
+ * TOOL(NAME, handler, sandrun, schema): NAME_def, its schema (JSON, in
+ * its file); sandrun: offered with --compat sandrun only; schema: what
+ * the schema takes from the settings, 0 to leave it out of the list
+ * (NULL: nothing). tools.c builds its table from this list. */
+#define TOOL_TABLE(TOOL) \
+	TOOL(run_code, run_code, 0, run_code_schema) \
+	TOOL(job_status, job_status, 0, run_output_schema) \
+	TOOL(job_logs, job_logs, 0, run_output_schema) \
+	TOOL(cancel_job, cancel_job, 0, NULL) \
+	TOOL(list_jobs, list_jobs, 0, NULL) \
+	TOOL(sandbox_info, sandbox_info, 0, NULL) \
+	TOOL(list_workspaces, files_list_workspaces, 0, NULL) \
+	TOOL(delete_workspace, files_delete_workspace, 0, NULL) \
+	TOOL(list_files, files_list, 0, NULL) \
+	TOOL(read_file, files_read, 0, NULL) \
+	TOOL(write_file, files_write, 0, NULL) \
+	TOOL(edit_file, files_edit, 0, NULL) \
+	TOOL(delete_path, files_delete_path, 0, NULL) \
+	TOOL(install_packages, install_packages, 0, install_packages_schema) \
+	TOOL(export_workspace, transfer_export, 0, NULL) \
+	TOOL(import_files, transfer_import, 0, NULL) \
+	TOOL(execute_python, sandrun_exec, 1, sandrun_exec_schema) \
+	TOOL(execute_javascript, sandrun_exec, 1, sandrun_exec_schema) \
+	TOOL(execute_bash, sandrun_exec, 1, sandrun_exec_schema) \
+	TOOL(check_job_status, sandrun_status, 1, NULL) \
+	TOOL(get_job_logs, sandrun_status, 1, NULL)
+
+/* Each tool's schema and handler, declared here for its file. */
+#define TOOL_DECLARE(name, fn, sandrun, schema) extern const char name##_def[]; tool_fn fn;
+TOOL_TABLE(TOOL_DECLARE)
 
 /* tool_util.c: answers of a tool: a result (takes res), an isError result
  * with text only, a bad argument (-32602). Argument readers: 1 found and
@@ -55,23 +142,23 @@ size_t tool_json_size(const struct cJSON *v);
 size_t tool_json_str_size(const char *s);
 const char *tool_network_policy(void);       /* none, install or full */
 
+/* tool_util.c, for the file tools: a time as ISO 8601 (UTC); text added
+ * to a growing buffer *b; the file PATH of workspace WS opened (flags)
+ * and fstat'ed, its path in the workspace in *rel, or -1 (answered); a
+ * mode's type: file, dir, symlink or other. */
+#define TOOL_FILE_MAX (10U << 20)                    /* read_file, edit_file: at most */
+#define TOOL_LIST_BUDGET (TOOL_RESULT_BUDGET - 16384) /* list_files, list_workspaces: a page's bytes */
+struct stat;
+void tool_iso_time(time_t t, char *buf, size_t len);
+void tool_append(char **b, size_t *len, size_t *cap, const char *s, size_t n);
+void tool_text_add(char **b, size_t *len, size_t *cap, const char *s);
+int tool_open_file(struct proto_req *r, const char *ws, const char *path, int flags,
+		   struct stat *st, const char **rel);
+const char *tool_type_of(mode_t m);
+
 /* tool_pkgspec.c: is SPEC a package spec MANAGER ("pip", "npm") takes?
  * 1, or 0 with why. */
 #define TOOL_SPEC_MAX 200       /* bytes in one spec */
 int tool_package_spec_ok(const char *manager, const char *spec, char *why, size_t len);
-
-/* The tool files: each handler answers its call. */
-void files_list_workspaces(struct proto_req *r, const struct cJSON *args);
-void files_delete_workspace(struct proto_req *r, const struct cJSON *args);
-void files_list(struct proto_req *r, const struct cJSON *args);
-void files_read(struct proto_req *r, const struct cJSON *args);
-void files_write(struct proto_req *r, const struct cJSON *args);
-void files_edit(struct proto_req *r, const struct cJSON *args);
-void files_delete_path(struct proto_req *r, const struct cJSON *args);
-extern const char install_packages_def[];   /* its schema, for tools/list */
-void install_packages(struct proto_req *r, const struct cJSON *args);
-void transfer_export(struct proto_req *r, const struct cJSON *args);
-void transfer_import(struct proto_req *r, const struct cJSON *args);
-void resources_call(struct proto_req *r);             /* on its own thread */
 
 #endif

@@ -171,3 +171,51 @@ const char *tool_network_policy(void)
 {
 	return cfg.net_full ? "full" : cfg.net_install ? "install" : "none";
 }
+
+/* ---- shared by the file tools (moved, unchanged, from files.c) ---------- */
+
+void tool_iso_time(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void tool_append(char **b, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*b = realloc(*b, *cap);
+		if (!*b)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+	}
+	memcpy(*b + *len, s, n);
+	*len += n;
+	(*b)[*len] = '\0';
+}
+
+void tool_text_add(char **b, size_t *len, size_t *cap, const char *s)
+{
+	tool_append(b, len, cap, s, strlen(s));
+}
+
+/* The file PATH of workspace WS, opened with flags and fstat'ed into st,
+ * its path in the workspace in *rel; -1 when it cannot be (answered). */
+int tool_open_file(struct proto_req *r, const char *ws, const char *path, int flags,
+		   struct stat *st, const char **rel)
+{
+	char err[1200];
+	*rel = fs_rel_path(path, err, sizeof err);
+	int wfd = *rel ? ws_open(ws, 0, err, sizeof err) : -1;
+	int fd = wfd >= 0 ? fs_file_open(wfd, *rel, *rel, flags, st, err, sizeof err) : -1;
+	if (wfd >= 0)
+		close(wfd);
+	if (fd < 0)
+		tool_error(r, "%s", err);
+	return fd;
+}
+
+const char *tool_type_of(mode_t m)
+{
+	return S_ISREG(m) ? "file" : S_ISDIR(m) ? "dir" : S_ISLNK(m) ? "symlink" : "other";
+}

@@ -1,4 +1,4 @@
-/* packages.c - install_packages: pip or npm installs packages into a
+/* tool_packages.c - install_packages: pip or npm installs packages into a
  * workspace, inside the sandbox, as an sr-queue job like any run (so it
  * has an id, shows in list_jobs, can be cancelled and is time-limited).
  * The job's program is an installer, RUNNERS/install/MANAGER, a script
@@ -63,6 +63,14 @@ const char install_packages_def[] =
 "\"required\":[\"job_id\",\"workspace_id\",\"manager\",\"status\",\"packages\"]},"
 "\"annotations\":{\"title\":\"Install packages\",\"readOnlyHint\":false,\"destructiveHint\":false,"
 "\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+/* install_packages reaches the world when the network policy lets it. */
+int install_packages_schema(cJSON *t)
+{
+	cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
+		->type = cfg.net_install ? cJSON_True : cJSON_False;
+	return 1;
+}
 
 /* pip's names compare lower case with runs of - _ . as one -; npm's as
  * they are. The name of a spec ends at [ = < > ! ~ or a second @. */
@@ -283,33 +291,31 @@ static int specs_ok(struct proto_req *r, const char *manager, const cJSON *pk)
 	return n > 0 ? 0 : -1;
 }
 
-void install_packages(struct proto_req *r, const cJSON *args)
+/* The arguments checked: 0, or -1 (answered). */
+static int install_args_ok(struct proto_req *r, const char *ws, const char *manager,
+			   const cJSON *pk)
 {
-	const char *T = "install_packages", *ws = NULL, *manager = NULL;
-	double timeout = (double)cfg.timeout_ms / 1000, wait = (double)cfg.wait_max_ms / 1000;
-	const cJSON *pk = cJSON_GetObjectItem(args, "packages");
-	if (tool_arg_str(r, T, args, "workspace_id", &ws) < 0 ||
-	    tool_arg_str(r, T, args, "manager", &manager) < 0 ||
-	    tool_arg_num(r, T, args, "timeout_s", 0.001, &timeout) < 0 ||
-	    tool_arg_num(r, T, args, "wait_s", 0, &wait) < 0)
-		return;
+	const char *T = "install_packages";
 	if (!ws || !manager || !pk) {
 		tool_bad_args(r, T, "workspace_id, manager and packages are required");
-		return;
+		return -1;
 	}
 	if (!ws_id_ok(ws)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			      "starting with -)");
-		return;
+		return -1;
 	}
 	if (strcmp(manager, "pip") && strcmp(manager, "npm")) {
 		tool_bad_args(r, T, "manager must be pip or npm");
-		return;
+		return -1;
 	}
-	if (specs_ok(r, manager, pk) < 0)
-		return;
-	/* pip from the administrator's wheels needs no network, and gets none */
-	int local = !strcmp(manager, "pip") && cfg.pip_find_links;
+	return specs_ok(r, manager, pk);
+}
+
+/* The network policy lets it (local: pip from the administrator's
+ * wheels), and timeout_s is under the cap: 0, or -1 (answered). */
+static int install_allowed(struct proto_req *r, const char *manager, int local, double timeout)
+{
 	if (!cfg.net_install && !local) {
 		tool_error(r, "Nothing was installed: installing %s packages needs the network, and "
 			   "this server's network policy is none. Tell the user: the administrator "
@@ -320,22 +326,28 @@ void install_packages(struct proto_req *r, const cJSON *args)
 			   "--pip-find-links DIR (SR_MCP_PIP_FIND_LINKS).%s", manager,
 			   strcmp(manager, "pip") ? "" : " Meanwhile, only the standard library "
 			   "and the modules the system has can be imported.");
-		return;
+		return -1;
 	}
 	if ((uint64_t)(timeout * 1000 + 0.5) > cfg.timeout_max_ms) {
 		tool_error(r, "timeout_s %g is over this server's cap of %g s: ask for at most that",
 			   timeout, (double)cfg.timeout_max_ms / 1000);
-		return;
+		return -1;
 	}
-	if (wait * 1000 > (double)cfg.wait_max_ms)
-		wait = (double)cfg.wait_max_ms / 1000;
+	return 0;
+}
 
-	char installer[4200], err[600], id[33], links[4200];
+/* The install queued as a job of workspace ws: 0 with its id (and in note
+ * what became of npm's specs), or -1 (answered). */
+static int install_submit(struct proto_req *r, const char *manager, const char *ws,
+			  const cJSON *pk, int local, double timeout, char *id, char *note,
+			  size_t nlen)
+{
+	char installer[4200], err[600], links[4200];
 	snprintf(installer, sizeof installer, "%s/install/%s", cfg.runners_dir, manager);
 	if (access(installer, X_OK) < 0) {
 		tool_error(r, "No %s installer here (%s is missing): tell the user, the "
 			   "administrator installs it with sr-mcp's runners.", manager, installer);
-		return;
+		return -1;
 	}
 	struct runner inst = { .path = installer };
 	snprintf(inst.name, sizeof inst.name, "install-%s", manager);
@@ -350,18 +362,40 @@ void install_packages(struct proto_req *r, const cJSON *args)
 		.tenant = r->tenant, .net = !local, .env_extra = extra,
 	};
 	snprintf(s.workspace, sizeof s.workspace, "%s", ws);
-	char note[800] = "";
 	cJSON *specs = NULL;
 	int made = ws_make(s.workspace, sizeof s.workspace, 0, err, sizeof err);
 	if (made == 0 && !strcmp(manager, "npm"))
-		s.args = specs = npm_specs(s.workspace, pk, note, sizeof note);
+		s.args = specs = npm_specs(s.workspace, pk, note, nlen);
 	if (made < 0 || job_submit(&s, id, err, sizeof err) < 0) {
 		cJSON_Delete(specs);
 		tool_error(r, "The install could not be started: %s. Nothing was installed. Tell "
 			   "the user; sr-mcp's log (its stderr) has details.", err);
-		return;
+		return -1;
 	}
 	cJSON_Delete(specs);
+	return 0;
+}
+
+void install_packages(struct proto_req *r, const cJSON *args)
+{
+	const char *T = "install_packages", *ws = NULL, *manager = NULL;
+	double timeout = (double)cfg.timeout_ms / 1000, wait = (double)cfg.wait_max_ms / 1000;
+	const cJSON *pk = cJSON_GetObjectItem(args, "packages");
+	if (tool_arg_str(r, T, args, "workspace_id", &ws) < 0 ||
+	    tool_arg_str(r, T, args, "manager", &manager) < 0 ||
+	    tool_arg_num(r, T, args, "timeout_s", 0.001, &timeout) < 0 ||
+	    tool_arg_num(r, T, args, "wait_s", 0, &wait) < 0 ||
+	    install_args_ok(r, ws, manager, pk) < 0)
+		return;
+	/* pip from the administrator's wheels needs no network, and gets none */
+	int local = !strcmp(manager, "pip") && cfg.pip_find_links;
+	if (install_allowed(r, manager, local, timeout) < 0)
+		return;
+	if (wait * 1000 > (double)cfg.wait_max_ms)
+		wait = (double)cfg.wait_max_ms / 1000;
+	char err[600], id[33], note[800] = "";
+	if (install_submit(r, manager, ws, pk, local, timeout, id, note, sizeof note) < 0)
+		return;
 	proto_req_set_job(r, id);
 	cJSON *st = proto_job_wait(r, id, (uint64_t)(wait * 1000 + 0.5), err, sizeof err);
 	if (r->cancelled) {
@@ -371,6 +405,6 @@ void install_packages(struct proto_req *r, const cJSON *args)
 	if (!st)
 		tool_error(r, "install job %s: %s", id, err);
 	else
-		reply(r, manager, ws, pk, s.net, id, st, note);
+		reply(r, manager, ws, pk, !local, id, st, note);
 	cJSON_Delete(st);
 }

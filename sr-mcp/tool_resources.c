@@ -1,11 +1,11 @@
-/* resources.c - MCP resources: the files of the workspaces and the output
+/* tool_resources.c - MCP resources: the files of the workspaces and the output
  * of jobs, for clients that let a user attach them or a model read them.
  *
  *   sr://workspaces/{workspace_id}/files/{+path}   a file of a workspace
  *   sr://jobs/{job_id}/stdout, sr://jobs/{job_id}/stderr
  *
  * resources/templates/list gives these three. resources/read reads a file
- * as read_file does: looked up beneath the workspace by files.c's
+ * as read_file does: looked up beneath the workspace by tool_files.c's
  * openat2 (no "..", no absolute path, no symbolic link anywhere on the
  * way), a regular file of one link, opened O_NONBLOCK. UTF-8 text comes
  * as "text" (terminal control characters made visible, as read_file
@@ -294,6 +294,36 @@ static void text_fit(char **text, const char *ws, const char *rel, long long siz
 	*text = o;
 }
 
+/* The file rel of workspace ws opened and fstat'ed into st; -1 when it
+ * cannot be (answered): what is not there is "not found"; what is
+ * refused, says why. */
+static int res_file_open(struct proto_req *r, const char *uri, const char *ws, const char *rel,
+			 struct stat *st)
+{
+	char err[1200];
+	int wfd = ws_open(ws, 0, err, sizeof err);
+	if (wfd < 0) {
+		not_found(r, uri, err);
+		return -1;
+	}
+	int probe = fs_openat2(wfd, rel, O_PATH, 0);
+	int fd = -1;
+	if (probe < 0) {
+		fs_path_why(err, sizeof err, rel, errno);
+		if (errno == ENOENT || errno == ENOTDIR)
+			not_found(r, uri, err);
+		else
+			proto_error(r, -32602, err, NULL);
+	} else {
+		close(probe);
+		fd = fs_file_open(wfd, rel, rel, O_RDONLY, st, err, sizeof err);
+		if (fd < 0)
+			proto_error(r, -32602, err, NULL);
+	}
+	close(wfd);
+	return fd;
+}
+
 static void read_file_res(struct proto_req *r, const char *uri)
 {
 	char ws[65], err[1200];
@@ -313,29 +343,8 @@ static void read_file_res(struct proto_req *r, const char *uri)
 		free(path);
 		return;
 	}
-	int wfd = ws_open(ws, 0, err, sizeof err);
-	if (wfd < 0) {
-		not_found(r, uri, err);
-		free(path);
-		return;
-	}
-	/* what is not there is "not found"; what is refused, says why */
 	struct stat st;
-	int probe = fs_openat2(wfd, rel, O_PATH, 0);
-	int fd = -1;
-	if (probe < 0) {
-		fs_path_why(err, sizeof err, rel, errno);
-		if (errno == ENOENT || errno == ENOTDIR)
-			not_found(r, uri, err);
-		else
-			proto_error(r, -32602, err, NULL);
-	} else {
-		close(probe);
-		fd = fs_file_open(wfd, rel, rel, O_RDONLY, &st, err, sizeof err);
-		if (fd < 0)
-			proto_error(r, -32602, err, NULL);
-	}
-	close(wfd);
+	int fd = res_file_open(r, uri, ws, rel, &st);
 	if (fd < 0) {
 		free(path);
 		return;

@@ -1,0 +1,621 @@
+/* tool_import.c - import_files: a file, a directory or a tar archive from
+ * a host directory the administrator allowed into a workspace. Why and
+ * how: see tool_tar.c. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "tool.h"
+#include "sr.h"
+#include "tool_tar.h"
+
+const char import_files_def[] =
+"{\"name\":\"import_files\",\"title\":\"Import files from the host\","
+"\"description\":\"Copy a file or a directory from a host directory the administrator allowed "
+"(--host-dir) into a workspace. A .tar, .tar.gz or .tgz archive is extracted (extract false copies "
+"it as a file) into dest, by default the workspace's root; a file or directory goes to dest, by "
+"default its own name. No symbolic link is followed on the host; links and special files in a "
+"directory are skipped. Archives with absolute or '..' names are refused; an import is capped at "
+"100000 entries and 1 GiB, and what it adds must fit the workspace quota (counted before anything is "
+"written). Set-ID and sticky bits are dropped, fifos and devices left out. If no host directory is "
+"allowed, the result says how to allow one.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"host_path\":{\"type\":\"string\",\"description\":\"A file or directory in an allowed host directory: absolute, or relative to one (an export_workspace result's path works).\"},"
+"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace to copy into, made if it does not exist; omit it for a new one.\"},"
+"\"dest\":{\"type\":\"string\",\"description\":\"Where in the workspace, relative to /workspace.\"},"
+"\"extract\":{\"type\":\"boolean\",\"description\":\"Extract a .tar, .tar.gz or .tgz archive (default true).\"}},"
+"\"required\":[\"host_path\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"dest\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\",\"enum\":[\"archive\",\"file\",\"dir\"]},"
+"\"files\":{\"type\":\"integer\",\"description\":\"Files copied, or entries extracted.\"},"
+"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
+"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
+"\"bytes\":{\"type\":\"integer\"},\"skipped\":{\"type\":\"integer\",\"description\":\"Links and special files not copied.\"}},"
+"\"required\":[\"workspace_id\",\"dest\",\"kind\",\"files\",\"bytes\"]},"
+"\"annotations\":{\"title\":\"Import files\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+#define IMPORT_ENTRIES_MAX 100000       /* entries of an import, at most */
+#define IMPORT_BYTES_MAX (1ULL << 30)   /* bytes of an import, at most */
+#define PAGE 4096ULL                    /* a tmpfs page: the quota's unit while tar writes */
+
+/* ---- import_files: copies ------------------------------------------------ */
+
+struct copy {
+	int dst;                  /* the destination directory */
+	int dry;                  /* count only: the bytes a copy would add */
+	uint64_t bytes, room;     /* copied; at most (the quota's room) */
+	int64_t delta;            /* the workspace's size: what the copy changed */
+	size_t files, dirs, skipped, changed;
+	int over, failed, quota;
+	char err[1200];
+	char skipped_names[400], changed_names[400];
+};
+
+/* 0, -1 (errno), 1 when import_files' cap was passed, 2 the quota's room. */
+static int copy_fd(int in, int out, struct copy *c)
+{
+	char buf[65536];
+	off_t at = 0;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (c->bytes + (uint64_t)n > IMPORT_BYTES_MAX)
+			return 1;
+		if (c->bytes + (uint64_t)n > c->room)
+			return 2;
+		if (fs_write_at(out, buf, (size_t)n, at) < 0)
+			return -1;
+		at += n;
+		c->bytes += (uint64_t)n;
+	}
+}
+
+static void name_list_add(char *list, size_t len, const char *name)
+{
+	size_t n = strlen(list);
+	if (n + strlen(name) + 3 < len)
+		snprintf(list + n, len - n, "%s%s", n ? ", " : "", name);
+}
+
+/* The regular file in (already open) to path rel beneath c->dst, its
+ * mode without set-ID or sticky bits. A copy stopped by a cap is removed. */
+static int copy_file(struct copy *c, int in, const struct stat *ist, const char *rel)
+{
+	char dir[4096];
+	struct stat st;
+	const char *name = fs_split(rel, dir, sizeof dir);
+	if (!name) {
+		snprintf(c->err, sizeof c->err, "%s: not a file name", rel);
+		return -1;
+	}
+	int dfd = fs_dir_open(c->dst, dir, 1);
+	if (dfd < 0) {
+		fs_path_why(c->err, sizeof c->err, dir, errno);
+		return -1;
+	}
+	int out = fs_file_open(dfd, name, rel, O_WRONLY | O_CREAT, &st, c->err, sizeof c->err);
+	if (out < 0) {
+		close(dfd);
+		return -1;
+	}
+	uint64_t before = c->bytes;
+	int r = ftruncate(out, 0) < 0 ? -1 : copy_fd(in, out, c);
+	int e = errno;
+	c->delta -= (int64_t)st.st_size;
+	if (r == 0) {
+		(void)fchmod(out, (ist->st_mode & 0755) | 0600);
+		c->delta += (int64_t)(c->bytes - before);
+		if (ist->st_mode & 07000) {
+			c->changed++;
+			name_list_add(c->changed_names, sizeof c->changed_names, rel);
+		}
+	} else {
+		(void)unlinkat(dfd, name, 0);   /* cut short: not left half made */
+	}
+	close(out);
+	close(dfd);
+	if (r == 1) {
+		c->over = 1;
+		snprintf(c->err, sizeof c->err, "the import passed import_files' cap of %llu MiB "
+			 "at %s", IMPORT_BYTES_MAX >> 20, rel);
+	} else if (r == 2) {
+		c->quota = c->over = 1;
+		snprintf(c->err, sizeof c->err, "the workspace's quota of %llu bytes was reached "
+			 "at %s (the files grew since they were counted?); delete what is not needed "
+			 "(delete_path) or ask the administrator for a larger --workspace-quota",
+			 (unsigned long long)cfg.ws_quota, rel);
+	} else if (r < 0) {
+		snprintf(c->err, sizeof c->err, "%s: unable to copy: %s", rel, strerror(e));
+	}
+	c->files += r == 0;
+	return r ? -1 : 0;
+}
+
+static void copy_one(struct fs_walk *w, int dirfd, const char *name, const char *rel,
+		     const struct stat *st)
+{
+	struct copy *c = w->ctx;
+	if (w->seen > IMPORT_ENTRIES_MAX) {
+		c->over = 1;
+		snprintf(c->err, sizeof c->err, "the directory has more than import_files' cap "
+			 "of %d entries", IMPORT_ENTRIES_MAX);
+	} else if (c->dry) {
+		if (S_ISREG(st->st_mode) && st->st_nlink == 1)
+			c->bytes += (uint64_t)st->st_size, c->files++;
+		c->dirs += S_ISDIR(st->st_mode);
+	} else if (S_ISDIR(st->st_mode)) {
+		int fd = fs_dir_open(c->dst, rel, 1);
+		if (fd < 0)
+			fs_path_why(c->err, sizeof c->err, rel, errno);
+		else
+			close(fd);
+		c->dirs += fd >= 0;
+		c->failed = fd < 0;
+	} else if (S_ISREG(st->st_mode) && st->st_nlink == 1) {
+		struct stat ist;
+		int in = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				O_CLOEXEC);
+		if (in >= 0 && fstat(in, &ist) == 0 && ist.st_ino == st->st_ino && S_ISREG(ist.st_mode))
+			c->failed = copy_file(c, in, &ist, rel) < 0;
+		else {
+			snprintf(c->err, sizeof c->err, "%s: %s", rel, in < 0 ? strerror(errno) :
+				 "changed while it was copied");
+			c->failed = 1;
+		}
+		if (in >= 0)
+			close(in);
+	} else {
+		/* a link, a file of several links, a fifo, socket or device */
+		c->skipped++;
+		name_list_add(c->skipped_names, sizeof c->skipped_names, rel);
+	}
+	if (c->over || c->failed)
+		w->stop = 1;
+}
+
+/* The directory fd (taken) walked: copied, or (c->dry) counted. */
+static void copy_tree(struct copy *c, int fd)
+{
+	struct fs_walk w = { .fn = copy_one, .recursive = 1, .skip_cut = 1, .ctx = c };
+	fs_walk(&w, fd);
+	if (w.cut && !c->failed && !c->over) {
+		c->over = 1;
+		snprintf(c->err, sizeof c->err, "the directory is too big or too deep to copy "
+			 "whole");
+	}
+}
+
+/* ---- import_files: archives ---------------------------------------------- */
+
+struct listing {
+	size_t entries;
+	uint64_t bytes;
+	uint64_t pages;        /* what tar may take under the quota while it writes */
+	int bad;
+	char why[2000];
+	struct members m;
+};
+
+/* Absolute, or a ".." component: the quoted name from q to e. */
+static int unsafe_name(const char *q, const char *e)
+{
+	if (q[1] == '/')
+		return 1;
+	for (const char *c = q + 1; c < e; ) {
+		const char *s = memchr(c, '/', (size_t)(e - c));
+		size_t n = (size_t)((s ? s : e) - c);
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return 1;
+		c += n + 1;
+	}
+	return 0;
+}
+
+/* One line of tar -tv (member_parse): checked, counted. */
+static int list_line(struct lines *l, char *line, size_t len)
+{
+	struct listing *t = l->ctx;
+	struct member m;
+	(void)len;
+	int rep = 0, bad = member_parse(line, &m) < 0;
+	char *shown = text_clean(line, strlen(line) > 300 ? 300 : strlen(line), &rep);
+	if (bad || l->too_long) {
+		snprintf(t->why, sizeof t->why, "tar listed a line sr-mcp cannot read: %s", shown);
+	} else if (unsafe_name(m.name, m.name_end)) {
+		snprintf(t->why, sizeof t->why, "a member's name is absolute or has a '..' in it "
+			 "(%s): sr-mcp extracts no such archive", shown);
+	} else if (m.to && unsafe_name(m.to, m.to_end)) {
+		snprintf(t->why, sizeof t->why, "a hard link in it points to an absolute path "
+			 "or through '..' (%s): sr-mcp extracts no such archive", shown);
+	} else if (++t->entries > IMPORT_ENTRIES_MAX) {
+		snprintf(t->why, sizeof t->why, "it has more than import_files' cap of %d entries",
+			 IMPORT_ENTRIES_MAX);
+	} else if ((bad = members_see(&t->m, &m)) < 0) {
+		snprintf(t->why, sizeof t->why, "it has more than %d fifos, devices and sockets, "
+			 "which import_files leaves out", EXCLUDE_MAX);
+	} else if (!bad) {
+		/* a file's bytes, in whole pages as the tmpfs under the quota
+		 * holds them; a link's target may take one too */
+		t->bytes += m.size;
+		t->pages += (m.size + PAGE - 1) / PAGE * PAGE + (m.type == 'l' ? PAGE : 0);
+		if (m.size > IMPORT_BYTES_MAX || t->bytes > IMPORT_BYTES_MAX)
+			snprintf(t->why, sizeof t->why, "its files add up to more than import_files' "
+				 "cap of %llu MiB (a sparse or compressed file counts at its full "
+				 "size)", IMPORT_BYTES_MAX >> 20);
+	}
+	free(shown);
+	t->bad = t->why[0] != '\0';
+	return t->bad ? -1 : 0;
+}
+
+static int note_line(struct lines *l, char *line, size_t len)
+{
+	(void)len;
+	note_add(l->ctx, line);
+	return 0;
+}
+
+/* "z" for gzip, "" for tar, NULL for neither. */
+static const char *tar_kind(int fd)
+{
+	unsigned char h[512];
+	ssize_t n = pread(fd, h, sizeof h, 0);
+	if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+		return "z";
+	if (n >= 263 && !memcmp(h + 257, "ustar", 5))
+		return "";
+	return NULL;
+}
+
+static int is_archive_name(const char *n)
+{
+	size_t k = strlen(n);
+	return (k > 4 && !strcasecmp(n + k - 4, ".tar")) || (k > 4 && !strcasecmp(n + k - 4, ".tgz")) ||
+	       (k > 7 && !strcasecmp(n + k - 7, ".tar.gz"));
+}
+
+/* The archive listed by tar in the sandbox (nothing bound) and checked:
+ * 0, or -1 with why in t->why. */
+static int archive_list(struct proto_req *r, struct host *h, const char *flags, struct listing *t)
+{
+	struct note msgs = { .len = 0 };
+	struct lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
+	struct chain c;
+	chain_start(&c, NULL, NULL, 0, NULL);
+	/* --absolute-names: names and link targets as they are in the archive
+	 * (tar -t strips a leading / or ../ of a hard link's target otherwise,
+	 * and the check below would see the stripped one) */
+	const char *args[] = { "-tv", "--absolute-names", "--numeric-owner", "--quoting-style=c",
+			       flags, "-" };
+	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+		chain_add(&c, args[i]);
+	struct spawn_io io = { .in_fd = h->fd, .out = lines_sink, .out_ctx = &l, .err = lines_sink,
+			       .err_ctx = &ml, .stop = &r->cancelled };
+	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
+	if (lines_end(&l) < 0)
+		t->bad = 1;
+	lines_end(&ml);
+	if (!t->bad && rc != 0)
+		snprintf(t->why, sizeof t->why, "tar could not list it (exit %d%s): %s", rc,
+			 rc == 124 ? ": its wall clock ran out" : "", msgs.text);
+	return t->bad || rc != 0 ? -1 : 0;
+}
+
+/* Would need bytes and inodes more pass the workspace's quota? Then 1,
+ * answered: the quota, what the import would add, what to do. */
+static int import_over(struct proto_req *r, const char *ws, int wfd, const char *hp, uint64_t need,
+		       uint64_t inodes, const char *how)
+{
+	if (!cfg.ws_quota)
+		return 0;
+	struct sr_usage u = { 0, 0 };
+	(void)ws_size(ws, wfd, &u);    /* a part unread: what was read */
+	uint64_t left = u.bytes < cfg.ws_quota ? cfg.ws_quota - u.bytes : 0;
+	uint64_t ileft = u.inodes < cfg.ws_inodes ? cfg.ws_inodes - u.inodes : 0;
+	if (need > left)
+		tool_error(r, "%s: not imported, nothing was written: it would add %llu bytes%s to "
+			   "workspace %s, which holds %llu bytes of its quota of %llu bytes (%llu MiB): "
+			   "%llu bytes are left. Delete what is not needed there (delete_path), import "
+			   "less, or ask the administrator for a larger --workspace-quota", hp,
+			   (unsigned long long)need, how, ws, (unsigned long long)u.bytes,
+			   (unsigned long long)cfg.ws_quota, (unsigned long long)(cfg.ws_quota >> 20),
+			   (unsigned long long)left);
+	else if (cfg.ws_inodes && inodes > ileft)
+		tool_error(r, "%s: not imported, nothing was written: it would add up to %llu files, "
+			   "directories and links to workspace %s, which holds %llu of its quota of "
+			   "%llu inodes: %llu are left. Delete what is not needed there (delete_path), "
+			   "import less, or ask the administrator for a larger --workspace-inodes", hp,
+			   (unsigned long long)inodes, ws, (unsigned long long)u.inodes,
+			   (unsigned long long)cfg.ws_inodes, (unsigned long long)ileft);
+	else
+		return 0;
+	return 1;
+}
+
+/* Extracted by tar in the sandbox into dest, the workspace bound
+ * read-write under its quota (sr-jail --quota: the kernel caps what tar
+ * writes, whatever the listing said), special files left out; the
+ * result answered. */
+static void archive_extract(struct proto_req *r, const char *ws, struct host *h, const char *flags,
+			    const char *dest, struct listing *t, cJSON *res)
+{
+	char into[4200], text[3000 + 2 * NAMES_CAP], changes[2 * NAMES_CAP + 300];
+	snprintf(into, sizeof into, "/workspace/%s", dest);
+	struct note msgs = { .len = 0 };
+	struct lines ml = { .fn = note_line, .ctx = &msgs };
+	struct chain c;
+	int failed;
+	const char *excl = members_file(&t->m, &failed);
+	if (failed) {
+		cJSON_Delete(res);
+		tool_error(r, "unable to write the list of what %s leaves out: %s", h->rel,
+			   strerror(errno));
+		return;
+	}
+	chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX, excl);
+	const char *args[] = { "-x", flags, "-", "--no-same-owner", "--no-same-permissions",
+			       "--no-overwrite-dir" };
+	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
+		chain_add(&c, args[i]);
+	members_args(&c, &t->m);
+	chain_add(&c, "-C");
+	chain_add(&c, into);
+	struct spawn_io io = { .in_fd = h->fd, .err = lines_sink, .err_ctx = &ml,
+			       .stop = &r->cancelled };
+	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
+	lines_end(&ml);
+	if (rc != 0) {
+		int quota = strstr(msgs.text, "sr-jail: warning: /workspace: quota of") != NULL;
+		cJSON_Delete(res);
+		tool_error(r, "%s: extracting it into workspace %s failed (exit %d%s); what was "
+			   "extracted before stays (list_files shows it)%s. tar said: %s", h->rel, ws,
+			   rc, rc == 124 ? ": the wall clock of " TAR_TIMEOUT " ran out" :
+			   rc == 128 + SIGXFSZ ? ": a file passed the size cap" : "",
+			   quota ? ": the workspace reached its quota, which the archive's "
+			   "listing said it would not (was the archive changed meanwhile?); delete "
+			   "what is not needed (delete_path) or ask the administrator for a larger "
+			   "--workspace-quota" : "", msgs.text);
+		return;
+	}
+	members_report(&t->m, res, changes, sizeof changes);
+	cJSON_AddStringToObject(res, "kind", "archive");
+	cJSON_AddNumberToObject(res, "files", (double)(t->entries - t->m.nexcl));
+	cJSON_AddNumberToObject(res, "bytes", (double)t->bytes);
+	snprintf(text, sizeof text, "extracted %s (%zu entries, %llu bytes) into workspace %s at "
+		 "/workspace%s%s; list_files shows them.%s%s%s", h->rel, t->entries - t->m.nexcl,
+		 (unsigned long long)t->bytes, ws, strcmp(dest, ".") ? "/" : "",
+		 strcmp(dest, ".") ? dest : "", changes, msgs.len ? "\ntar said:\n" : "", msgs.text);
+	tool_reply(r, res, text, 0);
+}
+
+/* The size of the regular file name in dir beneath the workspace, or 0. */
+static uint64_t dest_size(int wfd, const char *dir, const char *name, int *exists)
+{
+	struct stat st;
+	int d = fs_dir_open(wfd, dir, 0);
+	int r = d >= 0 ? fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) : -1;
+	if (d >= 0)
+		close(d);
+	*exists = r == 0;
+	return r == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+/* ---- import_files ---------------------------------------------------------- */
+
+/* import_files' arguments read and checked: 0, or -1 (answered). */
+static int import_args(struct proto_req *r, const cJSON *args, const char **hp, const char **wsa,
+		       const char **dest, int *extract)
+{
+	const char *T = "import_files";
+	if (no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", hp) < 0 ||
+	    tool_arg_str(r, T, args, "workspace_id", wsa) < 0 ||
+	    tool_arg_str(r, T, args, "dest", dest) < 0 || tool_arg_bool(r, T, args, "extract", extract) < 0)
+		return -1;
+	if (!*hp || !**hp) {
+		tool_bad_args(r, T, "host_path is required: a file or directory in an allowed host "
+			      "directory (absolute, or relative to one)");
+		return -1;
+	}
+	if (*wsa && !ws_id_ok(*wsa)) {
+		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
+			      "starting with -)");
+		return -1;
+	}
+	return 0;
+}
+
+/* What the import would add to the workspace, measured before a byte is
+ * written (need bytes, inodes; a directory by a dry copy), and c made
+ * ready for the copy with the room the quota leaves; -1 when the host side
+ * failed (answered). */
+static int import_plan(struct proto_req *r, const char *hp, const struct host *h,
+		       const struct listing *t, int archive, const char *name, int wfd,
+		       const char *dir, struct copy *c, int *existed, uint64_t *need,
+		       uint64_t *inodes)
+{
+	uint64_t old;
+	*c = (struct copy){ .dst = -1, .room = UINT64_MAX };
+	*need = archive ? t->pages : name ? (uint64_t)h->st.st_size : 0;
+	*inodes = archive ? (uint64_t)t->entries : 0;
+	*existed = 0;
+	if (!archive && !name) {
+		c->dry = 1;
+		copy_tree(c, openat(h->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		*need = c->bytes;
+		*inodes = (uint64_t)(c->files + c->dirs + 1);
+		if (c->over || c->failed) {
+			tool_error(r, "%s: %s. Nothing was written.", hp, c->err);
+			return -1;
+		}
+		*c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? *need : UINT64_MAX };
+	} else if (name) {
+		old = dest_size(wfd, dir, name, existed);
+		*inodes = !*existed;
+		c->room = cfg.ws_quota ? *need : UINT64_MAX;
+		*need = *need > old ? *need - old : 0;
+	}
+	return 0;
+}
+
+/* A file (name) or a directory copied into c->dst (closed then), the
+ * workspace's size told, and the answer (res, taken). */
+static void import_copy(struct proto_req *r, const char *ws, int wfd, const char *hp,
+			const char *rel, const struct host *h, const char *name, int existed,
+			struct copy *c, cJSON *res)
+{
+	char err[1500];
+	if (name)
+		c->failed = copy_file(c, h->fd, &h->st, name) < 0;
+	else
+		copy_tree(c, openat(h->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	close(c->dst);
+	if (c->failed || c->over) {
+		ws_size_forget(ws);     /* partly copied: measured again */
+		cJSON_Delete(res);
+		tool_error(r, "%s: %s; what was copied before stays in workspace %s (list_files "
+			   "shows it)", hp, c->err, ws);
+		return;
+	}
+	if (name) {     /* one file: its bytes, and an inode when it is new */
+		struct sr_delta d = { c->delta, existed ? 0 : 1 };
+		ws_size_add(ws, wfd, &d);
+	} else {
+		struct sr_usage u;      /* the files and directories it made: measured again */
+		ws_size_forget(ws);
+		(void)ws_size(ws, wfd, &u);
+	}
+	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
+	cJSON_AddNumberToObject(res, "files", (double)c->files);
+	cJSON_AddNumberToObject(res, "bytes", (double)c->bytes);
+	cJSON_AddNumberToObject(res, "skipped", (double)c->skipped);
+	cJSON_AddNumberToObject(res, "left_out", (double)c->skipped);
+	cJSON_AddNumberToObject(res, "mode_changed", (double)c->changed);
+	snprintf(err, sizeof err, "copied %s into workspace %s at /workspace/%s: %zu file%s, "
+		 "%llu bytes%s%s%s%s", hp, ws, rel, c->files, c->files == 1 ? "" : "s",
+		 (unsigned long long)c->bytes, c->skipped ? "; skipped (links, files of several "
+		 "links, fifos, devices and sockets): " : "", c->skipped_names,
+		 c->changed ? "; set-user-ID, set-group-ID and sticky bits dropped from: " : "",
+		 c->changed_names);
+	tool_reply(r, res, err, 0);
+}
+
+/* Is host_path (open in h) an archive to extract: 1, its listing in t and
+ * tar's flags in flags; 0, a file or directory to copy; -1 when it cannot
+ * be imported (answered). */
+static int import_source(struct proto_req *r, const char *hp, struct host *h, int extract,
+			 char *flags, size_t flen, struct listing *t)
+{
+	int archive = S_ISREG(h->st.st_mode) && extract && is_archive_name(h->rel);
+	const char *kind = archive ? tar_kind(h->fd) : NULL;
+	snprintf(flags, flen, "-%sf", kind ? kind : "");
+	if (archive && !kind) {
+		tool_error(r, "%s: named like a tar archive but it is not one (neither tar nor "
+			   "gzip): pass extract false to copy it as it is", hp);
+		return -1;
+	}
+	if (archive && archive_list(r, h, flags, t) < 0) {
+		if (!r->cancelled)
+			tool_error(r, "%s: not extracted: %s. Nothing was written.", hp, t->why);
+		return -1;
+	}
+	return archive;
+}
+
+/* Over the workspace's quota, or an archive holding what import_files
+ * cannot leave out: 1 (answered), else 0. */
+static int import_refused(struct proto_req *r, const char *ws, int wfd, const char *hp,
+			  uint64_t need, uint64_t inodes, int archive, const struct listing *t)
+{
+	if (import_over(r, ws, wfd, hp, need, inodes, archive ? " while it is extracted (its files' "
+			"sizes, each rounded up to whole pages of 4 KiB as the quota counts them "
+			"then)" : ""))
+		return 1;
+	if (archive && t->m.unnameable) {
+		tool_error(r, "%s: not extracted: a fifo, device or socket in it has a newline in its "
+			   "name, which import_files cannot leave out. Nothing was written.", hp);
+		return 1;
+	}
+	return 0;
+}
+
+void transfer_import(struct proto_req *r, const cJSON *args)
+{
+	const char *hp = NULL, *wsa = NULL, *dest = NULL;
+	int extract = 1;
+	char err[1500], ws[65] = "", base[256], flags[8];
+	if (import_args(r, args, &hp, &wsa, &dest, &extract) < 0)
+		return;
+	struct host h;
+	if (host_open(hp, &h, err, sizeof err) < 0) {
+		tool_error(r, "%s", err);
+		return;
+	}
+	int wfd = -1;
+	snprintf(ws, sizeof ws, "%s", wsa ? wsa : "");
+	struct listing t = { 0 };
+	int archive = import_source(r, hp, &h, extract, flags, sizeof flags, &t);
+	if (archive < 0)
+		goto out;
+	host_base_name(&h, base, sizeof base);
+	const char *rel = fs_rel_path(dest ? dest : archive ? "." : base, err, sizeof err);
+	if (!rel || ws_make(ws, sizeof ws, 0, err, sizeof err) < 0 ||
+	    (wfd = ws_open(ws, 1, err, sizeof err)) < 0) {
+		tool_error(r, "%s", err);
+		goto out;
+	}
+	char dir[4096];
+	const char *name = S_ISREG(h.st.st_mode) && !archive ? fs_split(rel, dir, sizeof dir) : NULL;
+	if (S_ISREG(h.st.st_mode) && !archive && !name) {
+		tool_error(r, "%s: not a file name (give the file's path in the workspace, e.g. "
+			   "data/in.csv)", rel);
+		goto out;
+	}
+	/* what it would add, against the quota's room, before a byte is written */
+	struct copy c;
+	uint64_t need, inodes;
+	int existed;
+	if (import_plan(r, hp, &h, &t, archive, name, wfd, dir, &c, &existed, &need, &inodes) < 0)
+		goto out;
+	if (import_refused(r, ws, wfd, hp, need, inodes, archive, &t))
+		goto out;
+	/* the destination directory (the file's parent for a file), made */
+	c.dst = fs_dir_open(wfd, name ? dir : rel, 1);
+	if (c.dst < 0) {
+		fs_path_why(err, sizeof err, name ? dir : rel, errno);
+		tool_error(r, "%s", err);
+		goto out;
+	}
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddStringToObject(res, "dest", rel);
+	if (archive) {
+		close(c.dst);
+		archive_extract(r, ws, &h, flags, rel, &t, res);
+		goto out;       /* (sr-jail --quota-cache added what it wrote) */
+	}
+	import_copy(r, ws, wfd, hp, rel, &h, name, existed, &c, res);
+out:
+	if (wfd >= 0)
+		close(wfd);
+	members_free(&t.m);
+	host_close(&h);
+}
+

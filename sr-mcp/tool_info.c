@@ -1,0 +1,160 @@
+/* tool_info.c - sandbox_info: what the sandbox offers; and --compat
+ * sandrun's tools (execute_LANG, check_job_status, get_job_logs) as the
+ * tools they stand for. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "tool.h"
+#include "sr.h"
+
+const char sandbox_info_def[] =
+"{\"name\":\"sandbox_info\",\"title\":\"What the sandbox offers\","
+"\"description\":\"The languages and their versions, the default limits and the caps a call may "
+"ask up to (a workspace's size quota and how long an unused one is kept among them), and the "
+"network policy.\","
+"\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+"\"language\":{\"type\":\"string\"},\"version\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"language\"]}},"
+"\"defaults\":{\"type\":\"object\"},\"caps\":{\"type\":\"object\"},"
+"\"network\":{\"type\":\"string\",\"enum\":[\"none\",\"install\",\"full\"],\"description\":"
+"\"none: no run or install reaches the network; install: install_packages does, runs do not; full: both.\"},"
+"\"network_note\":{\"type\":\"string\"},\"pip_local_wheels\":{\"type\":\"boolean\","
+"\"description\":\"pip installs come from the administrator's local wheels (no network needed).\"},"
+"\"memory_enforcement\":{\"type\":\"string\"},"
+"\"isolation\":{\"type\":\"string\"},\"state_dir\":{\"type\":\"string\"}},"
+"\"required\":[\"languages\",\"defaults\",\"caps\",\"network\"]},"
+"\"annotations\":{\"title\":\"Sandbox info\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+/* --compat sandrun: the names and parameters Sandrun's users know, over
+ * the same runs. */
+#define SANDRUN_EXEC(lang, param, what) \
+"{\"name\":\"execute_" lang "\",\"title\":\"Execute " what "\"," \
+"\"description\":\"Execute " what " in the sandbox (run_code with language " lang "; " \
+"wait false returns at once with the job id).\"," \
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" \
+"\"" param "\":{\"type\":\"string\"},\"wait\":{\"type\":\"boolean\"}}," \
+"\"required\":[\"" param "\"]},\"outputSchema\":" RESULT_SCHEMA "," \
+"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"openWorldHint\":false}}"
+const char execute_python_def[] = SANDRUN_EXEC("python", "code", "Python code");
+const char execute_javascript_def[] = SANDRUN_EXEC("javascript", "code", "JavaScript (Node.js) code");
+const char execute_bash_def[] = SANDRUN_EXEC("bash", "script", "a Bash script");
+const char check_job_status_def[] =
+	"{\"name\":\"check_job_status\",\"title\":\"Check job status\","
+	"\"description\":\"The status of a job (job_status without waiting).\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"}},"
+	"\"required\":[\"job_id\"]},\"outputSchema\":" RESULT_SCHEMA ","
+	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}";
+const char get_job_logs_def[] =
+	"{\"name\":\"get_job_logs\",\"title\":\"Get job logs\","
+	"\"description\":\"The stdout and stderr of a job.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"}},"
+	"\"required\":[\"job_id\"]},\"outputSchema\":" RESULT_SCHEMA ","
+	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}";
+
+/* Sandrun's execute_LANG is listed only where LANG has a runner. */
+int sandrun_exec_schema(cJSON *t)
+{
+	return !!runner_find(cJSON_GetObjectItem(t, "name")->valuestring + 8);
+}
+
+/* k: v in o, or null when on is 0 (a setting that is off). */
+static void num_or_null(cJSON *o, const char *k, int on, double v)
+{
+	if (on)
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+static void info_languages(cJSON *res)
+{
+	cJSON *langs = cJSON_AddArrayToObject(res, "languages");
+	for (size_t i = 0; i < runner_count; i++) {
+		cJSON *l = cJSON_CreateObject();
+		cJSON_AddStringToObject(l, "language", runner_all[i].name);
+		if (runner_all[i].version)
+			cJSON_AddStringToObject(l, "version", runner_all[i].version);
+		else
+			cJSON_AddNullToObject(l, "version");
+		cJSON_AddItemToArray(langs, l);
+	}
+}
+
+/* The defaults of a run, and the caps a call may ask up to. */
+static void info_limits(cJSON *res)
+{
+	cJSON *d = cJSON_AddObjectToObject(res, "defaults");
+	cJSON_AddNumberToObject(d, "timeout_s", (double)cfg.timeout_ms / 1000);
+	/* null: --memory off */
+	num_or_null(d, "memory_mb", cfg.memory != 0, (double)(cfg.memory >> 20));
+	cJSON_AddNumberToObject(d, "wait_s", (double)cfg.wait_ms / 1000);
+	cJSON_AddNumberToObject(d, "pids", cfg.pids);
+	cJSON *c = cJSON_AddObjectToObject(res, "caps");
+	cJSON_AddNumberToObject(c, "timeout_s", (double)cfg.timeout_max_ms / 1000);
+	cJSON_AddNumberToObject(c, "memory_mb", (double)(cfg.memory_max >> 20));
+	cJSON_AddNumberToObject(c, "wait_s", (double)cfg.wait_max_ms / 1000);
+	cJSON_AddNumberToObject(c, "result_chars", (double)cfg.max_chars);
+	/* null: off */
+	num_or_null(c, "workspace_bytes", cfg.ws_quota != 0, (double)cfg.ws_quota);
+	num_or_null(c, "workspace_inodes", cfg.ws_quota && cfg.ws_inodes, (double)cfg.ws_inodes);
+	num_or_null(c, "workspace_idle_s", cfg.ws_ttl_ms != 0, (double)(cfg.ws_ttl_ms / 1000));
+	/* finished jobs' output is kept this long, and in this much room */
+	num_or_null(c, "job_kept_s", cfg.job_ttl_ms != 0, (double)(cfg.job_ttl_ms / 1000));
+	num_or_null(c, "job_space_bytes", cfg.job_space != 0, (double)cfg.job_space);
+}
+
+void sandbox_info(struct proto_req *r, const cJSON *args)
+{
+	(void)args;
+	runner_versions();
+	cJSON *res = cJSON_CreateObject();
+	info_languages(res);
+	info_limits(res);
+	cJSON_AddStringToObject(res, "network", tool_network_policy());
+	cJSON_AddStringToObject(res, "network_note", cfg.net_full ? "runs and installs reach "
+		"the network" : cfg.net_install ? "install_packages reaches the network; runs do "
+		"not" : "no network: install_packages takes pip packages from the administrator's "
+		"local wheels only, if any");
+	cJSON_AddBoolToObject(res, "pip_local_wheels", cfg.pip_find_links != NULL);
+	const char *via = job_memory_via();
+	cJSON_AddStringToObject(res, "memory_enforcement", !strcmp(via, "cgroup") ?
+		"cgroup: the run's whole memory" :
+		"rlimit data: each process's private memory (no delegated cgroup here)");
+	cJSON_AddStringToObject(res, "isolation", "sr-limit (limits, wall clock), sr-jail "
+		"(user, mount, pid, net, ipc, uts, cgroup namespaces; read-only root), sr-exec "
+		"(no_new_privs, seccomp)");
+	cJSON_AddStringToObject(res, "state_dir", cfg.state_dir);
+	char *text = cJSON_Print(res);
+	tool_reply(r, res, text, 0);
+	free(text);
+}
+
+/* Sandrun's tools, as the tools they stand for. */
+void sandrun_exec(struct proto_req *r, const cJSON *args)
+{
+	const char *name = cJSON_GetObjectItem(r->params, "name")->valuestring + 8;
+	const cJSON *code = cJSON_GetObjectItem(args, strcmp(name, "bash") ? "code" : "script");
+	const cJSON *wait = cJSON_GetObjectItem(args, "wait");
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "language", name);
+	if (code)
+		cJSON_AddItemToObject(a, "code", cJSON_Duplicate(code, 1));
+	if (cJSON_IsFalse(wait))
+		cJSON_AddNumberToObject(a, "wait_s", 0);
+	run_code(r, a);
+	cJSON_Delete(a);
+}
+
+void sandrun_status(struct proto_req *r, const cJSON *args)
+{
+	cJSON *a = cJSON_CreateObject();
+	const cJSON *id = cJSON_GetObjectItem(args, "job_id");
+	if (id)
+		cJSON_AddItemToObject(a, "job_id", cJSON_Duplicate(id, 1));
+	job_status(r, a);
+	cJSON_Delete(a);
+}

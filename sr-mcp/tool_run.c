@@ -1,0 +1,518 @@
+/* tool_run.c - run_code and the tools of its jobs: job_status, job_logs,
+ * cancel_job, list_jobs; their schemas, the checks on their arguments and
+ * a run's result as the model reads it (tool_run_result). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "tool.h"
+#include "sr.h"
+
+const char run_code_def[] =
+"{\"name\":\"run_code\",\"title\":\"Run code in the sandbox\","
+"\"description\":\"Run a program in a fresh sandbox (rootless Linux namespaces, seccomp, no network "
+"unless the administrator allowed it) and return its output. The working directory is /workspace: "
+"pass the workspace_id of an earlier result to see the files earlier runs left there; omit it for "
+"a new one (empty but for outputs/). Waits at most wait_s seconds (default 45): if the job is "
+"still running then, status is \\\"running\\\" and job_status with the job_id waits for the rest. "
+"Images (PNG, JPEG, GIF, WebP) the program writes to /workspace/outputs, and the matplotlib figures "
+"a Python program leaves open, come back as images after the text (up to 8, long edge up to "
+"1568 px).\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"language\":{\"type\":\"string\",\"description\":\"Which interpreter runs the code.\"},"
+"\"code\":{\"type\":\"string\",\"description\":\"The program's source.\"},"
+"\"workspace_id\":{\"type\":\"string\",\"description\":\"A workspace from an earlier result, or a new name (letters, digits, _ and -).\"},"
+"\"stdin\":{\"type\":\"string\",\"description\":\"The program's standard input.\"},"
+"\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Command-line arguments.\"},"
+"\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Environment variables for the program.\"},"
+"\"timeout_s\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit of the run.\"},"
+"\"memory_mb\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Memory limit of the run, in MiB.\"},"
+"\"wait_s\":{\"type\":\"number\",\"minimum\":0,\"description\":\"How long this call waits for the run to end (0: return at once).\"}"
+"},\"required\":[\"language\",\"code\"],\"additionalProperties\":false},"
+"\"outputSchema\":" RESULT_SCHEMA ","
+"\"annotations\":{\"title\":\"Run code\",\"readOnlyHint\":false,\"destructiveHint\":false,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+const char job_status_def[] =
+"{\"name\":\"job_status\",\"title\":\"Status and new output of a job\","
+"\"description\":\"The status of a job from run_code, waiting up to wait_s seconds for it to end "
+"(default 0), with only the output written after stdout_offset and stderr_offset (pass back the "
+"offsets of the previous result to stream the output).\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"job_id\":{\"type\":\"string\"},"
+"\"wait_s\":{\"type\":\"number\",\"minimum\":0},"
+"\"stdout_offset\":{\"type\":\"integer\",\"minimum\":0},"
+"\"stderr_offset\":{\"type\":\"integer\",\"minimum\":0}"
+"},\"required\":[\"job_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":" RESULT_SCHEMA ","
+"\"annotations\":{\"title\":\"Job status\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+const char job_logs_def[] =
+"{\"name\":\"job_logs\",\"title\":\"Read a job's output\","
+"\"description\":\"A page of a job's stdout or stderr, from a byte offset; next_offset continues it.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"job_id\":{\"type\":\"string\"},"
+"\"stream\":{\"type\":\"string\",\"enum\":[\"stdout\",\"stderr\"]},"
+"\"offset\":{\"type\":\"integer\",\"minimum\":0},"
+"\"limit_bytes\":{\"type\":\"integer\",\"minimum\":1}"
+"},\"required\":[\"job_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"job_id\":{\"type\":\"string\"},\"stream\":{\"type\":\"string\"},\"offset\":{\"type\":\"integer\"},"
+"\"text\":{\"type\":\"string\"},\"next_offset\":{\"type\":\"integer\"},\"total_bytes\":{\"type\":\"integer\"},"
+"\"eof\":{\"type\":\"boolean\"},\"invalid_utf8\":{\"type\":\"boolean\"}},"
+"\"required\":[\"job_id\",\"stream\",\"offset\",\"text\",\"next_offset\",\"total_bytes\",\"eof\"]},"
+"\"annotations\":{\"title\":\"Job output\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+const char cancel_job_def[] =
+"{\"name\":\"cancel_job\",\"title\":\"Cancel a job\","
+"\"description\":\"Stop a queued or running job and every process it started. A finished job is left as it is.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"}},"
+"\"required\":[\"job_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"},"
+"\"status\":{\"type\":\"string\"}},\"required\":[\"job_id\",\"status\"]},"
+"\"annotations\":{\"title\":\"Cancel job\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+const char list_jobs_def[] =
+"{\"name\":\"list_jobs\",\"title\":\"List jobs\","
+"\"description\":\"The most recent jobs, newest first: id, state, language, workspace. At most "
+"limit (default 50, at most 500) from offset (default 0); next_offset, when there are older jobs, "
+"is the offset that lists them.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
+"\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500},"
+"\"offset\":{\"type\":\"integer\",\"minimum\":0}},\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"jobs\":{\"type\":\"array\",\"items\":"
+"{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
+"\"reason\":{\"type\":\"string\"},\"language\":{\"type\":\"string\"},\"workspace_id\":{\"type\":\"string\"},"
+"\"submitted_ms\":{\"type\":\"number\"}},\"required\":[\"job_id\",\"state\"]}},"
+"\"total\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"}},\"required\":[\"jobs\",\"total\"]},"
+"\"annotations\":{\"title\":\"List jobs\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+/* What run_code's schema takes from the settings: its languages, whether
+ * it reaches the world, MCP tasks and the result size a client keeps. */
+int run_code_schema(cJSON *t)
+{
+	cJSON *lang = cJSON_GetObjectItem(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(t, "inputSchema"), "properties"), "language");
+	cJSON *e = cJSON_AddArrayToObject(lang, "enum");
+	for (size_t r = 0; r < runner_count; r++)
+		cJSON_AddItemToArray(e, cJSON_CreateString(runner_all[r].name));
+	cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
+		->type = cfg.net_full ? cJSON_True : cJSON_False;
+	/* 2025-11-25 tasks; dropped in 2026-07-28 lists */
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "execution"), "taskSupport", "optional");
+	return run_output_schema(t);
+}
+
+/* A tool answering with a run's output: Claude Code keeps results up to
+ * this size in the conversation. */
+int run_output_schema(cJSON *t)
+{
+	cJSON *meta = cJSON_AddObjectToObject(t, "_meta");
+	cJSON_AddNumberToObject(meta, "anthropic/maxResultSizeChars", (double)cfg.max_chars + 10000);
+	return 1;
+}
+
+/* A stream's text in res cut to half, with a note, when it is long. */
+static int halve_stream(cJSON *res, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(res, k);
+	size_t n = cJSON_IsString(v) ? strlen(v->valuestring) : 0;
+	if (n < 2000)
+		return 0;
+	size_t keep = n / 2;
+	while (keep > 0 && ((unsigned char)v->valuestring[keep] & 0xc0) == 0x80)
+		keep--;
+	char *t = NULL;
+	if (asprintf(&t, "%.*s\n[... the rest of this %s did not fit the result cap of %u bytes: "
+		     "job_logs with this job_id and stream %s reads all of it ...]\n", (int)keep,
+		     v->valuestring, k, MCP_RESULT_MAX, k) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	cJSON_ReplaceItemInObject(res, k, cJSON_CreateString(t));
+	free(t);
+	return 1;
+}
+
+cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
+		  uint64_t err_off)
+{
+	cJSON *res = job_result_object(id, ws, st, out_off, err_off);
+	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
+	int is_error = strcmp(status, "succeeded") && strcmp(status, "running") &&
+		       strcmp(status, "queued");
+	/* Output cleaned for the model can be three times its bytes, and the
+	 * text block repeats it: cut until both fit, before the images take
+	 * what room is left. */
+	for (;;) {
+		char *text = job_result_text(res);
+		size_t n = tool_json_size(res) + tool_json_str_size(text);
+		free(text);
+		if (n <= TOOL_RESULT_BUDGET - 4096 ||
+		    !(halve_stream(res, "stdout") | halve_stream(res, "stderr")))
+			break;
+	}
+	cJSON *images = images_collect(res, st);
+	char *text = job_result_text(res);
+	cJSON *out = tool_result(res, text, is_error);
+	images_attach(out, images);
+	free(text);
+	return tool_bounded(out);
+}
+
+static int job_arg(struct proto_req *r, const char *tool, const cJSON *args, const char **id)
+{
+	int g = tool_arg_str(r, tool, args, "job_id", id);
+	if (g == 0)
+		tool_bad_args(r, tool, "job_id is required (the job_id a run_code result gave)");
+	else if (g > 0 && !job_id_ok(*id))
+		tool_bad_args(r, tool, "job_id must be the 32 hexadecimal digits a run_code result gave");
+	return g > 0 && job_id_ok(*id) ? 0 : -1;
+}
+
+static int env_names_ok(const cJSON *env, char *why, size_t len)
+{
+	const cJSON *e;
+	int n = 0;
+	cJSON_ArrayForEach(e, env) {
+		const char *k = e->string;
+		int good = k && *k && !(*k >= '0' && *k <= '9');
+		for (const char *c = k; good && *c; c++)
+			good = *c == '_' || (*c >= '0' && *c <= '9') || ((*c | 32) >= 'a' && (*c | 32) <= 'z');
+		if (!good || !cJSON_IsString(e)) {
+			snprintf(why, len, "env: '%.64s' must be a name of letters, digits and _ "
+				 "with a string value", k ? k : "");
+			return -1;
+		}
+		if (++n > 256) {
+			snprintf(why, len, "env: at most 256 variables");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void finish_run(struct proto_req *r, const char *id, const char *ws, uint64_t wait_ms,
+		       uint64_t out_off, uint64_t err_off)
+{
+	char err[512];
+	cJSON *st = proto_job_wait(r, id, wait_ms, err, sizeof err);
+	if (r->cancelled) {
+		cJSON_Delete(st);
+		return;
+	}
+	if (!st) {
+		tool_error(r, "job %s: %s", id, err);
+		return;
+	}
+	/* Still going, and the client takes tasks (2026-07-28): a task
+	 * instead of "running"; tasks/get brings the result. */
+	const char *state = cJSON_GetObjectItem(st, "state")->valuestring;
+	if (r->task_modern && (!strcmp(state, "queued") || !strcmp(state, "running"))) {
+		proto_result(r, proto_task_created(r, id, st));
+		cJSON_Delete(st);
+		return;
+	}
+	proto_result(r, tool_run_result(id, ws, st, out_off, err_off));
+	cJSON_Delete(st);
+}
+
+static uint64_t ms_of(double s)
+{
+	return (uint64_t)(s * 1000.0 + 0.5);
+}
+
+/* run_code's arguments. */
+struct run_args {
+	const char *lang, *code, *ws, *in;
+	double timeout, mem, wait;
+	const cJSON *a, *env;
+	const struct runner *run;
+};
+
+/* The language named, or a bad argument that lists those there are. */
+static const struct runner *run_language(struct proto_req *r, const char *lang)
+{
+	const char *T = "run_code";
+	char why[300];
+	const struct runner *run = runner_find(lang);
+	if (!run) {
+		char list[400] = "";
+		for (size_t i = 0; i < runner_count; i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+				 i ? ", " : "", runner_all[i].name);
+		snprintf(why, sizeof why, "language must be one of: %s", runner_count ? list :
+			 "(none: no runner is installed)");
+		tool_bad_args(r, T, why);
+	}
+	return run;
+}
+
+/* The arguments read and checked: 0, or -1 (answered). */
+static int run_args_read(struct proto_req *r, const cJSON *args, struct run_args *v)
+{
+	const char *T = "run_code";
+	const cJSON *x;
+	char why[300];
+	if (tool_arg_str(r, T, args, "language", &v->lang) < 0 ||
+	    tool_arg_str(r, T, args, "code", &v->code) < 0 ||
+	    tool_arg_str(r, T, args, "workspace_id", &v->ws) < 0 ||
+	    tool_arg_str(r, T, args, "stdin", &v->in) < 0 ||
+	    tool_arg_num(r, T, args, "timeout_s", 0.001, &v->timeout) < 0 ||
+	    tool_arg_num(r, T, args, "memory_mb", 1, &v->mem) < 0 ||
+	    tool_arg_num(r, T, args, "wait_s", 0, &v->wait) < 0)
+		return -1;
+	if (!v->lang || !v->code) {
+		tool_bad_args(r, T, "language and code are required");
+		return -1;
+	}
+	if (!(v->run = run_language(r, v->lang)))
+		return -1;
+	if (v->ws && !ws_id_ok(v->ws)) {
+		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
+			 "starting with -)");
+		return -1;
+	}
+	if (v->a) {
+		int good = cJSON_IsArray(v->a);
+		cJSON_ArrayForEach(x, v->a)
+			good = good && cJSON_IsString(x);
+		if (!good) {
+			tool_bad_args(r, T, "args must be an array of strings");
+			return -1;
+		}
+	}
+	if (v->env && (!cJSON_IsObject(v->env) || env_names_ok(v->env, why, sizeof why) < 0)) {
+		tool_bad_args(r, T, cJSON_IsObject(v->env) ? why : "env must be an object of strings");
+		return -1;
+	}
+	return 0;
+}
+
+/* Over the administrator's caps: -1 (answered); the wait cut to its cap. */
+static int run_caps(struct proto_req *r, struct run_args *v)
+{
+	if (ms_of(v->timeout) > cfg.timeout_max_ms) {
+		tool_error(r, "timeout_s %g is over this server's cap of %g s: ask for at most "
+			    "that (the administrator sets it with --timeout-max or "
+			    "SR_MCP_TIMEOUT_MAX)", v->timeout, (double)cfg.timeout_max_ms / 1000);
+		return -1;
+	}
+	/* mem << 20 must not wrap: 2^44 MiB would have become 0, no limit */
+	if (v->mem > (double)(UINT64_MAX >> 20) || (uint64_t)v->mem << 20 > cfg.memory_max) {
+		tool_error(r, "memory_mb %g is over this server's cap of %llu MiB: ask for at "
+			    "most that (the administrator sets it with --memory-max or "
+			    "SR_MCP_MEMORY_MAX)", v->mem, (unsigned long long)(cfg.memory_max >> 20));
+		return -1;
+	}
+	if (ms_of(v->wait) > cfg.wait_max_ms)
+		v->wait = (double)cfg.wait_max_ms / 1000;
+	return 0;
+}
+
+/* The run queued in its workspace (s->workspace, made if need be): 0 with
+ * its id, or -1 (answered). */
+static int run_submit(struct proto_req *r, struct run_spec *s, char *id)
+{
+	char err[512];
+	/* the workspace held against an idle sweep until its job is queued */
+	int hold = ws_hold(0), bad = ws_make(s->workspace, sizeof s->workspace, 0, err,
+						    sizeof err) < 0;
+	if (!bad) {
+		ws_touch(s->workspace);
+		images_outdir(s->workspace);   /* /workspace/outputs, for the images */
+	}
+	bad = bad || job_submit(s, id, err, sizeof err) < 0;
+	ws_release(hold);
+	if (bad) {
+		tool_error(r, "The run could not be started: %s. Nothing ran. Tell the user; "
+			    "sr-mcp's log (its stderr) has details.", err);
+		return -1;
+	}
+	return 0;
+}
+
+void run_code(struct proto_req *r, const cJSON *args)
+{
+	struct run_args v = {
+		.timeout = (double)cfg.timeout_ms / 1000, .mem = (double)(cfg.memory >> 20),
+		.wait = (double)cfg.wait_ms / 1000,
+		.a = tool_arg(args, "args"), .env = tool_arg(args, "env"),
+	};
+	if (run_args_read(r, args, &v) < 0 || run_caps(r, &v) < 0)
+		return;
+	struct run_spec s = {
+		.runner = v.run, .code = v.code, .code_len = strlen(v.code),
+		.stdin_data = v.in, .stdin_len = v.in ? strlen(v.in) : 0,
+		.args = (cJSON *)v.a, .env = (cJSON *)v.env,
+		.timeout_ms = ms_of(v.timeout), .memory = (uint64_t)v.mem << 20, .tenant = r->tenant,
+		.net = cfg.net_full,
+	};
+	snprintf(s.workspace, sizeof s.workspace, "%s", v.ws ? v.ws : "");
+	char id[33];
+	if (run_submit(r, &s, id) < 0)
+		return;
+	proto_req_set_job(r, id);
+	if (r->task_legacy) {    /* a task asked for (2025-11-25): answer at once */
+		char e2[300];
+		cJSON *st = job_wait(NULL, id, 0, e2, sizeof e2);
+		proto_req_set_job(r, "");      /* a cancel of this call no longer stops the job */
+		proto_result(r, proto_task_created(r, id, st));
+		cJSON_Delete(st);
+		return;
+	}
+	finish_run(r, id, s.workspace, ms_of(v.wait), 0, 0);
+}
+
+void job_status(struct proto_req *r, const cJSON *args)
+{
+	const char *T = "job_status", *id;
+	double wait = 0, so = 0, se = 0;
+	if (job_arg(r, T, args, &id) < 0 || tool_arg_num(r, T, args, "wait_s", 0, &wait) < 0 ||
+	    tool_arg_num(r, T, args, "stdout_offset", 0, &so) < 0 ||
+	    tool_arg_num(r, T, args, "stderr_offset", 0, &se) < 0)
+		return;
+	if (ms_of(wait) > cfg.wait_max_ms)
+		wait = (double)cfg.wait_max_ms / 1000;
+	proto_req_set_job(r, id);
+	finish_run(r, id, NULL, ms_of(wait), (uint64_t)so, (uint64_t)se);
+}
+
+void job_logs(struct proto_req *r, const cJSON *args)
+{
+	const char *T = "job_logs", *id, *stream = "stdout";
+	double off = 0, lim = 20000;
+	char err[300];
+	if (job_arg(r, T, args, &id) < 0 || tool_arg_str(r, T, args, "stream", &stream) < 0 ||
+	    tool_arg_num(r, T, args, "offset", 0, &off) < 0 ||
+	    tool_arg_num(r, T, args, "limit_bytes", 1, &lim) < 0)
+		return;
+	if (strcmp(stream, "stdout") && strcmp(stream, "stderr")) {
+		tool_bad_args(r, T, "stream must be stdout or stderr");
+		return;
+	}
+	cJSON *res = job_result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
+	/* cleaned, a page can be three times its bytes, and both blocks hold
+	 * it: a smaller page until it fits (next_offset says where to go on) */
+	while (res && lim > 1 && 2 * tool_json_size(res) > TOOL_RESULT_BUDGET - 4096) {
+		cJSON_Delete(res);
+		lim = (double)((uint64_t)lim / 2);
+		res = job_result_logs(id, stream, (uint64_t)off, (uint64_t)lim, err, sizeof err);
+	}
+	if (!res) {
+		tool_error(r, "%s", err);
+		return;
+	}
+	const char *t = cJSON_GetObjectItem(res, "text")->valuestring;
+	tool_reply(r, res, t, 0);
+}
+
+void cancel_job(struct proto_req *r, const cJSON *args)
+{
+	const char *id;
+	char err[300];
+	if (job_arg(r, "cancel_job", args, &id) < 0)
+		return;
+	if (job_cancel(id, err, sizeof err) < 0) {
+		tool_error(r, "job %s: %s (list_jobs shows the jobs there are)", id, err);
+		return;
+	}
+	cJSON *st = job_wait(NULL, id, 0, err, sizeof err);
+	const cJSON *state = cJSON_GetObjectItem(st, "state");
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "job_id", id);
+	cJSON_AddStringToObject(res, "status", cJSON_IsString(state) ? state->valuestring : "unknown");
+	char text[200];
+	snprintf(text, sizeof text, "job %s: %s", id, cJSON_IsString(state) ? state->valuestring :
+		 "unknown");
+	cJSON_Delete(st);
+	tool_reply(r, res, text, 0);
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	return strcmp(cJSON_GetObjectItem(y, "id")->valuestring,
+		      cJSON_GetObjectItem(x, "id")->valuestring);
+}
+
+/* A job of the list, as list_jobs shows it: j the spool's entry (its
+ * id and state strings), its language and workspace from its record. */
+static cJSON *job_entry(const cJSON *j, const cJSON *id, const cJSON *state)
+{
+	cJSON *info = job_info(id->valuestring);
+	const cJSON *argv = cJSON_GetObjectItem(info, "argv");
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "job_id", id->valuestring);
+	cJSON_AddStringToObject(o, "state", state->valuestring);
+	const cJSON *reason = cJSON_GetObjectItem(j, "reason");
+	if (cJSON_IsString(reason))
+		cJSON_AddStringToObject(o, "reason", reason->valuestring);
+	const cJSON *prog = cJSON_GetArrayItem(argv, 0);
+	if (cJSON_IsString(prog) && strrchr(prog->valuestring, '/'))
+		cJSON_AddStringToObject(o, "language", strrchr(prog->valuestring, '/') + 1);
+	const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
+	size_t wl = strlen(cfg.workspaces);
+	if (cJSON_IsString(cwd) && !strncmp(cwd->valuestring, cfg.workspaces, wl) &&
+	    cwd->valuestring[wl] == '/')
+		cJSON_AddStringToObject(o, "workspace_id", cwd->valuestring + wl + 1);
+	const cJSON *sub = cJSON_GetObjectItem(j, "submitted_ms");
+	if (cJSON_IsNumber(sub))
+		cJSON_AddNumberToObject(o, "submitted_ms", sub->valuedouble);
+	cJSON_Delete(info);
+	return o;
+}
+
+void list_jobs(struct proto_req *r, const cJSON *args)
+{
+	double limit = 50, from = 0;
+	char err[300];
+	if (tool_arg_num(r, "list_jobs", args, "limit", 1, &limit) < 0 ||
+	    tool_arg_num(r, "list_jobs", args, "offset", 0, &from) < 0)
+		return;
+	if (limit > 500)
+		limit = 500;    /* a page: its lines are short, 500 fit the result cap */
+	cJSON *all = job_list(err, sizeof err);
+	if (!all) {
+		tool_error(r, "%s", err);
+		return;
+	}
+	int n = cJSON_GetArraySize(all), k = 0;
+	const cJSON **v = xmalloc((size_t)(n + 1) * sizeof *v), *it;
+	cJSON_ArrayForEach(it, all)
+		if (cJSON_IsString(cJSON_GetObjectItem(it, "id")))
+			v[k++] = it;
+	qsort(v, (size_t)k, sizeof *v, newest_first);   /* ids sort by submission */
+	cJSON *res = cJSON_CreateObject(), *jobs = cJSON_AddArrayToObject(res, "jobs");
+	char *text = xstrdup(""), line[300];
+	size_t tlen = 0;
+	int i = from < k ? (int)from : k, end = i + (int)limit;
+	for (; i < k && i < end; i++) {
+		const cJSON *j = v[i];
+		const cJSON *id = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
+		if (!cJSON_IsString(state))
+			continue;
+		cJSON_AddItemToArray(jobs, job_entry(j, id, state));
+		const cJSON *reason = cJSON_GetObjectItem(j, "reason");
+		int m = snprintf(line, sizeof line, "%s %s%s%s\n", id->valuestring, state->valuestring,
+				 cJSON_IsString(reason) ? " " : "",
+				 cJSON_IsString(reason) ? reason->valuestring : "");
+		text = realloc(text, tlen + (size_t)m + 1);
+		memcpy(text + tlen, line, (size_t)m + 1);
+		tlen += (size_t)m;
+	}
+	cJSON_AddNumberToObject(res, "total", k);
+	if (i < k) {
+		cJSON_AddNumberToObject(res, "next_offset", i);
+		snprintf(line, sizeof line, "[... %d older jobs: list_jobs with offset %d lists "
+			 "them ...]\n", k - i, i);
+		text = realloc(text, tlen + strlen(line) + 1);
+		memcpy(text + tlen, line, strlen(line) + 1);
+		tlen += strlen(line);
+	}
+	free(v);
+	cJSON_Delete(all);
+	tool_reply(r, res, tlen ? text : "no jobs yet", 0);
+	free(text);
+}

@@ -1,0 +1,269 @@
+/* tool_ws.c - the workspaces as a whole: list_workspaces and
+ * delete_workspace. How a workspace is read safely: see tool_files.c. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include <cjson/cJSON.h>
+
+#include "tool.h"
+#include "sr.h"
+
+/* The schemas. */
+
+const char list_workspaces_def[] =
+"{\"name\":\"list_workspaces\",\"title\":\"List workspaces\","
+"\"description\":\"The workspaces there are, with the bytes and number of files in each, when "
+"it was created, when a file in it last changed, its size quota, when it was last used and when it expires (a workspace "
+"unused for the server's retention time is removed). A page holds at most 200; next_offset, when "
+"there are more, is the offset that lists them.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"offset\":{\"type\":\"integer\",\"minimum\":0,"
+"\"description\":\"Workspaces to pass over: a previous page's next_offset (default 0).\"}},\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspaces\":{\"type\":\"array\",\"items\":"
+"{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"created\":{\"type\":[\"string\",\"null\"],\"description\":\"ISO 8601, UTC (null: the file system does not keep it).\"},"
+"\"bytes\":{\"type\":\"integer\"},"
+"\"files\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\",\"description\":\"ISO 8601, UTC.\"},"
+"\"partial\":{\"type\":\"boolean\"},\"quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"Its size cap in bytes (null: none).\"},"
+"\"inode_quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"The most files, directories and links it may hold (null: no cap).\"},"
+"\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
+"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
+"\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"}},"
+"\"required\":[\"workspaces\"]},"
+"\"annotations\":{\"title\":\"List workspaces\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
+
+const char delete_workspace_def[] =
+"{\"name\":\"delete_workspace\",\"title\":\"Delete a workspace\","
+"\"description\":\"Remove a workspace and every file in it (links are removed, never followed). "
+"Refused while a job of the workspace is queued or running.\","
+"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
+"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
+"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
+"\"deleted\":{\"type\":\"boolean\"}},\"required\":[\"workspace_id\",\"deleted\"]},"
+"\"annotations\":{\"title\":\"Delete workspace\",\"readOnlyHint\":false,\"destructiveHint\":true,"
+"\"idempotentHint\":false,\"openWorldHint\":false}}";
+
+
+#define WS_PAGE 200                    /* list_workspaces: workspaces in a page */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- list_workspaces, delete_workspace ------------------------------------ */
+
+struct usage {
+	uint64_t bytes, files;
+	time_t newest;
+};
+
+static void count(struct fs_walk *w, int dirfd, const char *name, const char *rel,
+		  const struct stat *st)
+{
+	(void)dirfd, (void)name, (void)rel;
+	struct usage *u = w->ctx;
+	if (S_ISREG(st->st_mode)) {
+		u->bytes += (uint64_t)st->st_size;
+		u->files++;
+	}
+	if (st->st_mtime > u->newest)
+		u->newest = st->st_mtime;
+}
+
+/* The names of the workspaces, sorted (at most 10000), their directory
+ * open in *dp; NULL with *dp NULL when it cannot be read (answered). */
+static char **ws_names(struct proto_req *r, DIR **dp, size_t *count)
+{
+	*dp = NULL;
+	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root < 0) {
+		tool_error(r, "unable to open %s: %s", cfg.workspaces, strerror(errno));
+		return NULL;
+	}
+	DIR *d = fdopendir(root);
+	if (!d) {
+		close(root);
+		tool_error(r, "unable to read %s: %s", cfg.workspaces, strerror(errno));
+		return NULL;
+	}
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < 10000)
+		if (ws_id_ok(e->d_name)) {
+			names = realloc(names, (n + 1) * sizeof *names);
+			if (!names)
+				sr_fatal(SR_EXIT_SYS, "out of memory");
+			names[n++] = xstrdup(e->d_name);
+		}
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
+	*dp = d;
+	*count = n;
+	return names;
+}
+
+/* Its quota, its last use and when an idle sweep takes it, in o and
+ * (quota, used, expires) for its line. */
+static void ws_entry_times(cJSON *o, const char *name, char *quota, size_t qlen, char *used,
+			   size_t ulen, char *expires, size_t elen)
+{
+	if (cfg.ws_quota) {
+		cJSON_AddNumberToObject(o, "quota", (double)cfg.ws_quota);
+		snprintf(quota, qlen, " of %llu", (unsigned long long)cfg.ws_quota);
+	} else {
+		cJSON_AddNullToObject(o, "quota");
+	}
+	if (cfg.ws_quota && cfg.ws_inodes)
+		cJSON_AddNumberToObject(o, "inode_quota", (double)cfg.ws_inodes);
+	else
+		cJSON_AddNullToObject(o, "inode_quota");
+	time_t last = ws_last_used(name);
+	tool_iso_time(last, used, ulen);
+	cJSON_AddStringToObject(o, "last_used", used);
+	if (cfg.ws_ttl_ms) {
+		tool_iso_time(last + (time_t)(cfg.ws_ttl_ms / 1000), expires, elen);
+		cJSON_AddStringToObject(o, "expires_at", expires);
+	} else {
+		cJSON_AddNullToObject(o, "expires_at");
+	}
+}
+
+/* The workspace name of the directory dfd: its object, and its line of
+ * text in line; NULL when it is not a directory (a link: no workspace). */
+static cJSON *ws_entry(int dfd, const char *name, char *line, size_t len)
+{
+	struct stat st;
+	int fd = fs_openat2(dfd, name, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	/* created: the directory's birth time, where the file system keeps one */
+	struct statx sx;
+	char born[32] = "";
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
+		tool_iso_time((time_t)sx.stx_btime.tv_sec, born, sizeof born);
+	struct usage u = { 0, 0, st.st_mtime };
+	struct fs_walk w = { .fn = count, .recursive = 1, .no_rel = 1, .ctx = &u };
+	fs_walk(&w, fd);
+	char when[32];
+	tool_iso_time(u.newest, when, sizeof when);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "workspace_id", name);
+	if (born[0])
+		cJSON_AddStringToObject(o, "created", born);
+	else
+		cJSON_AddNullToObject(o, "created");
+	cJSON_AddNumberToObject(o, "bytes", (double)u.bytes);
+	cJSON_AddNumberToObject(o, "files", (double)u.files);
+	cJSON_AddStringToObject(o, "modified", when);
+	if (w.cut)
+		cJSON_AddBoolToObject(o, "partial", 1);
+	char quota[48] = "", used[32], expires[32] = "never";
+	ws_entry_times(o, name, quota, sizeof quota, used, sizeof used, expires, sizeof expires);
+	snprintf(line, len, "%s  created %s, %llu files, %llu%s bytes, "
+		 "modified %s%s, last used %s, expires %s\n", name, born[0] ? born : "?",
+		 (unsigned long long)u.files, (unsigned long long)u.bytes, quota,
+		 when, w.cut ? " (counted in part)" : "", used, expires);
+	return o;
+}
+
+void files_list_workspaces(struct proto_req *r, const cJSON *args)
+{
+	double from = 0;
+	if (tool_arg_num(r, "list_workspaces", args, "offset", 0, &from) < 0)
+		return;
+	DIR *d;
+	size_t n = 0;
+	char **names = ws_names(r, &d, &n);
+	if (!d)
+		return;
+	cJSON *res = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(res, "workspaces");
+	size_t tlen = 0, tcap = 256, bytes = 1000, i = 0, shown = 0;
+	char *text = xmalloc(tcap);
+	text[0] = '\0';
+	for (; i < n && i < (size_t)from; i++)
+		free(names[i]);
+	for (; i < n; i++) {
+		if (shown >= WS_PAGE || bytes > TOOL_LIST_BUDGET)
+			break;
+		char line[300];
+		cJSON *o = ws_entry(dirfd(d), names[i], line, sizeof line);
+		free(names[i]);
+		if (!o)
+			continue;   /* not a directory, or a link: not a workspace */
+		cJSON_AddItemToArray(arr, o);
+		bytes += 2 * tool_json_size(o);
+		shown++;
+		tool_text_add(&text, &tlen, &tcap, line);
+	}
+	if (i < n) {
+		char more[200];
+		cJSON_AddNumberToObject(res, "next_offset", (double)i);
+		snprintf(more, sizeof more, "[... %zu more workspaces: list_workspaces with offset %zu "
+			 "lists them ...]\n", n - i, i);
+		tool_text_add(&text, &tlen, &tcap, more);
+	}
+	for (; i < n; i++)
+		free(names[i]);
+	free(names);
+	closedir(d);
+	tool_reply(r, res, tlen ? text : from ? "no workspaces from this offset" :
+		   "no workspaces yet (run_code or write_file makes one)", 0);
+	free(text);
+}
+
+void files_delete_workspace(struct proto_req *r, const cJSON *args)
+{
+	const char *T = "delete_workspace", *ws;
+	char err[600], job[33];
+	if (tool_arg_ws(r, T, args, &ws) < 0)
+		return;
+	int fd = ws_open(ws, 0, err, sizeof err);
+	if (fd < 0) {
+		tool_error(r, "%s", err);
+		return;
+	}
+	close(fd);
+	int busy = job_ws_busy(ws, job);
+	if (busy < 0) {
+		tool_error(r, "workspace %s: unable to tell whether a job uses it (sr-queue list "
+			   "failed; see sr-mcp's log): not deleted, try again", ws);
+		return;
+	}
+	if (busy) {
+		tool_error(r, "workspace %s is in use by job %s (queued or running): cancel_job it or "
+		     "wait for it to end, then delete the workspace", ws, job);
+		return;
+	}
+	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root < 0 || sr_remove_tree(root, ws) < 0) {
+		int e = errno;
+		if (root >= 0)
+			close(root);
+		tool_error(r, "workspace %s could not be removed entirely: %s", ws, strerror(e));
+		return;
+	}
+	close(root);
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "workspace_id", ws);
+	cJSON_AddBoolToObject(res, "deleted", 1);
+	ws_size_remove(ws);
+	snprintf(err, sizeof err, "workspace %s deleted", ws);
+	tool_reply(r, res, err, 0);
+}
