@@ -160,5 +160,12 @@ const char *tool_type_of(mode_t m);
  * 1, or 0 with why. */
 #define TOOL_SPEC_MAX 200       /* bytes in one spec */
 int tool_package_spec_ok(const char *manager, const char *spec, char *why, size_t len);
+/* The "dependencies" of the workspace's package.json (wfd; *found: the
+ * file is there), as npm specs NAME@RANGE that tool_package_spec_ok takes,
+ * in an array (an empty one when there are none); each one that is not
+ * (a git URL, a path) is told to left_out with its name, if given. The
+ * only reading of that file, for install_packages and the export recipe. */
+struct cJSON *tool_npm_deps(int wfd, int *found, void (*left_out)(const char *name, void *ctx),
+			    void *ctx);
 
 #endif

@@ -259,30 +259,16 @@ static char *pip_packages(int wfd, size_t *count, size_t *odd)
 /* package.json's dependencies, for the comment: "name@spec" words. */
 static char *npm_packages(int wfd, int *has)
 {
-	char err[600], *out = xstrdup("");
+	char *out = xstrdup("");
 	size_t len = 0;
-	struct stat st;
-	*has = 0;
-	int fd = fs_file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
-	if (fd < 0)
-		return out;
-	*has = 1;
-	size_t got = 0;
-	char *p = st.st_size < (1 << 20) ? fs_read_fd(fd, (size_t)st.st_size, &got) : NULL;
-	close(fd);
-	cJSON *j = p ? cJSON_ParseWithLength(p, got) : NULL, *dep;
-	free(p);
-	cJSON_ArrayForEach(dep, cJSON_GetObjectItem(j, "dependencies")) {
-		/* a registry name and version only, as install_packages takes:
-		 * no git, URL or path that npm would act on outside the sandbox */
-		char spec[300], why[400];
-		if (dep->string && cJSON_IsString(dep) && len < 4000 &&
-		    (size_t)snprintf(spec, sizeof spec, "%s@%s", dep->string, dep->valuestring) <
-		    sizeof spec && tool_package_spec_ok("npm", spec, why, sizeof why) &&
-		    shell_safe(spec, "@/._~-^<>=*|+"))
-			put(&out, &len, " '%s'", spec);
-	}
-	cJSON_Delete(j);
+	cJSON *deps = tool_npm_deps(wfd, has, NULL, NULL);
+	const cJSON *d;
+	/* a registry name and version only, as install_packages takes: no
+	 * git, URL or path that npm would act on outside the sandbox */
+	cJSON_ArrayForEach(d, deps)
+		if (shell_safe(d->valuestring, "@/._~-^<>=*|+") && len < 4000)
+			put(&out, &len, " '%s'", d->valuestring);
+	cJSON_Delete(deps);
 	return out;
 }
 

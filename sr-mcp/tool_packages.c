@@ -204,64 +204,57 @@ static void reply(struct proto_req *r, const char *manager, const char *ws, cons
 	free(text);
 }
 
+/* A dependency left out of the reinstall, named in the note. */
+struct note {
+	char *text;
+	size_t len, n;
+};
+
+static void note_left_out(const char *name, void *ctx)
+{
+	struct note *o = ctx;
+	size_t k = strlen(o->text);
+	if (!o->n++)
+		snprintf(o->text, o->len, "package.json's dependencies named what an install "
+			 "cannot take (only registry names and versions), so it was left out and "
+			 "removed from them:");
+	else if (k + 1 < o->len)
+		snprintf(o->text + k, o->len - k, ",");
+	k = strlen(o->text);
+	if (k + 1 < o->len) {
+		int bad;
+		char *shown = text_clean(name, strlen(name), &bad);
+		snprintf(o->text + k, o->len - k, " %.60s", shown);
+		free(shown);
+	}
+}
+
 /* npm: the installer builds the whole tree anew each time, reading no file
  * of the workspace's, so the packages of earlier installs (the
  * "dependencies" of the workspace's package.json, which it writes) come
- * from here, each checked as a spec of the call is, then the call's specs.
- * What does not pass is left out and named in note. */
+ * from here, each checked as a spec of the call is (tool_npm_deps), then
+ * the call's specs. What does not pass is left out and named in note. */
 static cJSON *npm_specs(const char *ws, const cJSON *pk, char *note, size_t len)
 {
-	cJSON *all = cJSON_CreateArray(), *pj = NULL;
-	char err[300], why[400];
-	struct stat st;
-	size_t got = 0, left = 0;
+	cJSON *all = cJSON_CreateArray(), *earlier = NULL;
+	char err[300];
+	struct note o = { note, len, 0 };
+	int found;
+	const cJSON *e, *s;
 	note[0] = '\0';
-	int wfd = ws_open(ws, 0, err, sizeof err), fd = -1;
-	if (wfd >= 0)
-		fd = fs_file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
-	if (fd >= 0 && st.st_size <= (1 << 20)) {
-		char *text = fs_read_fd(fd, (size_t)st.st_size, &got);
-		pj = cJSON_Parse(text);
-		free(text);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (wfd >= 0)
+	int wfd = ws_open(ws, 0, err, sizeof err);
+	if (wfd >= 0) {
+		earlier = tool_npm_deps(wfd, &found, note_left_out, &o);
 		close(wfd);
-	const cJSON *dep, *s;
-	const cJSON *deps = cJSON_GetObjectItem(pj, "dependencies");
-	if (!cJSON_IsObject(deps))      /* an array's items have no name */
-		deps = NULL;
-	cJSON_ArrayForEach(dep, deps) {
-		char spec[TOOL_SPEC_MAX + 2];
+	}
+	cJSON_ArrayForEach(e, earlier) {
 		int asked = 0;
 		cJSON_ArrayForEach(s, pk)
-			asked = asked || same_name("npm", s->valuestring, dep->string);
-		if (asked)
-			continue;
-		int fits = cJSON_IsString(dep) && (size_t)snprintf(spec, sizeof spec, "%s@%s",
-			   dep->string, dep->valuestring) < sizeof spec;
-		if (fits && tool_package_spec_ok("npm", spec, why, sizeof why) &&
-		    cJSON_GetArraySize(all) < PKG_MAX) {
-			cJSON_AddItemToArray(all, cJSON_CreateString(spec));
-			continue;
-		}
-		size_t n = strlen(note);
-		if (!left++)
-			snprintf(note, len, "package.json's dependencies named what an install cannot "
-				 "take (only registry names and versions), so it was left out and "
-				 "removed from them:");
-		else if (n + 1 < len)
-			snprintf(note + n, len - n, ",");
-		n = strlen(note);
-		if (n + 1 < len) {
-			int bad;
-			char *shown = text_clean(dep->string, strlen(dep->string), &bad);
-			snprintf(note + n, len - n, " %.60s", shown);
-			free(shown);
-		}
+			asked = asked || same_name("npm", s->valuestring, e->valuestring);
+		if (!asked && cJSON_GetArraySize(all) < PKG_MAX)
+			cJSON_AddItemToArray(all, cJSON_CreateString(e->valuestring));
 	}
-	cJSON_Delete(pj);
+	cJSON_Delete(earlier);
 	cJSON_ArrayForEach(s, pk)
 		cJSON_AddItemToArray(all, cJSON_CreateString(s->valuestring));
 	return all;

@@ -114,3 +114,34 @@ int tool_package_spec_ok(const char *manager, const char *spec, char *why, size_
 			 "NAME, @SCOPE/NAME, NAME@1.2.3 or NAME@^1.2");
 	return good;
 }
+
+cJSON *tool_npm_deps(int wfd, int *found, void (*left_out)(const char *name, void *ctx),
+		     void *ctx)
+{
+	cJSON *all = cJSON_CreateArray(), *pj = NULL;
+	char err[300], why[400], spec[TOOL_SPEC_MAX + 2];
+	struct stat st;
+	size_t got = 0;
+	int fd = fs_file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
+	*found = fd >= 0;
+	if (fd >= 0 && st.st_size <= (1 << 20)) {
+		char *text = fs_read_fd(fd, (size_t)st.st_size, &got);
+		pj = text ? cJSON_ParseWithLength(text, got) : NULL;
+		free(text);
+	}
+	if (fd >= 0)
+		close(fd);
+	const cJSON *dep, *deps = cJSON_GetObjectItem(pj, "dependencies");
+	if (!cJSON_IsObject(deps))      /* an array's items have no name */
+		deps = NULL;
+	cJSON_ArrayForEach(dep, deps) {
+		if (cJSON_IsString(dep) && (size_t)snprintf(spec, sizeof spec, "%s@%s", dep->string,
+			dep->valuestring) < sizeof spec &&
+		    tool_package_spec_ok("npm", spec, why, sizeof why))
+			cJSON_AddItemToArray(all, cJSON_CreateString(spec));
+		else if (left_out)
+			left_out(dep->string, ctx);
+	}
+	cJSON_Delete(pj);
+	return all;
+}
