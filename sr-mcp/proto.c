@@ -170,6 +170,17 @@ static void error_to(struct proto_batch *b, const cJSON *id, int code, const cha
 	send_msg(b, m);
 }
 
+/* Who answers, in both generations: initialize's serverInfo (legacy), the
+ * _meta of every result (2026-07-28). */
+static cJSON *server_info(void)
+{
+	cJSON *si = cJSON_CreateObject();
+	cJSON_AddStringToObject(si, "name", MCP_NAME);
+	cJSON_AddStringToObject(si, "title", "sr sandbox: run code in a rootless Linux sandbox");
+	cJSON_AddStringToObject(si, "version", SR_VERSION);
+	return si;
+}
+
 void proto_error(struct proto_req *r, int code, const char *msg, cJSON *data)
 {
 	if (r->cancelled || !r->id) {
@@ -189,9 +200,7 @@ void proto_result(struct proto_req *r, cJSON *result)
 		if (!cJSON_GetObjectItem(result, "resultType"))
 			cJSON_AddStringToObject(result, "resultType", "complete");
 		cJSON *meta = cJSON_AddObjectToObject(result, "_meta");
-		cJSON *si = cJSON_AddObjectToObject(meta, "io.modelcontextprotocol/serverInfo");
-		cJSON_AddStringToObject(si, "name", MCP_NAME);
-		cJSON_AddStringToObject(si, "version", SR_VERSION);
+		cJSON_AddItemToObject(meta, "io.modelcontextprotocol/serverInfo", server_info());
 	}
 	cJSON *m = envelope(r->id);
 	cJSON_AddItemToObject(m, "result", result);
@@ -325,15 +334,6 @@ static void set_tenant(char *dst, const cJSON *info)
 		dst[i++] = (strchr("._-", *s) || (*s >= '0' && *s <= '9') ||
 			    ((*s | 32) >= 'a' && (*s | 32) <= 'z')) ? *s : '_';
 	dst[i] = '\0';
-}
-
-static cJSON *server_info(void)
-{
-	cJSON *si = cJSON_CreateObject();
-	cJSON_AddStringToObject(si, "name", MCP_NAME);
-	cJSON_AddStringToObject(si, "title", "sr sandbox: run code in a rootless Linux sandbox");
-	cJSON_AddStringToObject(si, "version", SR_VERSION);
-	return si;
 }
 
 static cJSON *capabilities(enum proto_era era)
@@ -511,6 +511,45 @@ static int place(struct proto_req *r)
 	return -1;
 }
 
+/* Methods 2026-07-28 removed, and what replaces each: asked for in that
+ * version they are not found (the older versions still serve them). */
+static const char *const removed_modern[][2] = {
+	{ "initialize", "server/discover says what the server speaks; each request "
+	  "carries its version and capabilities in _meta" },
+	{ "ping", "any request, such as server/discover, shows the server is there" },
+	{ "logging/setLevel", "a request's _meta io.modelcontextprotocol/logLevel sets the "
+	  "level for that request" },
+	{ "resources/subscribe", "subscriptions/listen replaced it; sr-mcp sends no "
+	  "resource updates" },
+	{ "resources/unsubscribe", "subscriptions/listen replaced it; sr-mcp sends no "
+	  "resource updates" },
+};
+
+/* 1 when r asks, in 2026-07-28, for a method that version removed
+ * (answered), else 0. */
+static int removed(struct proto_req *r)
+{
+	for (size_t i = 0; r->era == PROTO_MODERN &&
+	     i < sizeof removed_modern / sizeof *removed_modern; i++) {
+		if (strcmp(r->method, removed_modern[i][0]))
+			continue;
+		char msg[300];
+		snprintf(msg, sizeof msg, "Method not found: %s is not part of protocol version "
+			 MODERN " (%s)", r->method, removed_modern[i][1]);
+		proto_error(r, -32601, msg, NULL);
+		return 1;
+	}
+	return 0;
+}
+
+/* A request names 2026-07-28 in its _meta (initialize is placed only then). */
+static int names_modern(const cJSON *params)
+{
+	const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(params, "_meta"),
+					     "io.modelcontextprotocol/protocolVersion");
+	return cJSON_IsString(v) && strcmp(v->valuestring, MODERN) == 0;
+}
+
 static void dispatch(struct proto_req *r)
 {
 	const char *m = r->method;
@@ -520,7 +559,8 @@ static void dispatch(struct proto_req *r)
 		proto_req_free(r);
 		return;
 	}
-	if (strcmp(m, "initialize") != 0 && place(r) < 0) {
+	if (((strcmp(m, "initialize") != 0 || names_modern(r->params)) && place(r) < 0) ||
+	    removed(r)) {     /* answered */
 		proto_req_free(r);
 		return;
 	}

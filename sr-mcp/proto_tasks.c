@@ -11,11 +11,21 @@
  * 2026-07-28 (the io.modelcontextprotocol/tasks extension): the server
  * decides; a run still going after wait_s is answered with resultType
  * "task"; tasks/get carries the result inline once done ("completed",
- * isError or not); tasks/cancel and tasks/update are acknowledged. */
+ * isError or not); tasks/cancel and tasks/update are acknowledged. A
+ * request that does not declare the extension gets -32021 for every
+ * tasks/ method.
+ *
+ * A job that became a task (either way) is marked STATE/tasks/ID: tasks/list
+ * lists those jobs, not the runs that answered in time. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -88,8 +98,70 @@ static cJSON *task_fields(const struct proto_req *r, const char *id, const cJSON
 	return t;
 }
 
+/* STATE/tasks, open (made first when make), or -1. */
+static int tasks_dir(int make)
+{
+	char p[4200];
+	snprintf(p, sizeof p, "%s/tasks", cfg.state_dir);
+	if (make && mkdir(p, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static void task_mark(const char *id)
+{
+	int d = tasks_dir(1), fd = d < 0 ? -1 :
+		openat(d, id, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		mcp_log("unable to mark job %s as a task in %s/tasks (tasks/list will not show "
+			"it): %s", id, cfg.state_dir, strerror(errno));
+	else
+		close(fd);
+	if (d >= 0)
+		close(d);
+}
+
+static int task_marked(int d, const char *id)
+{
+	struct stat sb;
+	return d >= 0 && fstatat(d, id, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode);
+}
+
+static int listed(const cJSON *all, const char *id)
+{
+	const cJSON *j;
+	cJSON_ArrayForEach(j, all) {
+		const cJSON *v = cJSON_GetObjectItem(j, "id");
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, id))
+			return 1;
+	}
+	return 0;
+}
+
+/* The marks of jobs gone (the retention removed them), but not one made
+ * while the jobs were being listed (before: when that began). */
+static void task_marks_prune(int d, const cJSON *all, time_t before)
+{
+	int fd = dup(d);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *e;
+	struct stat sb;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir)))
+		if (job_id_ok(e->d_name) && !listed(all, e->d_name) &&
+		    fstatat(d, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    sb.st_mtime < before - 60)
+			unlinkat(d, e->d_name, 0);
+	closedir(dir);
+}
+
 cJSON *proto_task_created(const struct proto_req *r, const char *id, const cJSON *st)
 {
+	task_mark(id);
 	if (!st) {      /* the job was just submitted: it is queued */
 		cJSON *q = cJSON_CreateObject();
 		cJSON_AddStringToObject(q, "state", "queued");
@@ -192,22 +264,42 @@ static void task_cancel(struct proto_req *r, const char *id)
 static void task_list(struct proto_req *r)
 {
 	char err[300];
+	time_t t0 = time(NULL);
 	cJSON *all = job_list(err, sizeof err);
 	if (!all) {
 		proto_error(r, -32603, err, NULL);
 		return;
 	}
+	int d = tasks_dir(0);    /* none yet: no task */
 	cJSON *res = cJSON_CreateObject(), *tasks = cJSON_AddArrayToObject(res, "tasks");
 	int n = cJSON_GetArraySize(all);
 	for (int i = n - 1, k = 0; i >= 0 && k < 100; i--) {
 		const cJSON *j = cJSON_GetArrayItem(all, i), *id = cJSON_GetObjectItem(j, "id");
-		if (!cJSON_IsString(id) || !cJSON_IsString(cJSON_GetObjectItem(j, "state")))
+		if (!cJSON_IsString(id) || !cJSON_IsString(cJSON_GetObjectItem(j, "state")) ||
+		    !job_id_ok(id->valuestring) || !task_marked(d, id->valuestring))
 			continue;
 		cJSON_AddItemToArray(tasks, task_fields(r, id->valuestring, j, NULL));
 		k++;
 	}
+	if (d >= 0) {
+		task_marks_prune(d, all, t0);
+		close(d);
+	}
 	cJSON_Delete(all);
 	proto_result(r, res);
+}
+
+/* 2026-07-28, a request without the extension in its capabilities. */
+static void missing_extension(struct proto_req *r)
+{
+	char msg[300];
+	snprintf(msg, sizeof msg, "Missing required client capability: %.40s needs the "
+		 "io.modelcontextprotocol/tasks extension, declared in the request's _meta "
+		 "(io.modelcontextprotocol/clientCapabilities.extensions)", r->method);
+	cJSON *data = cJSON_CreateObject();
+	cJSON_AddObjectToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(data,
+		"requiredCapabilities"), "extensions"), "io.modelcontextprotocol/tasks");
+	proto_error(r, -32021, msg, data);
 }
 
 void proto_tasks_call(struct proto_req *r)
@@ -215,6 +307,10 @@ void proto_tasks_call(struct proto_req *r)
 	const char *m = r->method, *id;
 	char msg[200];
 	int modern = r->era == PROTO_MODERN;
+	if (modern && !r->task_modern) {
+		missing_extension(r);
+		return;
+	}
 	if (!strcmp(m, "tasks/list") && !modern) {
 		task_list(r);
 		return;
