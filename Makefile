@@ -210,7 +210,8 @@ demo: all
 demo-mcp: all
 	@bash scripts/demo-mcp.sh
 
-check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json
+check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json \
+  tests/conformance/node_modules/.package-lock.json
 	@SAN='$(SAN)' TESTS='$(TESTS)' bash tests/run
 
 # The same suite in a VM (as root): Debian 12's kernel under KVM, cgroup v2
@@ -231,6 +232,15 @@ check-slurm: all
 tests/mcp/node_modules/.package-lock.json: tests/mcp/package-lock.json | check-deps
 	@cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error || \
 	  { echo "sr: warning: npm ci failed in tests/mcp: the MCP client tests will skip" >&2; \
+	    [ "$${CI:-}" != true ]; }
+
+# The official MCP conformance suite, the gateway in front of sr-mcp and
+# the Node 22 they run on, pinned by tests/conformance/package-lock.json
+# (tests/96-mcp-conformance.t). Offline the test skips and says so; under CI
+# a failed install fails the check.
+tests/conformance/node_modules/.package-lock.json: tests/conformance/package-lock.json | check-deps
+	@cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error || \
+	  { echo "sr: warning: npm ci failed in tests/conformance: the conformance test will skip" >&2; \
 	    [ "$${CI:-}" != true ]; }
 
 bench: all
