@@ -193,6 +193,16 @@ static const char *task_id(struct proto_req *r)
 static cJSON *task_job(struct proto_req *r, const char *id, uint64_t wait_ms)
 {
 	char err[300], msg[400];
+	int d = tasks_dir(0), marked = task_marked(d, id);
+	if (d >= 0)
+		close(d);
+	if (!marked) {    /* a job that was never made a task, or none */
+		snprintf(msg, sizeof msg, "Unknown task %s: no run was made a task with this id "
+			 "(a run answered in time is a job: job_status gives its state and result)",
+			 id);
+		proto_error(r, -32602, msg, NULL);
+		return NULL;
+	}
 	cJSON *st = proto_job_wait(r, id, wait_ms, err, sizeof err);
 	if (!st && !r->cancelled) {
 		snprintf(msg, sizeof msg, "Unknown task %s: %s", id, err);

@@ -99,7 +99,19 @@ const ids = (r.result?.tasks || []).map((t) => t.taskId);
 ok(ids.includes(task), 'legacy: tasks/list lists the task', ids);
 ok(!ids.includes(plain), 'legacy: tasks/list does not list the plain run', ids);
 ok(ids.includes(tid), 'legacy: ... and the task a 2026-07-28 client made', ids);
-r = await l.ask('tasks/get', { taskId: plain });
-ok(!r.error || r.error.code !== -32021, 'legacy: tasks/get needs no declaration');
+r = await l.ask('tasks/get', { taskId: task });
+is(r.result?.status, 'completed', 'legacy: tasks/get needs no declaration');
+// A job that was never made a task is no task: every tasks/ method says so.
+for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+  r = await l.ask(method, { taskId: plain });
+  is(r.error?.code, -32602, `legacy: ${method} of a plain run's job id is an unknown task (-32602)`);
+  like(r.error?.message, /job_status/, '... pointing to job_status');
+}
+const m2 = start();
+r = await m2.ask('tasks/get', modern(true, { taskId: plain }));
+is(r.error?.code, -32602, "2026-07-28: tasks/get of a plain run's job id is an unknown task (-32602)");
+r = await m2.ask('tasks/cancel', modern(true, { taskId: plain }));
+is(r.error?.code, -32602, "2026-07-28: tasks/cancel of a plain run's job id is an unknown task (-32602)");
+m2.p.stdin.end();
 l.p.stdin.end();
 done();
