@@ -53,7 +53,9 @@ async function gateway(tmp) {
   const port = await freePort();
   const log = openSync(join(tmp, 'gateway.log'), 'w');
   const mcp = join(process.env.SR_ROOT, 'sr-mcp/sr-mcp');
-  const env = { ...process.env, SR_MCP_STATE_DIR: join(tmp, 'state') };
+  // Under SAN=address no memory limit, which ASan's shadow memory fits in none of (tests/mcp/tap.mjs).
+  const env = { ...process.env, SR_MCP_STATE_DIR: join(tmp, 'state'),
+    ...(/address/.test(process.env.SAN || '') ? { SR_MCP_MEMORY: 'off' } : {}) };
   const gw = spawn(process.execPath, [join(here, 'node_modules/supergateway/dist/index.js'),
     '--stdio', `'${mcp}'`, '--outputTransport', 'streamableHttp', '--stateful',
     '--port', String(port), '--logLevel', 'info'], { env, stdio: ['ignore', log, log] });
