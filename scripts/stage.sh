@@ -19,9 +19,21 @@ sr_stage_run() {
 	fi
 	echo "# started as root; running as unprivileged account '$user' (uid $(id -u "$user"))"
 	stage=$(mktemp -d /tmp/sr-stage.XXXXXX) || return 111
-	tar -C "$root" --exclude=./.git -cf - . | tar -C "$stage" -xf - || return 111
-	mkdir -p "$stage/.home" "$stage/.tmp"
+	# The pinned npm trees (hundreds of MB, read only by the tests) are
+	# linked, not copied, where the file system allows it: they stay root's
+	# and read-only to the account, and are left out of the chown.
+	tar -C "$root" --exclude=./.git --exclude=./.vm --exclude='./tests/*/node_modules' \
+		-cf - . | tar -C "$stage" -xf - || return 111
 	chown -R "$user": "$stage"
+	local nm
+	for nm in "$root"/tests/*/node_modules; do
+		[ -d "$nm" ] || continue
+		nm=${nm#"$root"/}
+		cp -al "$root/$nm" "$stage/$nm" 2>/dev/null ||
+			{ rm -rf "${stage:?}/$nm"; cp -a "$root/$nm" "$stage/$nm"; } || return 111
+	done
+	mkdir -p "$stage/.home" "$stage/.tmp"
+	chown "$user": "$stage/.home" "$stage/.tmp"
 	chmod 0700 "$stage"
 	runuser -u "$user" -- env -i \
 		PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
