@@ -8,6 +8,7 @@
  *   job_retention.c  the sweeper: idle workspaces (--workspace-ttl),
  *                    finished jobs and their code (--job-ttl, --job-space)
  *   job_result.c     a job's result for the model: status, output, limits
+ *   job_made.c       the files a run created or changed in its workspace
  *   jobs.c           submit, wait, status, cancel, list; the worker; the
  *                    state directory made and the sandbox found to work
  *   job_files.c      a job's own files: output so far, its record
@@ -79,6 +80,15 @@ struct cJSON *job_result_object(const char *job_id, const char *workspace,
 struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t offset,
 			      uint64_t limit, char *err, size_t errlen);
 char *job_result_text(const struct cJSON *res);
+
+/* job_made.c: before a run, its workspace's files (stat only) in a
+ * snapshot, and the variable naming it for the job's environment in var
+ * (0; -1 and var "" when it could not be made); after, the files created
+ * or changed added to res (its workspace_id's): files (JOB_MADE_SHOWN at
+ * most: path, size, change), files_not_listed, files_deleted, files_cut. */
+#define JOB_MADE_SHOWN 20
+int job_made_snapshot(const char *ws, char *var, size_t len);
+void job_made(struct cJSON *res, const char *id);
 
 /* job_retention.c */
 void job_retention_sweep(void);

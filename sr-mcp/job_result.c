@@ -414,6 +414,31 @@ cJSON *job_result_logs(const char *id, const char *stream, uint64_t offset, uint
 	return o;
 }
 
+/* The files the run made, for the text block. */
+static void made_note(struct text_buf *b, const cJSON *res)
+{
+	const cJSON *files = cJSON_GetObjectItem(res, "files"), *f;
+	double more = num(res, "files_not_listed", 0), gone = num(res, "files_deleted", 0);
+	char line[600];
+	if (!cJSON_IsArray(files) || (!cJSON_GetArraySize(files) && !gone))
+		return;
+	text_put(b, "--- files this run created or changed in /workspace ---\n", 56);
+	cJSON_ArrayForEach(f, files) {
+		snprintf(line, sizeof line, "%.400s (%.0f bytes, %s)\n", str(f, "path"),
+			 num(f, "size", 0), str(f, "change"));
+		text_put(b, line, strlen(line));
+	}
+	if (more)
+		text_put(b, line, (size_t)snprintf(line, sizeof line, "[... and %.0f more: "
+			 "list_files shows them ...]\n", more));
+	if (gone)
+		text_put(b, line, (size_t)snprintf(line, sizeof line, "(%.0f file%s deleted)\n",
+						   gone, gone == 1 ? "" : "s"));
+	if (cJSON_IsTrue(cJSON_GetObjectItem(res, "files_cut")))
+		text_put(b, line, (size_t)snprintf(line, sizeof line, "(the workspace holds more "
+			 "files than are compared: this list may miss some)\n"));
+}
+
 /* The text block: the same as structuredContent, for a person. */
 char *job_result_text(const cJSON *res)
 {
@@ -452,6 +477,7 @@ char *job_result_text(const cJSON *res)
 	if (images)
 		text_put(&b, images, strlen(images));
 	free(images);
+	made_note(&b, res);
 	if (str(res, "error")) {
 		snprintf(line, sizeof line, "error: %.500s\n", str(res, "error"));
 		text_put(&b, line, strlen(line));

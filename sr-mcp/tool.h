@@ -83,6 +83,8 @@ int install_packages_schema(struct cJSON *t);
 
 /* tool_resources.c */
 void resources_call(struct proto_req *r);             /* on its own thread */
+char *tool_res_uri(const char *ws, const char *path);  /* a workspace file's uri */
+const char *tool_res_mime(const char *path);           /* by its name, or NULL */
 
 /* The tools, in the order tools/list gives them, one line each:
  * TOOL(NAME, handler, sandrun, schema): NAME_def, its schema (JSON, in
