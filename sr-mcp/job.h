@@ -9,6 +9,7 @@
  *                    finished jobs and their code (--job-ttl, --job-space)
  *   job_result.c     a job's result for the model: status, output, limits
  *   job_made.c       the files a run created or changed in its workspace
+ *   job_oom.c        a run that failed for memory, and the hint
  *   jobs.c           submit, wait, status, cancel, list; the worker; the
  *                    state directory made and the sandbox found to work
  *   job_files.c      a job's own files: output so far, its record
@@ -71,6 +72,9 @@ void job_terms(char *buf, size_t len);
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */
 char *job_read_at(int fd, uint64_t off, size_t n, size_t *got);
 void job_progress_note(const char *id, char *buf, size_t len);
+/* The last n bytes (at most) of a job's stream, NUL-ended, their count in
+ * got; NULL when it is empty or not there. */
+char *job_tail(const char *id, const char *stream, size_t n, size_t *got);
 /* The job's own record (argv, cwd, tenant ...), or NULL. */
 struct cJSON *job_info(const char *id);
 
@@ -89,6 +93,15 @@ char *job_result_text(const struct cJSON *res);
 #define JOB_MADE_SHOWN 20
 int job_made_snapshot(const char *ws, char *var, size_t len);
 void job_made(struct cJSON *res, const char *id);
+
+/* job_oom.c: why a run that failed ran out of memory ("Python:
+ * MemoryError" ...), or NULL; the memory limit of sr-limit's report lim
+ * (bytes, 0 for none); what to do about it, in h. The python runner's
+ * last line for an uncaught MemoryError is JOB_OOM_PYTHON, the id, "]". */
+#define JOB_OOM_PYTHON "sr-mcp: the program ran out of memory (MemoryError) [job "
+const char *job_oom_cause(const char *id, const struct cJSON *st);
+double job_oom_limit(const struct cJSON *lim);
+void job_oom_hint(char *h, size_t len, const struct cJSON *st, const char *cause);
 
 /* job_retention.c */
 void job_retention_sweep(void);

@@ -143,9 +143,6 @@ static const char *hint_for(const char *status, const char *id)
 	else if (!strcmp(status, "timed_out"))
 		snprintf(h, sizeof h, "The run was stopped at its time limit: make it faster, "
 			 "or ask for a larger timeout_s (sandbox_info gives the cap).");
-	else if (!strcmp(status, "oom"))
-		snprintf(h, sizeof h, "The run ran out of memory: use less, or ask for a larger "
-			 "memory_mb (sandbox_info gives the cap).");
 	else if (!strcmp(status, "error"))
 		snprintf(h, sizeof h, "The sandbox could not run the code (see error): this is "
 			 "not a fault of the code. Tell the user; sandbox_info shows the setup.");
@@ -163,19 +160,11 @@ static char *chain_failure(const char *id, const cJSON *st)
 {
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	double code = num(lim ? lim : st, "exit_code", 0);
-	if (code != 111 && code != 126 && code != 127)
+	size_t got;
+	char *tail = code == 111 || code == 126 || code == 127 ?
+		job_tail(id, "stderr", 1024, &got) : NULL;
+	if (!tail)
 		return NULL;
-	int fd = job_file(id, "stderr");
-	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_size == 0) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	size_t got, n = sb.st_size < 1024 ? (size_t)sb.st_size : 1024;
-	char *tail = job_read_at(fd, (uint64_t)sb.st_size - n, n, &got);
-	close(fd);
-	tail[got] = '\0';
 	while (got && tail[got - 1] == '\n')
 		tail[--got] = '\0';
 	char *line = strrchr(tail, '\n');
@@ -200,17 +189,10 @@ static char *chain_failure(const char *id, const cJSON *st)
 static int quota_hit(const char *id, char *cap, size_t len)
 {
 	static const char tag[] = "sr-jail: warning: /workspace: quota of ";
-	int fd = job_file(id, "stderr");
-	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_size == 0) {
-		if (fd >= 0)
-			close(fd);
+	size_t got;
+	char *tail = job_tail(id, "stderr", 4096, &got);
+	if (!tail)
 		return 0;
-	}
-	size_t got, n = sb.st_size < 4096 ? (size_t)sb.st_size : 4096;
-	char *tail = job_read_at(fd, (uint64_t)sb.st_size - n, n, &got);
-	close(fd);
-	tail[got] = '\0';
 	char *at = NULL;
 	for (char *p = tail; (p = strstr(p, tag)); p++)
 		at = p;
@@ -304,10 +286,15 @@ static int result_limit(cJSON *o, const char *id, const char *status, const char
 }
 
 /* What to do next, in o: the status's hint, and the quota's. */
-static void result_hint(cJSON *o, const char *status, const char *id, int disk, const char *cap)
+static void result_hint(cJSON *o, const char *status, const char *id, int disk, const char *cap,
+			const cJSON *st, const char *oom)
 {
 	const char *h = hint_for(status, id);
-	char hq[700];
+	char hq[1400], hm[600];
+	if (!strcmp(status, "oom")) {
+		job_oom_hint(hm, sizeof hm, st, oom);
+		h = hm;
+	}
 	if (disk) {
 		int inodes = strstr(cap, "inodes") != NULL;
 		snprintf(hq, sizeof hq, "%s%sThe workspace reached its quota of %s%s: %s past it "
@@ -333,6 +320,12 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	if (sandbox) {
 		status = "error";
 		reason = "sandbox";
+	}
+	const char *oom = NULL;    /* a memory error of the language, under an rlimit */
+	if (!sandbox && (!strcmp(status, "failed") || !strcmp(status, "killed")) &&
+	    (oom = job_oom_cause(id, st))) {
+		status = "oom";
+		reason = "memory";
 	}
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	cJSON *o = cJSON_CreateObject();
@@ -367,7 +360,7 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	else if (err)
 		cJSON_AddStringToObject(o, "error", err);
 	free(sandbox);
-	result_hint(o, status, id, disk, cap);
+	result_hint(o, status, id, disk, cap, st, oom);
 	return o;
 }
 

@@ -1,0 +1,120 @@
+/* job_oom.c - a run that failed for memory, and what to say of it.
+ *
+ * With a cgroup, the kernel counts the OOM kills and sr-limit says
+ * "memory". Under an rlimit (RLIMIT_DATA) nothing is killed: an
+ * allocation is refused, and the language turns that into its own error,
+ * often long before the peak nears the limit (one large array asked for
+ * at once). sr-limit's own test (a peak within 10% of the limit) misses
+ * those, so the failure is recognised here from what the runtime does when
+ * it gives up, never from text alone:
+ *
+ *   Python   the runner's start-up module (runners/python-lib) ends an
+ *            uncaught MemoryError with a last stderr line naming the
+ *            job's id (which the program is not told: it cannot print it
+ *            by chance), and Python exits 1;
+ *   Node.js  the runner sets V8's heap limit below the memory limit, so a
+ *            full heap ends in V8's fatal "JavaScript heap out of memory"
+ *            (or "Allocation failed") and abort(): SIGABRT;
+ *   C++      an uncaught std::bad_alloc ends in std::terminate's line and
+ *            abort(): SIGABRT (134 when a shell ran it).
+ *
+ * Each needs that status, the runtime's line near the end of stderr, and
+ * a memory limit in force (sr-limit's report lists it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "job.h"
+#include "sr.h"
+
+#define TAIL 4096                /* bytes of stderr looked at */
+
+static double limit_of(const cJSON *lim, const char *name)
+{
+	const cJSON *l = cJSON_GetObjectItem(cJSON_GetObjectItem(lim, "limits"), name);
+	const cJSON *b = cJSON_GetObjectItem(l, "bytes");
+	return cJSON_IsNumber(b) ? b->valuedouble : 0;
+}
+
+double job_oom_limit(const cJSON *lim)
+{
+	static const char *const names[] = { "memory", "data", "address_space" };
+	for (size_t i = 0; i < 3; i++)
+		if (limit_of(lim, names[i]) > 0)
+			return limit_of(lim, names[i]);
+	return 0;
+}
+
+/* A line of tail (from its start) that begins with pre and holds has. */
+static int has_line(const char *tail, const char *pre, const char *has)
+{
+	for (const char *p = tail; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t len = strcspn(p, "\n");
+		if (!strncmp(p, pre, strlen(pre)) && (!has || memmem(p, len, has, strlen(has))))
+			return 1;
+	}
+	return 0;
+}
+
+/* The last line of tail that is not empty is exactly line. */
+static int last_line_is(char *tail, size_t got, const char *line)
+{
+	while (got && (tail[got - 1] == '\n' || tail[got - 1] == '\r'))
+		tail[--got] = '\0';
+	char *nl = strrchr(tail, '\n');
+	return !strcmp(nl ? nl + 1 : tail, line);
+}
+
+const char *job_oom_cause(const char *id, const cJSON *st)
+{
+	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
+	const cJSON *ec = cJSON_GetObjectItem(lim, "exit_code");
+	const cJSON *sig = cJSON_GetObjectItem(lim, "signal_name");
+	if (!job_oom_limit(lim))
+		return NULL;
+	int code = cJSON_IsNumber(ec) ? ec->valueint : -1;
+	int abrt = (cJSON_IsString(sig) && !strcmp(sig->valuestring, "ABRT")) || code == 134;
+	if (code != 1 && !abrt)
+		return NULL;
+	size_t got;
+	char *tail = job_tail(id, "stderr", TAIL, &got), mark[120];
+	const char *cause = NULL;
+	snprintf(mark, sizeof mark, JOB_OOM_PYTHON "%s]", id);
+	if (!tail)
+		return NULL;
+	if (abrt && (has_line(tail, "FATAL ERROR: ", "JavaScript heap out of memory") ||
+		     has_line(tail, "FATAL ERROR: ", "Allocation failed") ||
+		     has_line(tail, "# Fatal process out of memory", NULL)))
+		cause = "Node.js: JavaScript heap out of memory";
+	else if (abrt && has_line(tail, "terminate called after throwing an instance of "
+				  "'std::bad_alloc'", NULL))
+		cause = "C++: std::bad_alloc";
+	else if (code == 1 && last_line_is(tail, got, mark))
+		cause = "Python: MemoryError";
+	free(tail);
+	return cause;
+}
+
+void job_oom_hint(char *h, size_t len, const cJSON *st, const char *cause)
+{
+	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
+	const cJSON *peak = cJSON_GetObjectItem(lim, "peak_memory_bytes");
+	double mib = job_oom_limit(lim) / 1048576, cap = (double)(cfg.memory_max >> 20);
+	char what[200] = "", more[300];
+	if (mib > 0)
+		snprintf(what, sizeof what, " under its limit of %.0f MiB", mib);
+	if (mib > 0 && cJSON_IsNumber(peak))
+		snprintf(what + strlen(what), sizeof what - strlen(what), " (peak measured: %.0f MiB)",
+			 peak->valuedouble / 1048576);
+	if (mib > 0 && mib >= cap)
+		snprintf(more, sizeof more, "memory_mb is already at this server's cap (%.0f MiB): ",
+			 cap);
+	else
+		snprintf(more, sizeof more, "ask for a larger memory_mb (up to %.0f MiB, this "
+			 "server's cap), or ", cap);
+	snprintf(h, len, "The run ran out of memory%s%s%s%s: %sprocess the data in chunks "
+		 "(read files in pieces, stream, use smaller types) to use less.",
+		 cause ? " (" : "", cause ? cause : "", cause ? ")" : "", what, more);
+}
