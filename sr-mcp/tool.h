@@ -57,6 +57,11 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 "\"width\":{\"type\":[\"integer\",\"null\"]},\"height\":{\"type\":[\"integer\",\"null\"]},\"inlined\":{\"type\":\"boolean\"}," \
 "\"note\":{\"type\":\"string\",\"description\":\"Why it is not inlined.\"}},\"required\":[\"path\",\"type\",\"size\",\"width\",\"height\",\"inlined\"]}}," \
 "\"images_not_listed\":{\"type\":\"integer\",\"description\":\"More images the run wrote than a result lists (list_files shows them).\"}," \
+"\"files\":{\"type\":\"array\",\"description\":\"The files the run created or changed in /workspace (not node_modules, .sr, .git or caches), at most 20; each also follows the text as a resource_link.\",\"items\":{\"type\":\"object\",\"properties\":{" \
+"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"size\":{\"type\":\"integer\"},\"change\":{\"type\":\"string\",\"enum\":[\"created\",\"modified\"]}," \
+"\"uri\":{\"type\":\"string\",\"description\":\"resources/read reads it.\"}},\"required\":[\"path\",\"size\",\"change\"]}}," \
+"\"files_not_listed\":{\"type\":\"integer\",\"description\":\"More files the run made than files lists.\"}," \
+"\"files_deleted\":{\"type\":\"integer\"},\"files_cut\":{\"type\":\"boolean\",\"description\":\"The workspace held too many files to compare them all.\"}," \
 "\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
 "\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
 "\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \

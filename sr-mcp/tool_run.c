@@ -19,7 +19,7 @@ const char run_code_def[] =
 "still running then, status is \\\"running\\\" and job_status with the job_id waits for the rest. "
 "Images (PNG, JPEG, GIF, WebP) the program writes to /workspace/outputs, and the matplotlib figures "
 "a Python program leaves open, come back as images after the text (up to 8, long edge up to "
-"1568 px).\","
+"1568 px); the files it created or changed, as resource links (up to 20).\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"language\":{\"type\":\"string\",\"description\":\"Which interpreter runs the code.\"},"
 "\"code\":{\"type\":\"string\",\"description\":\"The program's source.\"},"
