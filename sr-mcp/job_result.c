@@ -354,6 +354,8 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	result_usage(o, st, lim, done);
 	char cap[32] = "";
 	int disk = result_limit(o, id, status, reason, done, cap, sizeof cap);
+	if (!strcmp(status, "oom") && job_oom_limit(lim) > 0)
+		cJSON_AddNumberToObject(o, "memory_limit_bytes", job_oom_limit(lim));
 	const char *err = str(st, "error");
 	if (sandbox)
 		cJSON_AddStringToObject(o, "error", sandbox);

@@ -64,6 +64,7 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 "\"files_deleted\":{\"type\":\"integer\"},\"files_cut\":{\"type\":\"boolean\",\"description\":\"The workspace held too many files to compare them all.\"}," \
 "\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
 "\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
+"\"memory_limit_bytes\":{\"type\":\"number\",\"description\":\"When the run ran out of memory (status oom): its memory limit; memory_mb asks for more, up to sandbox_info's cap.\"}," \
 "\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \
 "\"quota_hit\":{\"type\":\"boolean\",\"description\":\"The workspace reached its size quota: writes past it failed (ENOSPC).\"}," \
 "\"error\":{\"type\":\"string\"},\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}"

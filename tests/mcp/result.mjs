@@ -44,6 +44,7 @@ if (asan) {
   if (rlimit) {
     r = await py('x = bytearray(10**10)');
     oom(r, 'Python: MemoryError', 'python: one allocation past the rlimit');
+    is(sc(r).memory_limit_bytes, 256 * 1048576, 'memory_limit_bytes gives the limit');
     ok(sc(r).peak_memory_bytes < 0.9 * 256 * 1048576, 'its peak was far from the limit (sr-limit alone does not see it)', sc(r).peak_memory_bytes);
     r = await py('x = bytearray(10**10)', 1024);
     like(sc(r).hint, /already at this server's cap \(1024 MiB\)/, 'at the cap, the hint says so and asks for chunks');
