@@ -94,12 +94,13 @@ char *job_result_text(const struct cJSON *res);
 int job_made_snapshot(const char *ws, char *var, size_t len);
 void job_made(struct cJSON *res, const char *id);
 
-/* job_oom.c: why a run that failed ran out of memory ("Python:
- * MemoryError" ...), or NULL; the memory limit of sr-limit's report lim
- * (bytes, 0 for none); what to do about it, in h. The python runner's
- * last line for an uncaught MemoryError is JOB_OOM_PYTHON, the id, "]". */
-#define JOB_OOM_PYTHON "sr-mcp: the program ran out of memory (MemoryError) [job "
-const char *job_oom_cause(const char *id, const struct cJSON *st);
+/* job_oom.c: whether a run that failed ran out of memory, its cause
+ * ("Python: MemoryError" ...) in cause; the memory limit of sr-limit's
+ * report lim (bytes, 0 for none); what to do about it, in h. A runner's
+ * start-up module marks an allocation refused with a line JOB_OOM_MARK,
+ * the cause, ") [job ", the job's id, "]". */
+#define JOB_OOM_MARK "sr-mcp: the program ran out of memory ("
+int job_oom_cause(const char *id, const struct cJSON *st, char *cause, size_t len);
 double job_oom_limit(const struct cJSON *lim);
 void job_oom_hint(char *h, size_t len, const struct cJSON *st, const char *cause);
 

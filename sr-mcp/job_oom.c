@@ -58,43 +58,55 @@ static int has_line(const char *tail, const char *pre, const char *has)
 	return 0;
 }
 
-/* The last line of tail that is not empty is exactly line. */
-static int last_line_is(char *tail, size_t got, const char *line)
+/* A line of tail that is a runner's mark for job id: "JOB_OOM_MARK
+ * CAUSE) [job ID]". Its cause, made printable, in buf; 1, or 0. */
+static int runner_mark(const char *tail, const char *id, char *buf, size_t len)
 {
-	while (got && (tail[got - 1] == '\n' || tail[got - 1] == '\r'))
-		tail[--got] = '\0';
-	char *nl = strrchr(tail, '\n');
-	return !strcmp(nl ? nl + 1 : tail, line);
+	char end[64];
+	size_t m = strlen(JOB_OOM_MARK), e = (size_t)snprintf(end, sizeof end, ") [job %s]", id);
+	for (const char *p = tail; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t n = strcspn(p, "\n");
+		if (n <= m + e || strncmp(p, JOB_OOM_MARK, m) || memcmp(p + n - e, end, e))
+			continue;
+		size_t k = n - m - e < len ? n - m - e : len - 1;
+		for (size_t i = 0; i < k; i++) {
+			unsigned char c = (unsigned char)p[m + i];
+			buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		}
+		buf[k] = '\0';
+		return 1;
+	}
+	return 0;
 }
 
-const char *job_oom_cause(const char *id, const cJSON *st)
+int job_oom_cause(const char *id, const cJSON *st, char *cause, size_t len)
 {
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	const cJSON *ec = cJSON_GetObjectItem(lim, "exit_code");
 	const cJSON *sig = cJSON_GetObjectItem(lim, "signal_name");
 	if (!job_oom_limit(lim))
-		return NULL;
+		return 0;
 	int code = cJSON_IsNumber(ec) ? ec->valueint : -1;
 	int abrt = (cJSON_IsString(sig) && !strcmp(sig->valuestring, "ABRT")) || code == 134;
 	if (code != 1 && !abrt)
-		return NULL;
+		return 0;
 	size_t got;
-	char *tail = job_tail(id, "stderr", TAIL, &got), mark[120];
-	const char *cause = NULL;
-	snprintf(mark, sizeof mark, JOB_OOM_PYTHON "%s]", id);
+	char *tail = job_tail(id, "stderr", TAIL, &got);
+	const char *known = NULL;
 	if (!tail)
-		return NULL;
+		return 0;
 	if (abrt && (has_line(tail, "FATAL ERROR: ", "JavaScript heap out of memory") ||
 		     has_line(tail, "FATAL ERROR: ", "Allocation failed") ||
 		     has_line(tail, "# Fatal process out of memory", NULL)))
-		cause = "Node.js: JavaScript heap out of memory";
+		known = "Node.js: JavaScript heap out of memory";
 	else if (abrt && has_line(tail, "terminate called after throwing an instance of "
 				  "'std::bad_alloc'", NULL))
-		cause = "C++: std::bad_alloc";
-	else if (code == 1 && last_line_is(tail, got, mark))
-		cause = "Python: MemoryError";
+		known = "C++: std::bad_alloc";
+	int found = known || (code == 1 && runner_mark(tail, id, cause, len));
+	if (known)
+		snprintf(cause, len, "%s", known);
 	free(tail);
-	return cause;
+	return found;
 }
 
 void job_oom_hint(char *h, size_t len, const cJSON *st, const char *cause)

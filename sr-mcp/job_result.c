@@ -321,11 +321,13 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 		status = "error";
 		reason = "sandbox";
 	}
-	const char *oom = NULL;    /* a memory error of the language, under an rlimit */
+	char cause[128];           /* a memory error of the language, under an rlimit */
+	const char *oom = NULL;
 	if (!sandbox && (!strcmp(status, "failed") || !strcmp(status, "killed")) &&
-	    (oom = job_oom_cause(id, st))) {
+	    job_oom_cause(id, st, cause, sizeof cause)) {
 		status = "oom";
 		reason = "memory";
+		oom = cause;
 	}
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	cJSON *o = cJSON_CreateObject();

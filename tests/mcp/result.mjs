@@ -52,6 +52,15 @@ if (asan) {
       code: 'const a = []; for (;;) a.push(new Array(1e6).fill(1.5));' });
     oom(r, 'Node.js: JavaScript heap out of memory', 'javascript: a heap that grows past the limit');
     ok(sc(r).peak_memory_bytes < 0.9 * 512 * 1048576, 'the heap limit stopped it under the rlimit', sc(r).peak_memory_bytes);
+    r = await py('import mmap\nm = mmap.mmap(-1, 10**11)');
+    oom(r, 'Python: OSError ENOMEM', 'python: an mmap the rlimit refused (ENOMEM)');
+    r = await s.call('run_code', { language: 'javascript', memory_mb: 256, code: 'const b = Buffer.alloc(2 ** 31); console.log(b.length);' });
+    oom(r, 'Node.js: RangeError: Array buffer allocation failed', 'javascript: a buffer the rlimit refused');
+    r = await s.call('run_code', { language: 'javascript', memory_mb: 256, code: '(async () => { await null; return new ArrayBuffer(1e10); })();' });
+    oom(r, 'Node.js: RangeError: Array buffer allocation failed', 'javascript: the same in a rejected promise');
+    r = await s.call('run_code', { language: 'javascript', memory_mb: 256,
+      code: 'try { new ArrayBuffer(1e10); } catch (e) { console.error(String(e)); process.exit(1); }' });
+    failed(r, 'control: javascript catches the refused buffer and exits 1');
     const gxx = spawnSync('g++', ['--version']).status === 0;
     if (!gxx) {
       skip('c++: std::bad_alloc', 'no g++ here');
@@ -66,7 +75,7 @@ if (asan) {
   // controls: the same words, without running out of memory
   r = await py('import sys\nprint("Traceback\\nMemoryError", file=sys.stderr)\nsys.exit(1)');
   failed(r, 'control: a program that prints MemoryError and exits 1');
-  r = await py('import sys\nprint("sr-mcp: the program ran out of memory (MemoryError) [job 0123]", file=sys.stderr)\nsys.exit(1)');
+  r = await py('import sys\nprint("sr-mcp: the program ran out of memory (Python: MemoryError) [job ' + '0'.repeat(32) + ']", file=sys.stderr)\nsys.exit(1)');
   failed(r, 'control: the runner\'s line with another job\'s id');
   r = await py('try:\n    x = bytearray(10**12)\nexcept MemoryError:\n    print("caught")\nraise ValueError(1)');
   failed(r, 'control: a MemoryError caught, then another error');

@@ -100,23 +100,27 @@ sys.meta_path.insert(0, _PyplotWatch())
 
 
 def _watch_memory_error():
-    """An uncaught MemoryError ends the run with a last stderr line that
+    """An uncaught MemoryError (or an OSError ENOMEM: an allocation the
+    limit refused) ends the run with a last stderr line that
     names the job (the runner passes its id in SR_MCP_JOB, removed here
     before the program runs), so that sr-mcp can say the run ran out of
-    memory (sr-mcp(1), RESULTS). The line is written at exit, after the
+    memory (sr-mcp(1), run_code). The line is written at exit, after the
     traceback and every other exit handler (the first registered runs
     last)."""
     import os
     job = os.environ.pop("SR_MCP_JOB", "")
-    if not job:
+    if len(job) != 32:
         return
     import atexit
+    import errno
     seen = []
     prev = sys.excepthook
 
     def hook(kind, value, tb):
-        if isinstance(kind, type) and issubclass(kind, MemoryError):
-            seen.append(True)
+        if isinstance(value, MemoryError):
+            seen.append("MemoryError")
+        elif isinstance(value, OSError) and value.errno == errno.ENOMEM:
+            seen.append("OSError ENOMEM")
         prev(kind, value, tb)
 
     def at_exit():
@@ -124,8 +128,8 @@ def _watch_memory_error():
             try:
                 sys.stderr.flush()
             finally:
-                os.write(2, f"sr-mcp: the program ran out of memory (MemoryError) [job {job}]\n"
-                         .encode())
+                os.write(2, f"sr-mcp: the program ran out of memory (Python: {seen[0]}) "
+                         f"[job {job}]\n".encode())
 
     sys.excepthook = hook
     atexit.register(at_exit)
