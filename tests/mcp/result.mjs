@@ -143,10 +143,10 @@ r = await s.call('install_packages', { workspace_id: 'inst', manager: 'pip', pac
 if (sc(r).failure === 'index_unreachable') {
   like(sc(r).error, /could not reach the package index \(PyPI\)/, 'pip with no way to PyPI: the index cannot be reached');
   ok(Date.now() - t0 < 8000, 'and it gives up in seconds, not after five retries', Date.now() - t0);
-  sentenceFirst(r, 'pip: index unreachable');
 } else {
   is(sc(r).failure, 'no_such_package', 'pip with PyPI reachable: no such package');
 }
+sentenceFirst(r, 'pip');
 await s.client.close();
 // no network for installs, only the administrator's wheels (none here)
 const wheels = mkdtempSync(`${process.env.TMPDIR || '/tmp'}/sr-wheels.`);
