@@ -112,6 +112,13 @@ const second = sc(r).job_id;
 r = await run('cat a.txt > /dev/null');
 is((sc(r).files || []).length, 0, 'a run that changes nothing lists no file');
 is(links(r).length, 0, 'and no link');
+// links and fifos the code planted are neither followed nor listed
+r = s.call('run_code', { language: 'bash', workspace_id: 'links', code:
+  'ln -s / hostroot; ln -s /etc/passwd pw; mkfifo ff; mkdir d; ln -s .. d/up; echo x > real; ls -l pw hostroot ff | wc -l' });
+r = await r;
+is(sc(r).stdout, '3\n', 'control: the run planted two links and a fifo');
+is(JSON.stringify((sc(r).files || []).map((x) => x.path)), '["real"]',
+  'only the regular file is listed: no link is followed, none listed, the fifo neither');
 await run('echo new > later.txt');
 r = await s.call('job_status', { job_id: second });
 is(JSON.stringify((sc(r).files || []).map((x) => x.path)), '["a.txt","data/b.csv"]',
