@@ -49,10 +49,10 @@ UNITS    := $(UNIT_SRC:.c=)
 MANS     := $(wildcard man/*.1)
 DATA     := $(wildcard sr-*/data/*)
 # sr-mcp's runners: the executable files; what a runner reads from a
-# directory beside it (python-lib/) is data.
+# directory beside it (python-lib/, node-lib/) is data.
 RUNNER_DIRS := $(patsubst %/,%,$(wildcard sr-mcp/runners/*/))
 RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
-RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)))
+RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)))
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
 .PHONY: all deps check-deps demo demo-mcp check check-vm check-slurm bench lint install uninstall clean

@@ -8,6 +8,8 @@
  *   job_retention.c  the sweeper: idle workspaces (--workspace-ttl),
  *                    finished jobs and their code (--job-ttl, --job-space)
  *   job_result.c     a job's result for the model: status, output, limits
+ *   job_made.c       the files a run created or changed in its workspace
+ *   job_oom.c        a run that failed for memory, and the hint
  *   jobs.c           submit, wait, status, cancel, list; the worker; the
  *                    state directory made and the sandbox found to work
  *   job_files.c      a job's own files: output so far, its record
@@ -70,6 +72,9 @@ void job_terms(char *buf, size_t len);
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */
 char *job_read_at(int fd, uint64_t off, size_t n, size_t *got);
 void job_progress_note(const char *id, char *buf, size_t len);
+/* The last n bytes (at most) of a job's stream, NUL-ended, their count in
+ * got; NULL when it is empty or not there. */
+char *job_tail(const char *id, const char *stream, size_t n, size_t *got);
 /* The job's own record (argv, cwd, tenant ...), or NULL. */
 struct cJSON *job_info(const char *id);
 
@@ -79,6 +84,25 @@ struct cJSON *job_result_object(const char *job_id, const char *workspace,
 struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t offset,
 			      uint64_t limit, char *err, size_t errlen);
 char *job_result_text(const struct cJSON *res);
+
+/* job_made.c: before a run, its workspace's files (stat only) in a
+ * snapshot, and the variable naming it for the job's environment in var
+ * (0; -1 and var "" when it could not be made); after, the files created
+ * or changed added to res (its workspace_id's): files (JOB_MADE_SHOWN at
+ * most: path, size, change), files_not_listed, files_deleted, files_cut. */
+#define JOB_MADE_SHOWN 20
+int job_made_snapshot(const char *ws, char *var, size_t len);
+void job_made(struct cJSON *res, const char *id);
+
+/* job_oom.c: whether a run that failed ran out of memory, its cause
+ * ("Python: MemoryError" ...) in cause; the memory limit of sr-limit's
+ * report lim (bytes, 0 for none); what to do about it, in h. A runner's
+ * start-up module marks an allocation refused with a line JOB_OOM_MARK,
+ * the cause, ") [job ", the job's id, "]". */
+#define JOB_OOM_MARK "sr-mcp: the program ran out of memory ("
+int job_oom_cause(const char *id, const struct cJSON *st, char *cause, size_t len);
+double job_oom_limit(const struct cJSON *lim);
+void job_oom_hint(char *h, size_t len, const struct cJSON *st, const char *cause);
 
 /* job_retention.c */
 void job_retention_sweep(void);

@@ -48,6 +48,24 @@ char *job_read_at(int fd, uint64_t off, size_t n, size_t *got)
 	return p;
 }
 
+char *job_tail(const char *id, const char *stream, size_t n, size_t *got)
+{
+	int fd = job_file(id, stream);
+	struct stat sb;
+	*got = 0;
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if ((uint64_t)sb.st_size < n)
+		n = (size_t)sb.st_size;
+	char *tail = job_read_at(fd, (uint64_t)sb.st_size - n, n, got);
+	close(fd);
+	tail[*got] = '\0';
+	return tail;
+}
+
 /* For progress: "N bytes of output so far; last line: ..." */
 void job_progress_note(const char *id, char *buf, size_t len)
 {

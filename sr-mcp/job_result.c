@@ -143,9 +143,6 @@ static const char *hint_for(const char *status, const char *id)
 	else if (!strcmp(status, "timed_out"))
 		snprintf(h, sizeof h, "The run was stopped at its time limit: make it faster, "
 			 "or ask for a larger timeout_s (sandbox_info gives the cap).");
-	else if (!strcmp(status, "oom"))
-		snprintf(h, sizeof h, "The run ran out of memory: use less, or ask for a larger "
-			 "memory_mb (sandbox_info gives the cap).");
 	else if (!strcmp(status, "error"))
 		snprintf(h, sizeof h, "The sandbox could not run the code (see error): this is "
 			 "not a fault of the code. Tell the user; sandbox_info shows the setup.");
@@ -163,19 +160,11 @@ static char *chain_failure(const char *id, const cJSON *st)
 {
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	double code = num(lim ? lim : st, "exit_code", 0);
-	if (code != 111 && code != 126 && code != 127)
+	size_t got;
+	char *tail = code == 111 || code == 126 || code == 127 ?
+		job_tail(id, "stderr", 1024, &got) : NULL;
+	if (!tail)
 		return NULL;
-	int fd = job_file(id, "stderr");
-	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_size == 0) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	size_t got, n = sb.st_size < 1024 ? (size_t)sb.st_size : 1024;
-	char *tail = job_read_at(fd, (uint64_t)sb.st_size - n, n, &got);
-	close(fd);
-	tail[got] = '\0';
 	while (got && tail[got - 1] == '\n')
 		tail[--got] = '\0';
 	char *line = strrchr(tail, '\n');
@@ -200,17 +189,10 @@ static char *chain_failure(const char *id, const cJSON *st)
 static int quota_hit(const char *id, char *cap, size_t len)
 {
 	static const char tag[] = "sr-jail: warning: /workspace: quota of ";
-	int fd = job_file(id, "stderr");
-	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb) < 0 || sb.st_size == 0) {
-		if (fd >= 0)
-			close(fd);
+	size_t got;
+	char *tail = job_tail(id, "stderr", 4096, &got);
+	if (!tail)
 		return 0;
-	}
-	size_t got, n = sb.st_size < 4096 ? (size_t)sb.st_size : 4096;
-	char *tail = job_read_at(fd, (uint64_t)sb.st_size - n, n, &got);
-	close(fd);
-	tail[got] = '\0';
 	char *at = NULL;
 	for (char *p = tail; (p = strstr(p, tag)); p++)
 		at = p;
@@ -304,10 +286,15 @@ static int result_limit(cJSON *o, const char *id, const char *status, const char
 }
 
 /* What to do next, in o: the status's hint, and the quota's. */
-static void result_hint(cJSON *o, const char *status, const char *id, int disk, const char *cap)
+static void result_hint(cJSON *o, const char *status, const char *id, int disk, const char *cap,
+			const cJSON *st, const char *oom)
 {
 	const char *h = hint_for(status, id);
-	char hq[700];
+	char hq[1400], hm[600];
+	if (!strcmp(status, "oom")) {
+		job_oom_hint(hm, sizeof hm, st, oom);
+		h = hm;
+	}
 	if (disk) {
 		int inodes = strstr(cap, "inodes") != NULL;
 		snprintf(hq, sizeof hq, "%s%sThe workspace reached its quota of %s%s: %s past it "
@@ -333,6 +320,14 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	if (sandbox) {
 		status = "error";
 		reason = "sandbox";
+	}
+	char cause[128];           /* a memory error of the language, under an rlimit */
+	const char *oom = NULL;
+	if (!sandbox && (!strcmp(status, "failed") || !strcmp(status, "killed")) &&
+	    job_oom_cause(id, st, cause, sizeof cause)) {
+		status = "oom";
+		reason = "memory";
+		oom = cause;
 	}
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	cJSON *o = cJSON_CreateObject();
@@ -361,13 +356,15 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	result_usage(o, st, lim, done);
 	char cap[32] = "";
 	int disk = result_limit(o, id, status, reason, done, cap, sizeof cap);
+	if (!strcmp(status, "oom") && job_oom_limit(lim) > 0)
+		cJSON_AddNumberToObject(o, "memory_limit_bytes", job_oom_limit(lim));
 	const char *err = str(st, "error");
 	if (sandbox)
 		cJSON_AddStringToObject(o, "error", sandbox);
 	else if (err)
 		cJSON_AddStringToObject(o, "error", err);
 	free(sandbox);
-	result_hint(o, status, id, disk, cap);
+	result_hint(o, status, id, disk, cap, st, oom);
 	return o;
 }
 
@@ -414,6 +411,31 @@ cJSON *job_result_logs(const char *id, const char *stream, uint64_t offset, uint
 	return o;
 }
 
+/* The files the run made, for the text block. */
+static void made_note(struct text_buf *b, const cJSON *res)
+{
+	const cJSON *files = cJSON_GetObjectItem(res, "files"), *f;
+	double more = num(res, "files_not_listed", 0), gone = num(res, "files_deleted", 0);
+	char line[600];
+	if (!cJSON_IsArray(files) || (!cJSON_GetArraySize(files) && !gone))
+		return;
+	text_put(b, "--- files this run created or changed in /workspace ---\n", 56);
+	cJSON_ArrayForEach(f, files) {
+		snprintf(line, sizeof line, "%.400s (%.0f bytes, %s)\n", str(f, "path"),
+			 num(f, "size", 0), str(f, "change"));
+		text_put(b, line, strlen(line));
+	}
+	if (more)
+		text_put(b, line, (size_t)snprintf(line, sizeof line, "[... and %.0f more: "
+			 "list_files shows them ...]\n", more));
+	if (gone)
+		text_put(b, line, (size_t)snprintf(line, sizeof line, "(%.0f file%s deleted)\n",
+						   gone, gone == 1 ? "" : "s"));
+	if (cJSON_IsTrue(cJSON_GetObjectItem(res, "files_cut")))
+		text_put(b, line, (size_t)snprintf(line, sizeof line, "(the workspace holds more "
+			 "files than are compared: this list may miss some)\n"));
+}
+
 /* The text block: the same as structuredContent, for a person. */
 char *job_result_text(const cJSON *res)
 {
@@ -452,6 +474,7 @@ char *job_result_text(const cJSON *res)
 	if (images)
 		text_put(&b, images, strlen(images));
 	free(images);
+	made_note(&b, res);
 	if (str(res, "error")) {
 		snprintf(line, sizeof line, "error: %.500s\n", str(res, "error"));
 		text_put(&b, line, strlen(line));

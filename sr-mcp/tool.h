@@ -57,8 +57,14 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 "\"width\":{\"type\":[\"integer\",\"null\"]},\"height\":{\"type\":[\"integer\",\"null\"]},\"inlined\":{\"type\":\"boolean\"}," \
 "\"note\":{\"type\":\"string\",\"description\":\"Why it is not inlined.\"}},\"required\":[\"path\",\"type\",\"size\",\"width\",\"height\",\"inlined\"]}}," \
 "\"images_not_listed\":{\"type\":\"integer\",\"description\":\"More images the run wrote than a result lists (list_files shows them).\"}," \
+"\"files\":{\"type\":\"array\",\"description\":\"The files the run created or changed in /workspace (not node_modules, .sr, .git or caches), at most 20; each also follows the text as a resource_link.\",\"items\":{\"type\":\"object\",\"properties\":{" \
+"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"size\":{\"type\":\"integer\"},\"change\":{\"type\":\"string\",\"enum\":[\"created\",\"modified\"]}," \
+"\"uri\":{\"type\":\"string\",\"description\":\"resources/read reads it.\"}},\"required\":[\"path\",\"size\",\"change\"]}}," \
+"\"files_not_listed\":{\"type\":\"integer\",\"description\":\"More files the run made than files lists.\"}," \
+"\"files_deleted\":{\"type\":\"integer\"},\"files_cut\":{\"type\":\"boolean\",\"description\":\"The workspace held too many files to compare them all.\"}," \
 "\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
 "\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
+"\"memory_limit_bytes\":{\"type\":\"number\",\"description\":\"When the run ran out of memory (status oom): its memory limit; memory_mb asks for more, up to sandbox_info's cap.\"}," \
 "\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \
 "\"quota_hit\":{\"type\":\"boolean\",\"description\":\"The workspace reached its size quota: writes past it failed (ENOSPC).\"}," \
 "\"error\":{\"type\":\"string\"},\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}"
@@ -83,6 +89,8 @@ int install_packages_schema(struct cJSON *t);
 
 /* tool_resources.c */
 void resources_call(struct proto_req *r);             /* on its own thread */
+char *tool_res_uri(const char *ws, const char *path);  /* a workspace file's uri */
+const char *tool_res_mime(const char *path);           /* by its name, or NULL */
 
 /* The tools, in the order tools/list gives them, one line each:
  * TOOL(NAME, handler, sandrun, schema): NAME_def, its schema (JSON, in

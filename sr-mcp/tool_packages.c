@@ -59,6 +59,8 @@ const char install_packages_def[] =
 "\"requested\":{\"type\":\"boolean\",\"description\":\"Named in this call (else a dependency or an earlier install).\"}},"
 "\"required\":[\"name\",\"version\",\"requested\"]},\"description\":\"What the workspace holds for this manager after the install.\"},"
 "\"log\":{\"type\":\"string\",\"description\":\"The package manager's output (cut in the middle when long).\"},"
+"\"failure\":{\"type\":\"string\",\"description\":\"Why a failed install failed: index_unreachable, no_such_package, no_matching_version, no_wheel, quota or unknown.\"},"
+"\"error\":{\"type\":\"string\",\"description\":\"What failed, in one sentence, and what to do.\"},"
 "\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}},"
 "\"required\":[\"job_id\",\"workspace_id\",\"manager\",\"status\",\"packages\"]},"
 "\"annotations\":{\"title\":\"Install packages\",\"readOnlyHint\":false,\"destructiveHint\":false,"
@@ -145,6 +147,121 @@ static const char *text_of(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* Why an install failed, from its log: the first cause whose needle the
+ * log holds, in this order (a package "not found" after the index could
+ * not be reached says nothing of the package). name: the text after it
+ * names the package, up to a quote or the end of the line. */
+static const struct cause {
+	const char *manager, *needle, *failure, *name;
+} causes[] = {
+	{ "pip", "NewConnectionError", "index_unreachable", NULL },
+	{ "pip", "Temporary failure in name resolution", "index_unreachable", NULL },
+	{ "pip", "Name or service not known", "index_unreachable", NULL },
+	{ "pip", "Network is unreachable", "index_unreachable", NULL },
+	{ "pip", "ConnectTimeoutError", "index_unreachable", NULL },
+	{ "pip", "ProxyError", "index_unreachable", NULL },
+	{ "pip", "is not a supported wheel on this platform", "no_wheel", "ERROR: " },
+	{ "pip", "(from versions: none)", "no_such_package", "satisfies the requirement " },
+	{ "pip", "No matching distribution found for ", "no_matching_version",
+	  "No matching distribution found for " },
+	{ "pip", "No space left on device", "quota", NULL },
+	{ "pip", "Disk quota exceeded", "quota", NULL },
+	{ "npm", "code ENOTFOUND", "index_unreachable", NULL },
+	{ "npm", "code EAI_AGAIN", "index_unreachable", NULL },
+	{ "npm", "code ECONNREFUSED", "index_unreachable", NULL },
+	{ "npm", "code ETIMEDOUT", "index_unreachable", NULL },
+	{ "npm", "code ECONNRESET", "index_unreachable", NULL },
+	{ "npm", "code ENETUNREACH", "index_unreachable", NULL },
+	{ "npm", "code E404", "no_such_package", "The requested resource '" },
+	{ "npm", "code ETARGET", "no_matching_version", "No matching version found for " },
+	{ "npm", "code ENOSPC", "quota", NULL },
+	{ "npm", "code EDQUOT", "quota", NULL },
+};
+
+/* The package a cause's line names, cleaned, in buf ("" when none). */
+static void cause_name(const char *log, const char *after, char *buf, size_t len)
+{
+	const char *p = after ? strstr(log, after) : NULL;
+	buf[0] = '\0';
+	if (!p)
+		return;
+	p += strlen(after);
+	size_t n = strcspn(p, "'\n (");
+	while (n > 0 && (p[n - 1] == '.' || p[n - 1] == ':'))
+		n--;
+	if (n > 2 && !strncmp(p + n - 2, "@*", 2))    /* npm's "any version" */
+		n -= 2;
+	int bad = 0;
+	char *t = text_clean(p, n < 200 ? n : 200, &bad);
+	snprintf(buf, len, "%s", t);
+	free(t);
+}
+
+/* One sentence on what failed and what to do, in buf; the failure's
+ * code (see causes), or "unknown". net: the install had the network. */
+static const char *install_failure(const char *manager, const char *log, int net, char *buf,
+				   size_t len)
+{
+	const struct cause *c = NULL;
+	for (size_t i = 0; !c && i < sizeof causes / sizeof *causes; i++)
+		if (!strcmp(causes[i].manager, manager) && strstr(log, causes[i].needle))
+			c = &causes[i];
+	int pip = !strcmp(manager, "pip");
+	const char *index = pip ? "the package index (PyPI)" : "the npm registry";
+	char name[256] = "", what[300] = "";
+	if (c)
+		cause_name(log, c->name, name, sizeof name);
+	if (name[0])
+		snprintf(what, sizeof what, " %s", name);
+	const char *f = c ? c->failure : "unknown";
+	if (!net && pip && strcmp(f, "quota"))
+		snprintf(buf, len, "This server gives installs no network, and the administrator's "
+			 "local wheels (--pip-find-links) hold no wheel of%s that fits: use the "
+			 "packages there are, or tell the user (the administrator can add the wheel, "
+			 "or allow installs the network with --network install).",
+			 what[0] ? what : " what was asked");
+	else if (!strcmp(f, "index_unreachable"))
+		snprintf(buf, len, "The sandbox could not reach %s: installs may use the network "
+			 "here, but this host cannot connect to it (no route, no DNS, or a firewall). "
+			 "Trying again will not help: tell the user%s.", index, pip ? " (the "
+			 "administrator can give a directory of wheels with --pip-find-links)" : "");
+	else if (!strcmp(f, "no_such_package"))
+		snprintf(buf, len, pip ? "pip found no release of%s it can install: no package of "
+			 "that name is on PyPI, or it has no prebuilt wheel for this Python (only "
+			 "wheels are installed). Check the name's spelling, or pick a package that "
+			 "ships wheels." : "The npm registry has no package named%s: check the "
+			 "name's spelling (a scoped package is @scope/name).", what);
+	else if (!strcmp(f, "no_matching_version"))
+		snprintf(buf, len, "%s has no version of%s that matches the spec%s: ask for a "
+			 "version that exists (or none, for the latest).", pip ? "PyPI" :
+			 "The npm registry", what, pip ? " and has a wheel for this Python" : "");
+	else if (!strcmp(f, "no_wheel"))
+		snprintf(buf, len, "The wheel%s is not built for this Python or platform: ask for "
+			 "a version that has a wheel for it, or another package.", what);
+	else if (!strcmp(f, "quota"))
+		snprintf(buf, len, "The workspace ran out of room (its quota) while installing: "
+			 "delete files it no longer needs, or install fewer packages.");
+	else
+		snprintf(buf, len, "The install failed: the end of its log, below, says why. Check "
+			 "the names and versions (only prebuilt packages can be installed: pip "
+			 "wheels, npm without install scripts).");
+	return f;
+}
+
+/* The last about max bytes of log, from the start of a line. */
+static const char *log_tail(const char *log, size_t max)
+{
+	size_t n = strlen(log);
+	if (n <= max)
+		return log;
+	const char *p = log + n - max, *nl = strchr(p, '\n');
+	if (nl && nl[1])
+		return nl + 1;
+	while (((unsigned char)*p & 0xc0) == 0x80)    /* not inside a character */
+		p++;
+	return p;
+}
+
 /* The result: from the job's run result (status, output), the report. */
 static void reply(struct proto_req *r, const char *manager, const char *ws, const cJSON *specs,
 		  int net, const char *id, const cJSON *st, const char *note)
@@ -174,12 +291,14 @@ static void reply(struct proto_req *r, const char *manager, const char *ws, cons
 	else if (going)
 		snprintf(hint, sizeof hint, "Still installing: job_status with job_id %s and wait_s "
 			 "45 waits for it (its stdout then lists the packages).", id);
-	else
-		snprintf(hint, sizeof hint, "The install did not succeed (%s): the log says why. "
-			 "Check the names and "
-			 "versions (only prebuilt packages can be installed: pip wheels, npm without "
-			 "install scripts)%s.", status, net ? "" : "; this install had no network, so "
-			 "only the administrator's local wheels were available");
+	else if (!strcmp(status, "failed")) {
+		const char *f = install_failure(manager, text_of(run, "stderr"), net, hint,
+						sizeof hint);
+		cJSON_AddStringToObject(res, "failure", f);
+		cJSON_AddStringToObject(res, "error", hint);
+	} else
+		snprintf(hint, sizeof hint, "The install did not succeed (%s): %s", status,
+			 text_of(run, "hint"));
 	if (note && *note)
 		snprintf(hint + strlen(hint), sizeof hint - strlen(hint), " %s", note);
 	cJSON_AddStringToObject(res, "hint", hint);
@@ -192,13 +311,10 @@ static void reply(struct proto_req *r, const char *manager, const char *ws, cons
 		if (len < 20000)
 			append(&text, &len, "  %s %s%s\n", text_of(p, "name"), text_of(p, "version"),
 			       cJSON_IsTrue(cJSON_GetObjectItem(p, "requested")) ? " (requested)" : "");
-	const char *log = text_of(run, "stderr");
-	size_t from = strlen(log) > 1500 ? strlen(log) - 1500 : 0;
-	while (((unsigned char)log[from] & 0xc0) == 0x80)    /* not inside a character */
-		from++;
+	const char *log = log_tail(text_of(run, "stderr"), 1500);
 	append(&text, &len, "%s\n", hint);
-	if (!ok && log[from])
-		append(&text, &len, "The end of the log:\n%s", log + from);
+	if (!ok && *log)
+		append(&text, &len, "The end of the log:\n%s", log);
 	cJSON_Delete(run);
 	tool_reply(r, res, text, !ok && !going);
 	free(text);

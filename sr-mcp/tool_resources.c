@@ -449,3 +449,15 @@ void resources_call(struct proto_req *r)
 				  "(resources/templates/list)");
 	}
 }
+
+/* A workspace file's resource uri (malloc'd) and MIME type (or NULL),
+ * for the tools that link to files. */
+char *tool_res_uri(const char *ws, const char *path)
+{
+	return uri_of(ws, path);
+}
+
+const char *tool_res_mime(const char *path)
+{
+	return mime_of(path, NULL);
+}

@@ -19,7 +19,7 @@ const char run_code_def[] =
 "still running then, status is \\\"running\\\" and job_status with the job_id waits for the rest. "
 "Images (PNG, JPEG, GIF, WebP) the program writes to /workspace/outputs, and the matplotlib figures "
 "a Python program leaves open, come back as images after the text (up to 8, long edge up to "
-"1568 px).\","
+"1568 px); the files it created or changed, as resource links (up to 20).\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"language\":{\"type\":\"string\",\"description\":\"Which interpreter runs the code.\"},"
 "\"code\":{\"type\":\"string\",\"description\":\"The program's source.\"},"
@@ -135,13 +135,43 @@ static int halve_stream(cJSON *res, const char *k)
 	return 1;
 }
 
+/* The files the run made, as resource_link blocks (resources/read
+ * reads them), their uri added to res's list; NULL when none. */
+static cJSON *made_links(cJSON *res)
+{
+	const cJSON *ws = cJSON_GetObjectItem(res, "workspace_id");
+	cJSON *files = cJSON_GetObjectItem(res, "files"), *f;
+	if (!cJSON_IsString(ws) || !cJSON_GetArraySize(files))
+		return NULL;
+	cJSON *blocks = cJSON_CreateArray();
+	cJSON_ArrayForEach(f, files) {
+		const char *path = cJSON_GetObjectItem(f, "path")->valuestring;
+		const char *mime = tool_res_mime(path);
+		char *uri = tool_res_uri(ws->valuestring, path);
+		cJSON_AddStringToObject(f, "uri", uri);
+		cJSON *b = cJSON_CreateObject();
+		cJSON_AddStringToObject(b, "type", "resource_link");
+		cJSON_AddStringToObject(b, "uri", uri);
+		cJSON_AddStringToObject(b, "name", path);
+		if (mime)
+			cJSON_AddStringToObject(b, "mimeType", mime);
+		cJSON_AddItemToObject(b, "size", cJSON_Duplicate(cJSON_GetObjectItem(f, "size"), 1));
+		cJSON_AddItemToArray(blocks, b);
+		free(uri);
+	}
+	return blocks;
+}
+
 cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
 		  uint64_t err_off)
 {
 	cJSON *res = job_result_object(id, ws, st, out_off, err_off);
 	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
-	int is_error = strcmp(status, "succeeded") && strcmp(status, "running") &&
-		       strcmp(status, "queued");
+	int going = !strcmp(status, "running") || !strcmp(status, "queued");
+	int is_error = strcmp(status, "succeeded") && !going;
+	if (!going)
+		job_made(res, id);
+	cJSON *links = made_links(res);
 	/* Output cleaned for the model can be three times its bytes, and the
 	 * text block repeats it: cut until both fit, before the images take
 	 * what room is left. */
@@ -157,6 +187,7 @@ cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t
 	char *text = job_result_text(res);
 	cJSON *out = tool_result(res, text, is_error);
 	images_attach(out, images);
+	images_attach(out, links);
 	free(text);
 	return tool_bounded(out);
 }
@@ -319,9 +350,14 @@ static int run_submit(struct proto_req *r, struct run_spec *s, char *id)
 	/* the workspace held against an idle sweep until its job is queued */
 	int hold = ws_hold(0), bad = ws_make(s->workspace, sizeof s->workspace, 0, err,
 						    sizeof err) < 0;
+	char snap[4400];
+	const char *extra[2] = { snap, NULL };
 	if (!bad) {
 		ws_touch(s->workspace);
 		images_outdir(s->workspace);   /* /workspace/outputs, for the images */
+		/* what is there before, for the files the run made */
+		if (job_made_snapshot(s->workspace, snap, sizeof snap) == 0)
+			s->env_extra = extra;
 	}
 	bad = bad || job_submit(s, id, err, sizeof err) < 0;
 	ws_release(hold);

@@ -1,0 +1,164 @@
+// result.mjs - what a run's result says happened, through the official SDK
+// v1 client (which checks each structuredContent against its outputSchema):
+// a run that failed for memory under the rlimit says so (Python's
+// MemoryError, V8's heap abort, C++'s std::bad_alloc), with controls that
+// print the same words without running out of memory; the files a run
+// created or changed come back as resource_links resources/read reads; a
+// failed install says in one sentence what failed before its log.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text, asan } from './tap.mjs';
+
+const T = { timeout: 120000 };
+async function start(extra) {
+  const client = new Client({ name: 'sr-test-result', version: '1' });
+  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
+    env: serverEnv(stateDir(), extra) }));
+  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
+  return { client, call };
+}
+const links = (r) => (r.content || []).filter((c) => c.type === 'resource_link');
+
+let s = await start({ SR_MCP_MEMORY_MAX: '1024M', SR_MCP_NETWORK: 'install' });
+const info = sc(await s.call('sandbox_info', {}));
+const rlimit = /^rlimit/.test(info.memory_enforcement || '');
+
+// ---- memory -----------------------------------------------------------------
+const py = (code, mb = 256) => s.call('run_code', { language: 'python', code, memory_mb: mb });
+const oom = (r, cause, desc) => {
+  ok(sc(r).status === 'oom' && sc(r).reason === 'memory' && sc(r).limit_hit === 'memory',
+    `${desc}: status oom, reason memory, limit_hit memory`, sc(r));
+  like(sc(r).hint, new RegExp(`${cause}.*limit of \\d+ MiB.*memory_mb.*chunks`), `${desc}: the hint names the cause, the limit, memory_mb and chunks`);
+};
+const failed = (r, desc) => ok(sc(r).status === 'failed' && sc(r).limit_hit === null,
+  `${desc}: failed, no limit hit`, sc(r));
+
+if (asan) {
+  skip('memory: the runs', 'SAN=address: runs have no memory limit');
+} else {
+  let r = await py('raise MemoryError("out of room")');
+  oom(r, 'Python: MemoryError', 'an uncaught MemoryError');
+  like(text(r), /stopped by the memory limit/, 'the text block says the memory limit stopped it');
+  if (rlimit) {
+    r = await py('x = bytearray(10**10)');
+    oom(r, 'Python: MemoryError', 'python: one allocation past the rlimit');
+    is(sc(r).memory_limit_bytes, 256 * 1048576, 'memory_limit_bytes gives the limit');
+    ok(sc(r).peak_memory_bytes < 0.9 * 256 * 1048576, 'its peak was far from the limit (sr-limit alone does not see it)', sc(r).peak_memory_bytes);
+    r = await py('x = bytearray(10**10)', 1024);
+    like(sc(r).hint, /already at this server's cap \(1024 MiB\)/, 'at the cap, the hint says so and asks for chunks');
+    r = await s.call('run_code', { language: 'javascript', memory_mb: 512,
+      code: 'const a = []; for (;;) a.push(new Array(1e6).fill(1.5));' });
+    oom(r, 'Node.js: JavaScript heap out of memory', 'javascript: a heap that grows past the limit');
+    ok(sc(r).peak_memory_bytes < 0.9 * 512 * 1048576, 'the heap limit stopped it under the rlimit', sc(r).peak_memory_bytes);
+    r = await py('import mmap\nm = mmap.mmap(-1, 10**11)');
+    oom(r, 'Python: OSError ENOMEM', 'python: an mmap the rlimit refused (ENOMEM)');
+    r = await s.call('run_code', { language: 'javascript', memory_mb: 256, code: 'const b = Buffer.alloc(2 ** 31); console.log(b.length);' });
+    oom(r, 'Node.js: RangeError: Array buffer allocation failed', 'javascript: a buffer the rlimit refused');
+    r = await s.call('run_code', { language: 'javascript', memory_mb: 256, code: '(async () => { await null; return new ArrayBuffer(1e10); })();' });
+    oom(r, 'Node.js: RangeError: Array buffer allocation failed', 'javascript: the same in a rejected promise');
+    r = await s.call('run_code', { language: 'javascript', memory_mb: 256,
+      code: 'try { new ArrayBuffer(1e10); } catch (e) { console.error(String(e)); process.exit(1); }' });
+    failed(r, 'control: javascript catches the refused buffer and exits 1');
+    const gxx = spawnSync('g++', ['--version']).status === 0;
+    if (!gxx) {
+      skip('c++: std::bad_alloc', 'no g++ here');
+    } else {
+      r = await s.call('run_code', { language: 'bash', memory_mb: 256, code:
+        "printf '#include <vector>\\nint main(){std::vector<char> v(20000000000ULL); return v[1];}\\n' > m.cc && g++ -o m m.cc && ./m" });
+      oom(r, 'C\\+\\+: std::bad_alloc', 'c++: an uncaught std::bad_alloc');
+    }
+  } else {
+    skip('memory: allocations refused by the rlimit', `memory is enforced by ${info.memory_enforcement}`);
+  }
+  // controls: the same words, without running out of memory
+  r = await py('import sys\nprint("Traceback\\nMemoryError", file=sys.stderr)\nsys.exit(1)');
+  failed(r, 'control: a program that prints MemoryError and exits 1');
+  r = await py('import sys\nprint("sr-mcp: the program ran out of memory (Python: MemoryError) [job ' + '0'.repeat(32) + ']", file=sys.stderr)\nsys.exit(1)');
+  failed(r, 'control: the runner\'s line with another job\'s id');
+  r = await py('try:\n    x = bytearray(10**12)\nexcept MemoryError:\n    print("caught")\nraise ValueError(1)');
+  failed(r, 'control: a MemoryError caught, then another error');
+  r = await s.call('run_code', { language: 'bash', memory_mb: 256, code:
+    "echo 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' >&2; echo \"terminate called after throwing an instance of 'std::bad_alloc'\" >&2; exit 1" });
+  failed(r, 'control: the runtimes\' lines printed, exit 1 (no abort)');
+}
+
+// ---- the files a run made ---------------------------------------------------
+const ws = 'made';
+const run = (code) => s.call('run_code', { language: 'bash', workspace_id: ws, code });
+let r = await run('mkdir -p data many node_modules/p .sr __pycache__ .git; printf hello > a.txt; ' +
+  'printf "a,b\\n1,2\\n" > data/b.csv; for i in $(seq 25); do echo $i > many/f$i; done; ' +
+  'echo x > node_modules/p/i.js; echo x > .sr/y; echo x > __pycache__/c.pyc; echo x > .git/HEAD');
+let f = sc(r).files || [];
+is(f.length, 20, 'a run that made 27 files lists 20');
+is(sc(r).files_not_listed, 7, 'and says how many more');
+like(text(r), /and 7 more/, 'the text block too');
+ok(!f.some((x) => /node_modules|^\.sr|__pycache__|\.git/.test(x.path)), 'node_modules, .sr, caches and .git are left out', f);
+ok(f[0] && f[0].path === 'a.txt' && f[0].size === 5 && f[0].change === 'created', 'each with its size and change, the top level first', f[0]);
+is(links(r).length, 20, 'one resource_link block for each');
+const csv = links(r).find((l) => l.name === 'data/b.csv');
+ok(csv && csv.uri === `sr://workspaces/${ws}/files/data/b.csv` && csv.mimeType === 'text/csv' && csv.size === 8,
+  'a link names the file, its uri, type and size', csv);
+const got = csv ? await s.client.readResource({ uri: csv.uri }) : null;
+is(got?.contents?.[0]?.text, 'a,b\n1,2\n', 'resources/read of the link reads the file');
+
+r = await run('printf more >> a.txt; touch -d 2001-01-01 data/b.csv; rm many/f1; cat many/f2 > /dev/null');
+f = sc(r).files || [];
+is(JSON.stringify(f.map((x) => `${x.path}:${x.change}`)), '["a.txt:modified","data/b.csv:modified"]',
+  'a second run: the file it appended to and the one whose time it set back, nothing read or untouched');
+is(sc(r).files_deleted, 1, 'and how many it deleted');
+const second = sc(r).job_id;
+r = await run('cat a.txt > /dev/null');
+is((sc(r).files || []).length, 0, 'a run that changes nothing lists no file');
+is(links(r).length, 0, 'and no link');
+// links and fifos the code planted are neither followed nor listed
+r = s.call('run_code', { language: 'bash', workspace_id: 'links', code:
+  'ln -s / hostroot; ln -s /etc/passwd pw; mkfifo ff; mkdir d; ln -s .. d/up; echo x > real; ls -l pw hostroot ff | wc -l' });
+r = await r;
+is(sc(r).stdout, '3\n', 'control: the run planted two links and a fifo');
+is(JSON.stringify((sc(r).files || []).map((x) => x.path)), '["real"]',
+  'only the regular file is listed: no link is followed, none listed, the fifo neither');
+await run('echo new > later.txt');
+r = await s.call('job_status', { job_id: second });
+is(JSON.stringify((sc(r).files || []).map((x) => x.path)), '["a.txt","data/b.csv"]',
+  'job_status of an earlier run lists what that run made, not what came after');
+
+// ---- installer errors ---------------------------------------------------------
+const sentenceFirst = (r, desc) => {
+  const t = text(r), at = t.indexOf('The end of the log:');
+  ok(sc(r).error && at > 0 && t.indexOf(sc(r).error) >= 0 && t.indexOf(sc(r).error) < at,
+    `${desc}: one sentence of what failed, before the log`, t);
+  const tail = at > 0 ? t.slice(at + 20).split('\n')[0] : '';
+  const log = sc(r).log || '';
+  ok(tail && (log.startsWith(tail) || log.includes(`\n${tail}\n`)), `${desc}: the log's tail starts at a line`, tail);
+};
+const reach = spawnSync('npm', ['view', 'is-number@7.0.0', 'version'], { encoding: 'utf8', timeout: 60000 });
+if (reach.status !== 0) {
+  skip('npm: no such package', 'the npm registry is not reachable from here');
+} else {
+  r = await s.call('install_packages', { workspace_id: 'inst', manager: 'npm', packages: ['sr-no-such-package-q8z7x'] });
+  is(sc(r).failure, 'no_such_package', 'npm: a package that does not exist: failure no_such_package');
+  like(sc(r).error, /no package named sr-no-such-package-q8z7x: check the name/, 'the sentence names it and says what to do');
+  sentenceFirst(r, 'npm: no such package');
+  r = await s.call('install_packages', { workspace_id: 'inst', manager: 'npm', packages: ['is-number@99.0.0'] });
+  is(sc(r).failure, 'no_matching_version', 'npm: a version that does not exist: failure no_matching_version');
+  like(sc(r).error, /no version of is-number@99\.0\.0/, 'the sentence names it');
+}
+const t0 = Date.now();
+r = await s.call('install_packages', { workspace_id: 'inst', manager: 'pip', packages: ['sr-no-such-package-q8z7x'] });
+if (sc(r).failure === 'index_unreachable') {
+  like(sc(r).error, /could not reach the package index \(PyPI\)/, 'pip with no way to PyPI: the index cannot be reached');
+  ok(Date.now() - t0 < 8000, 'and it gives up in seconds, not after five retries', Date.now() - t0);
+} else {
+  is(sc(r).failure, 'no_such_package', 'pip with PyPI reachable: no such package');
+}
+sentenceFirst(r, 'pip');
+await s.client.close();
+// no network for installs, only the administrator's wheels (none here)
+const wheels = mkdtempSync(`${process.env.TMPDIR || '/tmp'}/sr-wheels.`);
+s = await start({ SR_MCP_PIP_FIND_LINKS: wheels });
+r = await s.call('install_packages', { workspace_id: 'inst', manager: 'pip', packages: ['requests'] });
+like(sc(r).error, /gives installs no network.*no wheel of requests/, 'pip without the network: says so, and that the local wheels lack it');
+await s.client.close();
+done();
