@@ -75,6 +75,14 @@ int run_output_schema(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
 
+/* tool_ws.c: a result naming a scratch workspace (res's workspace_id)
+ * says when it goes and how to keep it: workspace_scratch,
+ * workspace_expires_at, workspace_note in res, the note after text (the
+ * string returned; text is taken). st: its run's status (NULL: none),
+ * whose end starts the clock. tool_ws_reply: tool_reply with the note. */
+char *tool_ws_scratch(struct cJSON *res, const struct cJSON *st, char *text);
+void tool_ws_reply(struct proto_req *r, struct cJSON *res, const char *text);
+
 /* tool_info.c: sandbox_info; --compat sandrun's names */
 int sandrun_exec_schema(struct cJSON *t);
 
