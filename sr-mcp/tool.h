@@ -83,6 +83,10 @@ struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON
 char *tool_ws_scratch(struct cJSON *res, const struct cJSON *st, char *text);
 void tool_ws_reply(struct proto_req *r, struct cJSON *res, const char *text);
 
+/* tool_files.c: a package or internal directory left out of a listing
+ * (fs_hidden): {path, entries, counted_in_part} for name of dirfd. */
+struct cJSON *tool_hidden_dir(int dirfd, const char *name, const char *path);
+
 /* tool_info.c: sandbox_info; --compat sandrun's names */
 int sandrun_exec_schema(struct cJSON *t);
 
