@@ -124,16 +124,22 @@ void ws_used_at(const char *id, time_t t)
  * leaves no unnamed workspace kept for the long TTL. */
 #define SCRATCH "ws-scratch"
 
-int ws_scratch(const char *id)
+/* Marked scratch, whether or not --scratch-ttl is on now. */
+static int scratch_marked(const char *id)
 {
 	struct stat st;
-	if (!cfg.scratch_ttl_ms || !ws_id_ok(id))
+	if (!ws_id_ok(id))
 		return 0;
 	int d = state_sub(SCRATCH);
 	int r = d >= 0 && fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 	if (d >= 0)
 		close(d);
 	return r;
+}
+
+int ws_scratch(const char *id)
+{
+	return cfg.scratch_ttl_ms && scratch_marked(id);
 }
 
 /* Mark (on: a new mark) or unmark workspace id as scratch: 0, or -1 (errno). */
@@ -152,10 +158,16 @@ static int scratch_set(const char *id, int on)
 	return r;
 }
 
+/* Held shared against a sweep, which looks at the mark and removes the
+ * workspace under its exclusive hold: kept before, or named after it went. */
 void ws_keep(const char *id)
 {
+	if (!scratch_marked(id))
+		return;
+	int hold = ws_hold(0);
 	if (scratch_set(id, 0) == 0)
 		mcp_log("workspace %s kept: a call named it (no longer scratch)", id);
+	ws_release(hold);
 }
 
 time_t ws_expires(const char *id, int *scratch)
