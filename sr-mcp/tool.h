@@ -41,6 +41,9 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 #define RESULT_PROPS \
 "\"job_id\":{\"type\":\"string\",\"description\":\"The job's id: pass it to job_status, job_logs, cancel_job.\"}," \
 "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace the run used: pass it to run_code to keep its files.\"}," \
+"\"workspace_scratch\":{\"type\":\"boolean\",\"description\":\"The workspace is scratch (made without a workspace_id): removed soon after its last use unless a later call names it.\"}," \
+"\"workspace_expires_at\":{\"type\":\"string\",\"description\":\"When the scratch workspace is removed if no call names it (ISO 8601, UTC; once the run is over).\"}," \
+"\"workspace_note\":{\"type\":\"string\",\"description\":\"When the scratch workspace goes and how to keep it.\"}," \
 "\"status\":{\"type\":\"string\",\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\",\"timed_out\",\"oom\",\"killed\",\"cancelled\",\"lost\",\"error\"]}," \
 "\"reason\":{\"type\":\"string\",\"description\":\"How it ended: exit, signal, timeout, memory, cpu, pids, cancelled, lost, sandbox (the sandbox could not run it), or why it could not start.\"}," \
 "\"exit_code\":{\"type\":[\"integer\",\"null\"]}," \
