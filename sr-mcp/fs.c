@@ -244,8 +244,9 @@ void fs_walk(struct fs_walk *w, int fd0)
 		w->cut |= t.path_cut;
 		if (t.path_cut && w->skip_cut)
 			continue;
+		w->prune = 0;
 		w->fn(w, t.dirfd, t.name, t.path ? t.path : "", &st);
-		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop)
+		if (w->recursive && S_ISDIR(st.st_mode) && !w->stop && !w->prune)
 			(void)sr_tree_enter(&t);   /* unreadable: its entries are not seen */
 	}
 	if (k < 0 || t.cut)
@@ -267,4 +268,38 @@ int fs_write_at(int fd, const void *buf, size_t n, off_t off)
 		off += k;
 	}
 	return 0;
+}
+
+int fs_hidden(const char *name, const struct stat *st)
+{
+	static const char *const names[] = {
+		"node_modules", ".sr", "__pycache__", ".venv", ".pytest_cache", ".mypy_cache",
+	};
+	if (!S_ISDIR(st->st_mode))
+		return 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
+static void count_one(struct fs_walk *w, int dirfd, const char *name, const char *rel,
+		      const struct stat *st)
+{
+	(void)dirfd, (void)name, (void)rel, (void)st;
+	(*(size_t *)w->ctx)++;
+}
+
+size_t fs_count(int dirfd, const char *name, int *cut)
+{
+	size_t n = 0;
+	struct fs_walk w = { .fn = count_one, .recursive = 1, .no_rel = 1, .ctx = &n };
+	int fd = fs_openat2(dirfd, name, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0) {
+		*cut = 1;
+		return 0;
+	}
+	fs_walk(&w, fd);
+	*cut = w.cut;
+	return n;
 }

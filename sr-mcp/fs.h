@@ -5,7 +5,7 @@
  * lib/ (tree.c walks).
  *
  *   fs.c   fs_openat2, fs_path_why, fs_rel_path, fs_split, fs_dir_open,
- *          fs_file_open, fs_read_fd, fs_write_at, fs_walk
+ *          fs_file_open, fs_read_fd, fs_write_at, fs_walk, fs_hidden, fs_count
  */
 #ifndef SR_MCP_FS_H
 #define SR_MCP_FS_H
@@ -32,6 +32,7 @@ struct fs_walk {
 	int cut;              /* FS_WALK_MAX reached, a rel cut, the walk failed */
 	int rel_cut;          /* this call's rel is cut: its deepest ancestor's */
 	int stop;             /* the callback has enough */
+	int prune;            /* set by fn: the directory just given is not entered */
 	void *ctx;
 };
 /* openat2 with O_NOFOLLOW, O_CLOEXEC and RESOLVE_BENEATH |
@@ -51,5 +52,15 @@ int fs_file_open(int ws, const char *path, const char *shown, int flags, struct 
 char *fs_read_fd(int fd, size_t size, size_t *got);   /* at most size bytes */
 int fs_write_at(int fd, const void *buf, size_t n, off_t off);
 void fs_walk(struct fs_walk *w, int fd0);  /* takes fd0; no recursion, any depth */
+
+/* The package and internal directories that listings leave out unless
+ * asked (list_files' include_hidden, resources/list's): npm's packages,
+ * sr-mcp's own (.sr: pip's packages, the installers' scratch), Python's
+ * byte code, virtual environments and caches. */
+#define FS_HIDDEN_NAMES "node_modules, .sr, __pycache__, .venv, .pytest_cache, .mypy_cache"
+int fs_hidden(const char *name, const struct stat *st);  /* one of them, a directory */
+/* The entries beneath directory name of dirfd, counted up to FS_WALK_MAX
+ * (*cut set when not all could be). */
+size_t fs_count(int dirfd, const char *name, int *cut);
 
 #endif

@@ -1,8 +1,10 @@
 /* retention.c - the workspaces' quota, tried once, and their retention.
  *
- * Workspaces idle longer than --workspace-ttl are removed:
- * at start-up (when the state directory exists already) and then every
- * hour, or every TTL when that is shorter, by a small thread.
+ * Workspaces idle longer than --workspace-ttl are removed, and scratch
+ * workspaces (made without a workspace_id: workspace.c) idle longer than
+ * --scratch-ttl after their last job ended: at start-up (when the state
+ * directory exists already) and then every hour, or every TTL (a quarter
+ * of the scratch TTL) when that is shorter, by a small thread.
  *
  * A workspace's last use is the mtime of a stamp file, STATE/ws-used/ID,
  * outside the workspace so that the sandboxed code cannot forge it. A run
@@ -40,25 +42,70 @@
 #include "spool.h"      /* sr-queue's spool core: the job records */
 #include "sr.h"
 
-/* One workspace: removed when idle past the TTL and no job uses it. */
+/* The jobs of workspace id: 1 when one is queued or running (its id in
+ * job), 0 when none is, -1 when they cannot be listed (as if in use);
+ * *ended the end of its last finished job (0: none). */
+static int ws_jobs(const char *id, char job[33], time_t *ended)
+{
+	char err[300], want[4200];
+	cJSON *all = job_list(err, sizeof err), *j;
+	*ended = 0;
+	if (!all)
+		return job_ws_busy(id, job);    /* says whether that means "in use" */
+	int busy = 0;
+	snprintf(want, sizeof want, "%s/%s", cfg.workspaces, id);
+	cJSON_ArrayForEach(j, all) {
+		const cJSON *jid = cJSON_GetObjectItem(j, "id"), *state = cJSON_GetObjectItem(j, "state");
+		if (busy || !cJSON_IsString(jid) || !cJSON_IsString(state))
+			continue;
+		int going = !strcmp(state->valuestring, "queued") || !strcmp(state->valuestring, "running");
+		double fin = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "finished_ms"));
+		if (!going && (fin != fin || (time_t)(fin / 1000) <= *ended))
+			continue;       /* no later end than one seen */
+		cJSON *info = job_info(jid->valuestring);
+		const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
+		if (cJSON_IsString(cwd) && !strcmp(cwd->valuestring, want)) {
+			if (going)
+				snprintf(job, 33, "%s", jid->valuestring);
+			busy = going;
+			*ended = going ? *ended : (time_t)(fin / 1000);
+		}
+		cJSON_Delete(info);
+	}
+	cJSON_Delete(all);
+	return busy;
+}
+
+/* One workspace: removed when idle past its TTL (--scratch-ttl for a
+ * scratch one, --workspace-ttl for the others) and no job uses it. A
+ * scratch workspace's idle time counts from its last job's end. */
 static void sweep_one(int root, const char *id, time_t now)
 {
 	char job[33];
+	time_t ended;
+	int scratch = ws_scratch(id);
+	uint64_t ttl = scratch ? cfg.scratch_ttl_ms : cfg.ws_ttl_ms;
 	time_t last = ws_last_used(id);
-	if (last >= now || (uint64_t)(now - last) * 1000 < cfg.ws_ttl_ms)
+	if (!ttl || last >= now || (uint64_t)(now - last) * 1000 < ttl)
 		return;
-	int busy = job_ws_busy(id, job);
+	int busy = ws_jobs(id, job, &ended);
 	if (busy > 0)
 		ws_touch(id);   /* in use now */
 	if (busy != 0)          /* in use, or cannot tell: not now */
 		return;
+	if (ended > last) {
+		ws_used_at(id, ended);
+		if (ended >= now || (uint64_t)(now - ended) * 1000 < ttl)
+			return;
+	}
 	if (sr_remove_tree(root, id) < 0 && errno != ENOENT) {
 		mcp_log("unable to remove idle workspace %s: %s", id, strerror(errno));
 		return;
 	}
 	ws_stamp_remove(id);
 	ws_size_remove(id);
-	mcp_log("workspace %s removed: unused for longer than --workspace-ttl", id);
+	mcp_log("%s workspace %s removed: unused for longer than %s", scratch ? "scratch" : "idle",
+		id, scratch ? "--scratch-ttl" : "--workspace-ttl");
 }
 
 /* ---- finished jobs and their code ---------------------------------------- */
@@ -191,12 +238,12 @@ static void jobs_sweep(void)
 void job_retention_sweep(void)
 {
 	char err[600];
-	if ((!cfg.ws_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space) ||
+	if ((!cfg.ws_ttl_ms && !cfg.scratch_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space) ||
 	    job_state_ready(err, sizeof err) < 0)
 		return;
 	if (cfg.job_ttl_ms || cfg.job_space)
 		jobs_sweep();
-	if (!cfg.ws_ttl_ms)
+	if (!cfg.ws_ttl_ms && !cfg.scratch_ttl_ms)
 		return;
 	int lock = ws_hold(1);
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -231,6 +278,10 @@ static void *sweeper(void *arg)
 		uint64_t ms = cfg.ws_ttl_ms;
 		if (cfg.job_ttl_ms && (!ms || cfg.job_ttl_ms < ms))
 			ms = cfg.job_ttl_ms;
+		/* a scratch workspace goes within a quarter of its TTL late */
+		uint64_t q = cfg.scratch_ttl_ms / 4 ? cfg.scratch_ttl_ms / 4 : 1;
+		if (cfg.scratch_ttl_ms && (!ms || q < ms))
+			ms = q;
 		uint64_t s = ms ? ms / 1000 : 3600;     /* --job-space alone: hourly */
 		sleep(s < 1 ? 1 : s > 3600 ? 3600 : (unsigned)s);
 	}
@@ -240,7 +291,7 @@ static void *sweeper(void *arg)
 void job_retention_start(void)
 {
 	pthread_t t;
-	if (!cfg.ws_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space)
+	if (!cfg.ws_ttl_ms && !cfg.scratch_ttl_ms && !cfg.job_ttl_ms && !cfg.job_space)
 		return;
 	state_dir = xstrdup(cfg.state_dir);
 	if (pthread_create(&t, NULL, sweeper, NULL) != 0)

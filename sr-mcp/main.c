@@ -43,6 +43,7 @@ static const char usage_text[] =
 "      --workspace-quota SIZE|off  a workspace's size cap (default 1G)\n"
 "      --workspace-inodes N|off  and its files, directories and links (default 200000)\n"
 "      --workspace-ttl DURATION|off  remove workspaces idle that long (default 7d)\n"
+"      --scratch-ttl DURATION|off  remove unnamed workspaces idle that long (default 1h)\n"
 "      --job-ttl DURATION|off  remove finished jobs' output that old (default 7d)\n"
 "      --job-space SIZE|off  finished jobs' output kept, at most (default 1G)\n"
 "      --compat sandrun     also offer Sandrun's tool names\n"
@@ -54,7 +55,7 @@ static const char usage_text[] =
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
        O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE,
-       O_WS_INODES };
+       O_WS_INODES, O_SCRATCH_TTL };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -77,6 +78,7 @@ static const struct option longopts[] = {
 	{ "workspace-quota", required_argument, 0, O_WS_QUOTA },
 	{ "workspace-inodes", required_argument, 0, O_WS_INODES },
 	{ "workspace-ttl", required_argument, 0, O_WS_TTL },
+	{ "scratch-ttl", required_argument, 0, O_SCRATCH_TTL },
 	{ "job-ttl", required_argument, 0, O_JOB_TTL },
 	{ "job-space", required_argument, 0, O_JOB_SPACE },
 	{ "host-dir", required_argument, 0, O_HOST_DIR },
@@ -100,6 +102,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_HOST_DIR, "SR_MCP_HOST_DIRS" },
 	{ O_VIA, "SR_MCP_VIA" }, { O_WS_INODES, "SR_MCP_WORKSPACE_INODES" },
 	{ O_JOB_TTL, "SR_MCP_JOB_TTL" }, { O_JOB_SPACE, "SR_MCP_JOB_SPACE" },
+	{ O_SCRATCH_TTL, "SR_MCP_SCRATCH_TTL" },
 };
 
 /* A directory of wheels, resolved (sr-jail binds no symbolic link). */
@@ -183,6 +186,7 @@ static void set_opt(int c, const char *a, const char *name)
 		cfg.ws_inodes = strcmp(a, "off") ? sr_opt_count(name, a, 1ULL << 40) : 0;
 		break;
 	case O_WS_TTL: cfg.ws_ttl_ms = ttl_ms(name, a); break;
+	case O_SCRATCH_TTL: cfg.scratch_ttl_ms = ttl_ms(name, a); break;
 	case O_JOB_TTL: cfg.job_ttl_ms = ttl_ms(name, a); break;
 	case O_JOB_SPACE: cfg.job_space = strcmp(a, "off") ? sr_opt_size(name, a) : 0; break;
 	case O_COMPAT:

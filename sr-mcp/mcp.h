@@ -65,6 +65,7 @@ struct config {
 	int ws_quota_set;       /* given, not the default: required then */
 	uint64_t ws_inodes;     /* --workspace-inodes, with the quota; 0: off */
 	uint64_t ws_ttl_ms;     /* --workspace-ttl; 0: off */
+	uint64_t scratch_ttl_ms; /* --scratch-ttl: an unnamed workspace's; 0: off */
 	uint64_t job_ttl_ms;    /* --job-ttl: finished jobs kept that long; 0: off */
 	uint64_t job_space;     /* --job-space: finished jobs' room, bytes; 0: off */
 	int compat_sandrun;

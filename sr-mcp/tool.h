@@ -41,6 +41,9 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 #define RESULT_PROPS \
 "\"job_id\":{\"type\":\"string\",\"description\":\"The job's id: pass it to job_status, job_logs, cancel_job.\"}," \
 "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace the run used: pass it to run_code to keep its files.\"}," \
+"\"workspace_scratch\":{\"type\":\"boolean\",\"description\":\"The workspace is scratch (made without a workspace_id): removed soon after its last use unless a later call names it.\"}," \
+"\"workspace_expires_at\":{\"type\":\"string\",\"description\":\"When the scratch workspace is removed if no call names it (ISO 8601, UTC; once the run is over).\"}," \
+"\"workspace_note\":{\"type\":\"string\",\"description\":\"When the scratch workspace goes and how to keep it.\"}," \
 "\"status\":{\"type\":\"string\",\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\",\"timed_out\",\"oom\",\"killed\",\"cancelled\",\"lost\",\"error\"]}," \
 "\"reason\":{\"type\":\"string\",\"description\":\"How it ended: exit, signal, timeout, memory, cpu, pids, cancelled, lost, sandbox (the sandbox could not run it), or why it could not start.\"}," \
 "\"exit_code\":{\"type\":[\"integer\",\"null\"]}," \
@@ -80,6 +83,18 @@ int run_code_schema(struct cJSON *t);
 int run_output_schema(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
+
+/* tool_ws.c: a result naming a scratch workspace (res's workspace_id)
+ * says when it goes and how to keep it: workspace_scratch,
+ * workspace_expires_at, workspace_note in res, the note after text (the
+ * string returned; text is taken). st: its run's status (NULL: none),
+ * whose end starts the clock. tool_ws_reply: tool_reply with the note. */
+char *tool_ws_scratch(struct cJSON *res, const struct cJSON *st, char *text);
+void tool_ws_reply(struct proto_req *r, struct cJSON *res, const char *text);
+
+/* tool_files.c: a package or internal directory left out of a listing
+ * (fs_hidden): {path, entries, counted_in_part} for name of dirfd. */
+struct cJSON *tool_hidden_dir(int dirfd, const char *name, const char *path);
 
 /* tool_info.c: sandbox_info; --compat sandrun's names */
 int sandrun_exec_schema(struct cJSON *t);

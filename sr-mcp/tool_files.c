@@ -50,9 +50,11 @@ const char list_files_def[] =
 "glob filters by name (*.csv), or by path from the directory when it has a / (src/*.py). A page "
 "holds at most 1000 entries and stays under the result cap: when truncated, next_offset is the "
 "offset that gives the next page (the order is by name, depth first). A path over 4095 bytes is "
-"cut (path_cut).\","
+"cut (path_cut). Package and internal directories (" FS_HIDDEN_NAMES ") are left out unless "
+"include_hidden is true: hidden_dirs names each with the entries it holds.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
 "\"recursive\":{\"type\":\"boolean\",\"description\":\"List the whole tree (default false).\"},"
+"\"include_hidden\":{\"type\":\"boolean\",\"description\":\"List the package and internal directories too (" FS_HIDDEN_NAMES "; default false: each is named in hidden_dirs with how many entries it holds, and not entered).\"},"
 "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Entries to pass over: a previous page's next_offset (default 0).\"},"
 "\"glob\":{\"type\":\"string\",\"description\":\"Only entries that match, e.g. *.png.\"}},"
 "\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
@@ -64,7 +66,11 @@ const char list_files_def[] =
 "\"path_cut\":{\"type\":\"boolean\",\"description\":\"The path was too long: path is its deepest ancestor's, then /....\"}},"
 "\"required\":[\"path\",\"type\",\"bytes\",\"mtime\"]}},\"truncated\":{\"type\":\"boolean\"},"
 "\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"},"
-"\"note\":{\"type\":\"string\"}},"
+"\"note\":{\"type\":\"string\"},"
+"\"hidden_dirs\":{\"type\":\"array\",\"description\":\"The package and internal directories left out (include_hidden lists them), at most 50.\",\"items\":{\"type\":\"object\",\"properties\":{"
+"\"path\":{\"type\":\"string\"},\"entries\":{\"type\":\"integer\",\"description\":\"Files, directories and links beneath it.\"},"
+"\"counted_in_part\":{\"type\":\"boolean\"}},\"required\":[\"path\",\"entries\"]}},"
+"\"hidden_dirs_not_listed\":{\"type\":\"integer\"}},"
 "\"required\":[\"workspace_id\",\"entries\",\"truncated\"]},"
 "\"annotations\":{\"title\":\"List files\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
@@ -83,12 +89,15 @@ const char read_file_def[] =
 
 #define IMAGE_MAX IMAGES_MAX
 #define LIST_MAX 1000                  /* list_files: entries in a page */
+#define HIDDEN_MAX 50                  /* list_files: hidden directories named */
 #define LINE_MAX_CHARS 2000            /* read_file: a longer line is cut */
 
 /* ---- list_files ---------------------------------------------------------- */
 
 struct listing {
 	cJSON *entries;
+	cJSON *hidden;        /* the hidden directories left out (include_hidden false) */
+	size_t hidden_more;   /* and those past HIDDEN_MAX */
 	const char *base;     /* the listed path, "" for the root */
 	const char *glob;
 	size_t skip;          /* matching entries before this page */
@@ -154,10 +163,49 @@ static cJSON *entry(struct fs_walk *w, int dirfd, const char *name, const char *
 	return o;
 }
 
+/* A package or internal directory (fs_hidden) when they are left out:
+ * not entered, named in l->hidden with the entries it holds; 1. Else 0. */
+static int left_out(struct fs_walk *w, int dirfd, const char *name, const char *rel,
+		    const struct stat *st)
+{
+	struct listing *l = w->ctx;
+	if (!l->hidden || w->rel_cut || !fs_hidden(name, st))
+		return 0;
+	w->prune = 1;
+	if (cJSON_GetArraySize(l->hidden) >= HIDDEN_MAX) {
+		l->hidden_more++;
+		return 1;
+	}
+	char *path = NULL;
+	if (asprintf(&path, "%s%s%s", l->base, *l->base && *rel ? "/" : "", rel) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	cJSON *o = tool_hidden_dir(dirfd, name, path);
+	cJSON_AddItemToArray(l->hidden, o);
+	l->bytes += 2 * tool_json_size(o);
+	free(path);
+	return 1;
+}
+
+cJSON *tool_hidden_dir(int dirfd, const char *name, const char *path)
+{
+	int cut = 0, rep = 0;
+	size_t n = fs_count(dirfd, name, &cut);
+	char *p = text_clean(path, strlen(path), &rep);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", p);
+	cJSON_AddNumberToObject(o, "entries", (double)n);
+	if (cut)
+		cJSON_AddBoolToObject(o, "counted_in_part", 1);
+	free(p);
+	return o;
+}
+
 static void list_one(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		     const struct stat *st)
 {
 	struct listing *l = w->ctx;
+	if (left_out(w, dirfd, name, rel, st))
+		return;
 	if (l->glob && (w->rel_cut || fnmatch(l->glob, strchr(l->glob, '/') ? rel : name, 0)))
 		return;
 	if (++l->matched <= l->skip)
@@ -179,6 +227,53 @@ static void list_one(struct fs_walk *w, int dirfd, const char *name, const char 
 	l->n++;
 	tool_text_add(&l->text, &l->tlen, &l->tcap, line);
 	free(line);
+}
+
+/* The notes of a page: more entries (next_offset), a walk cut (cut). */
+static void list_notes(cJSON *res, const struct listing *l, int cut, char *note, size_t len)
+{
+	if (l->truncated) {
+		cJSON_AddNumberToObject(res, "next_offset", (double)(l->skip + (size_t)l->n));
+		snprintf(note, len, "[... more entries: this page holds %d (at most %d, and "
+			 "under the result cap); list_files with offset %zu gives the next page, "
+			 "or narrow with path or glob ...]\n", l->n, LIST_MAX, l->skip + (size_t)l->n);
+	}
+	if (cut)
+		snprintf(note + strlen(note), len - strlen(note), "[... not every entry "
+			 "is listed: a walk looks at %d entries at most, and a path longer than %d "
+			 "bytes is cut (path_cut); list a deeper directory with path, or use "
+			 "run_code ...]\n", FS_WALK_MAX, FS_REL_MAX);
+	if (*note)
+		cJSON_AddStringToObject(res, "note", note);
+}
+
+/* The hidden directories left out, in res (hidden_dirs) and the text:
+ * that they are there, the entries each holds, how to list them. */
+static void hidden_note(cJSON *res, struct listing *l)
+{
+	int n = cJSON_GetArraySize(l->hidden);
+	if (!n) {
+		cJSON_Delete(l->hidden);
+		return;
+	}
+	cJSON_AddItemToObject(res, "hidden_dirs", l->hidden);
+	if (l->hidden_more)
+		cJSON_AddNumberToObject(res, "hidden_dirs_not_listed", (double)l->hidden_more);
+	tool_text_add(&l->text, &l->tlen, &l->tcap, "[left out: ");
+	const cJSON *h;
+	char line[4400];
+	int i = 0;
+	cJSON_ArrayForEach(h, l->hidden) {
+		snprintf(line, sizeof line, "%s%s/ (%s%.0f entries)", i++ ? ", " : "",
+			 cJSON_GetStringValue(cJSON_GetObjectItem(h, "path")),
+			 cJSON_IsTrue(cJSON_GetObjectItem(h, "counted_in_part")) ? "at least " : "",
+			 cJSON_GetNumberValue(cJSON_GetObjectItem(h, "entries")));
+		tool_text_add(&l->text, &l->tlen, &l->tcap, line);
+	}
+	snprintf(line, sizeof line, "%s: package and internal directories (" FS_HIDDEN_NAMES
+		 "); list_files with include_hidden true lists them, or with path set to one "
+		 "lists what it holds]\n", l->hidden_more ? " and more" : "");
+	tool_text_add(&l->text, &l->tlen, &l->tcap, line);
 }
 
 /* The directory rel of workspace ws, open; -1 when it cannot be (answered). */
@@ -204,12 +299,13 @@ static int open_dir(struct proto_req *r, const char *ws, const char *rel)
 void files_list(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "list_files", *ws, *path = ".", *glob = NULL;
-	int recursive = 0;
+	int recursive = 0, all = 0;
 	double from = 0;
 	char err[1200];
 	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
 	    tool_arg_str(r, T, args, "glob", &glob) < 0 ||
 	    tool_arg_bool(r, T, args, "recursive", &recursive) < 0 ||
+	    tool_arg_bool(r, T, args, "include_hidden", &all) < 0 ||
 	    tool_arg_num(r, T, args, "offset", 0, &from) < 0)
 		return;
 	if (glob && !*glob)
@@ -231,7 +327,8 @@ void files_list(struct proto_req *r, const cJSON *args)
 	for (size_t n = strlen(base); n > 0 && base[n - 1] == '/'; n--)
 		base[n - 1] = '\0';
 	struct listing l = { .base = base, .glob = glob, .text = xstrdup(""), .tcap = 1,
-			     .skip = (size_t)from, .bytes = 2 * strlen(base) + 1000 };
+			     .skip = (size_t)from, .bytes = 2 * strlen(base) + 1000,
+			     .hidden = all ? NULL : cJSON_CreateArray() };
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddStringToObject(res, "path", *base ? base : ".");
@@ -242,24 +339,13 @@ void files_list(struct proto_req *r, const cJSON *args)
 	fs_walk(&w, dfd);
 	cJSON_AddBoolToObject(res, "truncated", l.truncated || w.cut);
 	char note[700] = "";
-	if (l.truncated) {
-		cJSON_AddNumberToObject(res, "next_offset", (double)(l.skip + (size_t)l.n));
-		snprintf(note, sizeof note, "[... more entries: this page holds %d (at most %d, and "
-			 "under the result cap); list_files with offset %zu gives the next page, "
-			 "or narrow with path or glob ...]\n", l.n, LIST_MAX, l.skip + (size_t)l.n);
-	}
-	if (w.cut)
-		snprintf(note + strlen(note), sizeof note - strlen(note), "[... not every entry "
-			 "is listed: a walk looks at %d entries at most, and a path longer than %d "
-			 "bytes is cut (path_cut); list a deeper directory with path, or use "
-			 "run_code ...]\n", FS_WALK_MAX, FS_REL_MAX);
-	if (*note)
-		cJSON_AddStringToObject(res, "note", note);
+	list_notes(res, &l, w.cut, note, sizeof note);
 	if (!l.n && !l.skip)
 		tool_text_add(&l.text, &l.tlen, &l.tcap, "(no entries)\n");
 	else if (!l.n)
 		tool_text_add(&l.text, &l.tlen, &l.tcap, "(no entries from this offset)\n");
 	tool_text_add(&l.text, &l.tlen, &l.tcap, note);
+	hidden_note(res, &l);
 	tool_reply(r, res, l.text, 0);
 	free(l.text);
 }

@@ -403,7 +403,7 @@ static void archive_extract(struct proto_req *r, const char *ws, struct host *h,
 		 "/workspace%s%s; list_files shows them.%s%s%s", h->rel, t->entries - t->m.nexcl,
 		 (unsigned long long)t->bytes, ws, strcmp(dest, ".") ? "/" : "",
 		 strcmp(dest, ".") ? dest : "", changes, msgs.len ? "\ntar said:\n" : "", msgs.text);
-	tool_reply(r, res, text, 0);
+	tool_ws_reply(r, res, text);   /* a scratch workspace: said */
 }
 
 /* The size of the regular file name in dir beneath the workspace, or 0. */
@@ -514,7 +514,7 @@ static void import_copy(struct proto_req *r, const char *ws, int wfd, const char
 		 "links, fifos, devices and sockets): " : "", c->skipped_names,
 		 c->changed ? "; set-user-ID, set-group-ID and sticky bits dropped from: " : "",
 		 c->changed_names);
-	tool_reply(r, res, err, 0);
+	tool_ws_reply(r, res, err);
 }
 
 /* Is host_path (open in h) an archive to extract: 1, its listing in t and

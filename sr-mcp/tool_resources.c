@@ -13,8 +13,10 @@
  * output is the page job_logs gives from its start, with a note when
  * there is more. resources/list gives the regular files of the
  * workspaces, a page of at most RES_LIST_MAX under the result cap, and a
- * nextCursor for the next (the number of files before it); job outputs are
- * reached through their templates only. A resource that is not there is
+ * nextCursor for the next (the number of files before it, after "all:"
+ * with include_hidden); the package and internal directories (fs_hidden)
+ * are left out unless the params' include_hidden is true, and named in
+ * the result's _meta. Job outputs are reached through their templates only. A resource that is not there is
  * -32002 (-32602 in 2026-07-28, which retired -32002). */
 #include <dirent.h>
 #include <errno.h>
@@ -147,19 +149,42 @@ static void templates(struct proto_req *r)
 
 struct listing {
 	cJSON *arr;
+	cJSON *hidden;        /* the hidden directories left out, NULL: none is */
+	size_t hidden_more;   /* and those past HIDDEN_MAX */
 	const char *ws;
 	size_t skip, met;     /* resources before this page; met so far */
 	size_t bytes;
 	int n, more;
 };
 
+#define HIDDEN_MAX 50     /* hidden directories named in a page */
+
+/* A package or internal directory (fs_hidden) when they are left out: not
+ * entered, named in l->hidden with its workspace and entries; 1. Else 0. */
+static int left_out(struct fs_walk *w, int dirfd, const char *name, const char *rel,
+		    const struct stat *st)
+{
+	struct listing *l = w->ctx;
+	if (!l->hidden || !fs_hidden(name, st))
+		return 0;
+	w->prune = 1;
+	if (cJSON_GetArraySize(l->hidden) >= HIDDEN_MAX) {
+		l->hidden_more++;
+		return 1;
+	}
+	cJSON *o = tool_hidden_dir(dirfd, name, rel);
+	cJSON_AddStringToObject(o, "workspace_id", l->ws);
+	cJSON_AddItemToArray(l->hidden, o);
+	l->bytes += tool_json_size(o) + 1;
+	return 1;
+}
+
 static void list_one(struct fs_walk *w, int dirfd, const char *name, const char *rel,
 		     const struct stat *st)
 {
-	(void)dirfd, (void)name;
 	struct listing *l = w->ctx;
 	int rep = 0;
-	if (!S_ISREG(st->st_mode))
+	if (left_out(w, dirfd, name, rel, st) || !S_ISREG(st->st_mode))
 		return;
 	char *clean = text_clean(rel, strlen(rel), &rep);
 	free(clean);
@@ -190,14 +215,20 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* resources/list's cursor: the resources before the page, in decimal. */
-static int cursor(struct proto_req *r, size_t *skip)
+/* resources/list's cursor: the resources before the page, in decimal,
+ * after "all:" when the hidden directories are listed too (*all). */
+static int cursor(struct proto_req *r, size_t *skip, int *all)
 {
 	const cJSON *c = cJSON_GetObjectItem(r->params, "cursor");
 	*skip = 0;
+	*all = cJSON_IsTrue(cJSON_GetObjectItem(r->params, "include_hidden"));
 	if (!c || cJSON_IsNull(c))
 		return 0;
 	const char *p = cJSON_IsString(c) ? c->valuestring : "";
+	if (!strncmp(p, "all:", 4)) {
+		*all = 1;
+		p += 4;
+	}
 	uint64_t v;
 	if (sr_parse_count(p, SIZE_MAX, &v) < 0) {
 		proto_error(r, -32602, "Invalid params: cursor must be a nextCursor that "
@@ -208,14 +239,33 @@ static int cursor(struct proto_req *r, size_t *skip)
 	return 0;
 }
 
+/* The hidden directories left out, in the result's _meta: sr/hidden_dirs
+ * (workspace, path, entries) and sr/note, which says how to list them. */
+static void hidden_meta(cJSON *res, struct listing *l)
+{
+	if (!cJSON_GetArraySize(l->hidden)) {
+		cJSON_Delete(l->hidden);
+		return;
+	}
+	cJSON *meta = cJSON_AddObjectToObject(res, "_meta");
+	cJSON_AddItemToObject(meta, "sr/hidden_dirs", l->hidden);
+	if (l->hidden_more)
+		cJSON_AddNumberToObject(meta, "sr/hidden_dirs_not_listed", (double)l->hidden_more);
+	cJSON_AddStringToObject(meta, "sr/note", "The files of package and internal directories "
+				"(" FS_HIDDEN_NAMES ") are left out: sr/hidden_dirs names each with "
+				"the entries it holds. resources/list with include_hidden true "
+				"lists them; resources/read reads any of them by its URI.");
+}
+
 static void list(struct proto_req *r)
 {
 	size_t skip;
-	if (cursor(r, &skip) < 0)
+	int all;
+	if (cursor(r, &skip, &all) < 0)
 		return;
 	cJSON *res = cJSON_CreateObject();
 	struct listing l = { .arr = cJSON_AddArrayToObject(res, "resources"), .skip = skip,
-			     .bytes = 1000 };
+			     .bytes = 1000, .hidden = all ? NULL : cJSON_CreateArray() };
 	DIR *d = opendir(cfg.workspaces);
 	char **names = NULL, err[600];
 	size_t n = 0;
@@ -244,9 +294,10 @@ static void list(struct proto_req *r)
 	free(names);
 	if (l.more) {
 		char next[32];
-		snprintf(next, sizeof next, "%zu", skip + (size_t)l.n);
+		snprintf(next, sizeof next, "%s%zu", all ? "all:" : "", skip + (size_t)l.n);
 		cJSON_AddStringToObject(res, "nextCursor", next);
 	}
+	hidden_meta(res, &l);
 	with_cache(r, res);
 	proto_result(r, res);
 }

@@ -15,7 +15,7 @@ const char run_code_def[] =
 "\"description\":\"Run a program in a fresh sandbox (rootless Linux namespaces, seccomp, no network "
 "unless the administrator allowed it) and return its output. The working directory is /workspace: "
 "pass the workspace_id of an earlier result to see the files earlier runs left there; omit it for "
-"a new one (empty but for outputs/). Waits at most wait_s seconds (default 45): if the job is "
+"a new one (empty but for outputs/), which is scratch: removed soon after its last use unless a later call names it. Waits at most wait_s seconds (default 45): if the job is "
 "still running then, status is \\\"running\\\" and job_status with the job_id waits for the rest. "
 "Images (PNG, JPEG, GIF, WebP) the program writes to /workspace/outputs, and the matplotlib figures "
 "a Python program leaves open, come back as images after the text (up to 8, long edge up to "
@@ -184,7 +184,7 @@ cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t
 			break;
 	}
 	cJSON *images = images_collect(res, st);
-	char *text = job_result_text(res);
+	char *text = tool_ws_scratch(res, st, job_result_text(res));   /* a scratch workspace */
 	cJSON *out = tool_result(res, text, is_error);
 	images_attach(out, images);
 	images_attach(out, links);

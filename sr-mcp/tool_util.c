@@ -45,6 +45,8 @@ int tool_arg_ws(struct proto_req *r, const char *tool, const cJSON *args, const 
 	else if (g > 0 && !ws_id_ok(*ws))
 		tool_bad_args(r, tool, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 		    "starting with -)");
+	else if (g > 0)
+		ws_keep(*ws);   /* a call named it: no longer scratch */
 	return g > 0 && ws_id_ok(*ws) ? 0 : -1;
 }
 

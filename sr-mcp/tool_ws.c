@@ -27,7 +27,9 @@ const char list_workspaces_def[] =
 "{\"name\":\"list_workspaces\",\"title\":\"List workspaces\","
 "\"description\":\"The workspaces there are, with the bytes and number of files in each, when "
 "it was created, when a file in it last changed, its size quota, when it was last used and when it expires (a workspace "
-"unused for the server's retention time is removed). A page holds at most 200; next_offset, when "
+"unused for the server's retention time is removed). A scratch workspace (made by a call without a "
+"workspace_id) goes soon after its last use; any later call that names it with workspace_id keeps it "
+"(scratch false) for the longer retention time. A page holds at most 200; next_offset, when "
 "there are more, is the offset that lists them.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{\"offset\":{\"type\":\"integer\",\"minimum\":0,"
 "\"description\":\"Workspaces to pass over: a previous page's next_offset (default 0).\"}},\"additionalProperties\":false},"
@@ -39,6 +41,7 @@ const char list_workspaces_def[] =
 "\"partial\":{\"type\":\"boolean\"},\"quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"Its size cap in bytes (null: none).\"},"
 "\"inode_quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"The most files, directories and links it may hold (null: no cap).\"},"
 "\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
+"\"scratch\":{\"type\":\"boolean\",\"description\":\"true: made by a call without a workspace_id, removed soon after its last use unless a call names it (which keeps it); false: kept.\"},"
 "\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
 "\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"}},"
 "\"required\":[\"workspaces\"]},"
@@ -131,11 +134,13 @@ static void ws_entry_times(cJSON *o, const char *name, char *quota, size_t qlen,
 		cJSON_AddNumberToObject(o, "inode_quota", (double)cfg.ws_inodes);
 	else
 		cJSON_AddNullToObject(o, "inode_quota");
-	time_t last = ws_last_used(name);
-	tool_iso_time(last, used, ulen);
+	int scratch;
+	time_t gone = ws_expires(name, &scratch);
+	tool_iso_time(ws_last_used(name), used, ulen);
 	cJSON_AddStringToObject(o, "last_used", used);
-	if (cfg.ws_ttl_ms) {
-		tool_iso_time(last + (time_t)(cfg.ws_ttl_ms / 1000), expires, elen);
+	cJSON_AddBoolToObject(o, "scratch", scratch);
+	if (gone) {
+		tool_iso_time(gone, expires, elen);
 		cJSON_AddStringToObject(o, "expires_at", expires);
 	} else {
 		cJSON_AddNullToObject(o, "expires_at");
@@ -176,10 +181,11 @@ static cJSON *ws_entry(int dfd, const char *name, char *line, size_t len)
 		cJSON_AddBoolToObject(o, "partial", 1);
 	char quota[48] = "", used[32], expires[32] = "never";
 	ws_entry_times(o, name, quota, sizeof quota, used, sizeof used, expires, sizeof expires);
-	snprintf(line, len, "%s  created %s, %llu files, %llu%s bytes, "
-		 "modified %s%s, last used %s, expires %s\n", name, born[0] ? born : "?",
-		 (unsigned long long)u.files, (unsigned long long)u.bytes, quota,
-		 when, w.cut ? " (counted in part)" : "", used, expires);
+	snprintf(line, len, "%s  %s, created %s, %llu files, %llu%s bytes, "
+		 "modified %s%s, last used %s, expires %s\n", name,
+		 cJSON_IsTrue(cJSON_GetObjectItem(o, "scratch")) ? "scratch" : "kept",
+		 born[0] ? born : "?", (unsigned long long)u.files, (unsigned long long)u.bytes,
+		 quota, when, w.cut ? " (counted in part)" : "", used, expires);
 	return o;
 }
 
@@ -264,6 +270,66 @@ void files_delete_workspace(struct proto_req *r, const cJSON *args)
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddBoolToObject(res, "deleted", 1);
 	ws_size_remove(ws);
+	ws_stamp_remove(ws);
 	snprintf(err, sizeof err, "workspace %s deleted", ws);
 	tool_reply(r, res, err, 0);
+}
+
+/* ---- a scratch workspace, told -------------------------------------------- */
+
+/* The note of a scratch workspace: when it goes (when: 0 while its run
+ * goes on) and how to keep it. */
+static void scratch_note(const char *id, time_t when, char *note, size_t len)
+{
+	char ttl[32], keep[80] = "never removed", at[32], gone[120];
+	ws_ttl_text(cfg.scratch_ttl_ms, ttl, sizeof ttl);
+	if (cfg.ws_ttl_ms) {
+		char t[32];
+		ws_ttl_text(cfg.ws_ttl_ms, t, sizeof t);
+		snprintf(keep, sizeof keep, "removed only once unused for %s", t);
+	}
+	if (when) {
+		tool_iso_time(when, at, sizeof at);
+		snprintf(gone, sizeof gone, "at %s (%s after its last use)", at, ttl);
+	} else {
+		snprintf(gone, sizeof gone, "%s after this run ends", ttl);
+	}
+	snprintf(note, len, "Workspace %s is scratch: it is removed %s unless a later call "
+		 "names it. To keep its files, pass workspace_id %s to any later call (run_code, "
+		 "write_file, list_files ...): it is kept then, %s.", id, gone, id, keep);
+}
+
+char *tool_ws_scratch(cJSON *res, const cJSON *st, char *text)
+{
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(res, "workspace_id"));
+	if (!id || !ws_scratch(id))
+		return text;
+	const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(st, "state"));
+	int going = state && (!strcmp(state, "queued") || !strcmp(state, "running"));
+	double fin = cJSON_GetNumberValue(cJSON_GetObjectItem(st, "finished_ms"));
+	if (st && !going)       /* its idle time counts from the run's end */
+		ws_used_at(id, fin == fin ? (time_t)(fin / 1000) : time(NULL));
+	int scratch;
+	time_t when = going ? 0 : ws_expires(id, &scratch);
+	char note[1000], at[32];
+	scratch_note(id, when, note, sizeof note);
+	cJSON_AddBoolToObject(res, "workspace_scratch", 1);
+	if (when) {
+		tool_iso_time(when, at, sizeof at);
+		cJSON_AddStringToObject(res, "workspace_expires_at", at);
+	}
+	cJSON_AddStringToObject(res, "workspace_note", note);
+	size_t n = strlen(text);
+	char *t = xmalloc(n + strlen(note) + 3);
+	snprintf(t, n + strlen(note) + 3, "%s%s%s\n", text, n && text[n - 1] != '\n' ? "\n" : "",
+		 note);
+	free(text);
+	return t;
+}
+
+void tool_ws_reply(struct proto_req *r, cJSON *res, const char *text)
+{
+	char *t = tool_ws_scratch(res, NULL, xstrdup(text));
+	tool_reply(r, res, t, 0);
+	free(t);
 }

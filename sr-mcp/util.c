@@ -56,6 +56,7 @@ void cfg_defaults(void)
 	cfg.ws_quota = 1ULL << 30;
 	cfg.ws_inodes = 200000;
 	cfg.ws_ttl_ms = 7ULL * 86400000;
+	cfg.scratch_ttl_ms = 3600000;    /* an hour */
 	cfg.job_ttl_ms = 7ULL * 86400000;
 	cfg.job_space = 1ULL << 30;
 }

@@ -1,6 +1,6 @@
 /* workspace.c - the workspaces: names, making and opening one, their
- * use stamps, the lock that orders a use against a sweep, their sizes
- * for the quota. The workspaces layer: it calls fs, runners' spawn, text
+ * use stamps, scratch or kept, the lock that orders a use against a
+ * sweep, their sizes for the quota. The workspaces layer: it calls fs, runners' spawn, text
  * and util below it, never a job or a tool. */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,19 +46,24 @@ void ws_release(int fd)
 		close(fd);
 }
 
-/* The stamps' directory, made on first use: a descriptor or -1. */
-static int stamps_fd(void)
+/* STATE/NAME, a directory made on first use: a descriptor or -1. */
+static int state_sub(const char *name)
 {
 	int st = state_fd();
 	if (st < 0)
 		return -1;
-	if (mkdirat(st, STAMPS, 0700) < 0 && errno != EEXIST) {
+	if (mkdirat(st, name, 0700) < 0 && errno != EEXIST) {
 		close(st);
 		return -1;
 	}
-	int fd = openat(st, STAMPS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(st, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	close(st);
 	return fd;
+}
+
+static int stamps_fd(void)
+{
+	return state_sub(STAMPS);
 }
 
 void ws_touch(const char *id)
@@ -89,7 +94,101 @@ time_t ws_last_used(const char *id)
 	return time(NULL);
 }
 
-/* The workspace is gone: its stamp too. */
+/* The stamp of a use at t (a job's end), when later than the last one:
+ * the idle time counts from it. Never past now. */
+void ws_used_at(const char *id, time_t t)
+{
+	int d = stamps_fd();
+	struct stat st;
+	time_t now = time(NULL);
+	if (t > now)
+		t = now;
+	if (d >= 0 && ws_id_ok(id) && fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_mtime < t) {
+		struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+		if (utimensat(d, id, ts, AT_SYMLINK_NOFOLLOW) < 0)
+			mcp_log("unable to stamp the use of workspace %s: %s", id, strerror(errno));
+	}
+	if (d >= 0)
+		close(d);
+}
+
+/* ---- scratch workspaces ----------------------------------------------------
+ * A workspace whose name sr-mcp made up (a call without a workspace_id)
+ * is scratch: STATE/ws-scratch/ID marks it, outside the workspace (the
+ * sandboxed code cannot touch it), and the sweep removes it once unused
+ * for --scratch-ttl (job_retention.c). A later call that names it
+ * (ws_make with its name, tool_arg_ws) takes the mark away: it is kept
+ * then, as a named workspace is, until unused for --workspace-ttl. The
+ * mark is made before the directory, so that a crash between the two
+ * leaves no unnamed workspace kept for the long TTL. */
+#define SCRATCH "ws-scratch"
+
+/* Marked scratch, whether or not --scratch-ttl is on now. */
+static int scratch_marked(const char *id)
+{
+	struct stat st;
+	if (!ws_id_ok(id))
+		return 0;
+	int d = state_sub(SCRATCH);
+	int r = d >= 0 && fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	if (d >= 0)
+		close(d);
+	return r;
+}
+
+int ws_scratch(const char *id)
+{
+	return cfg.scratch_ttl_ms && scratch_marked(id);
+}
+
+/* Mark (on: a new mark) or unmark workspace id as scratch: 0, or -1 (errno). */
+static int scratch_set(const char *id, int on)
+{
+	int d = state_sub(SCRATCH), r = -1;
+	if (d >= 0 && ws_id_ok(id)) {
+		int fd = on ? openat(d, id, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				     0600) : -1;
+		r = on ? (fd >= 0 ? close(fd) : -1) : unlinkat(d, id, 0);
+	}
+	int e = errno;
+	if (d >= 0)
+		close(d);
+	errno = e;
+	return r;
+}
+
+/* Held shared against a sweep, which looks at the mark and removes the
+ * workspace under its exclusive hold: kept before, or named after it went. */
+void ws_keep(const char *id)
+{
+	if (!scratch_marked(id))
+		return;
+	int hold = ws_hold(0);
+	if (scratch_set(id, 0) == 0)
+		mcp_log("workspace %s kept: a call named it (no longer scratch)", id);
+	ws_release(hold);
+}
+
+time_t ws_expires(const char *id, int *scratch)
+{
+	*scratch = ws_scratch(id);
+	uint64_t ttl = *scratch ? cfg.scratch_ttl_ms : cfg.ws_ttl_ms;
+	return ttl ? ws_last_used(id) + (time_t)((ttl + 999) / 1000) : 0;
+}
+
+void ws_ttl_text(uint64_t ms, char *buf, size_t len)
+{
+	static const struct { uint64_t ms; const char *unit; } u[] = {
+		{ 86400000, "d" }, { 3600000, "h" }, { 60000, "min" }, { 1000, "s" }, { 1, "ms" },
+	};
+	size_t i = 0;
+	while (i + 1 < sizeof u / sizeof *u && (ms < u[i].ms || ms % u[i].ms))
+		i++;
+	snprintf(buf, len, "%llu%s", (unsigned long long)(ms / u[i].ms), u[i].unit);
+}
+
+/* The workspace is gone: its stamp and its scratch mark too. */
 void ws_stamp_remove(const char *id)
 {
 	int d = stamps_fd();
@@ -97,6 +196,7 @@ void ws_stamp_remove(const char *id)
 		(void)unlinkat(d, id, 0);
 		close(d);
 	}
+	(void)scratch_set(id, 0);
 }
 
 #define SIZES "ws-size"
@@ -201,22 +301,44 @@ int ws_id_ok(const char *s)
 	return n >= 1 && n <= 64 && s[0] != '-';
 }
 
-/* The workspace ID (made up when id is empty): a private directory. */
-int ws_make(char *id, size_t idlen, int create, char *err, size_t errlen)
+/* The directory of workspace id made, marked scratch first if asked (a
+ * crash between the two leaves no unnamed workspace kept): 0, or -1 with
+ * errno (EEXIST: it is there already, when it must be new) and err. */
+static int ws_mkdir(const char *id, int must_be_new, int scratch, char *err, size_t errlen)
 {
 	char path[4096];
-	if (!*id) {
+	if (scratch && scratch_set(id, 1) < 0) {
+		snprintf(err, errlen, "unable to mark workspace %s as scratch in %s/" SCRATCH
+			 ": %s", id, cfg.state_dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/%s", cfg.workspaces, id);
+	if (mkdir(path, 0700) == 0 || (errno == EEXIST && !must_be_new))
+		return 0;
+	int e = errno;
+	snprintf(err, errlen, "unable to create workspace %s: %s", path, strerror(e));
+	if (scratch)
+		(void)scratch_set(id, 0);
+	errno = e;
+	return -1;
+}
+
+/* The workspace ID (made up when id is empty: a new one, scratch; a name
+ * given keeps it, scratch or not): a private directory. */
+int ws_make(char *id, size_t idlen, int create, char *err, size_t errlen)
+{
+	if (*id) {
+		ws_keep(id);
+		return ws_mkdir(id, create, 0, err, errlen);
+	}
+	for (int i = 0; i < 8; i++) {
 		char hex[13];
 		mcp_random_hex(hex, 6);
 		snprintf(id, idlen, "ws-%s", hex);
-		create = 1;
+		int r = ws_mkdir(id, 1, cfg.scratch_ttl_ms != 0, err, errlen);
+		if (r == 0 || errno != EEXIST)
+			return r;       /* EEXIST: the name is taken, another */
 	}
-	snprintf(path, sizeof path, "%s/%s", cfg.workspaces, id);
-	if (mkdir(path, 0700) == 0 || (errno == EEXIST && !create))
-		return 0;
-	if (errno == EEXIST)
-		return 0;
-	snprintf(err, errlen, "unable to create workspace %s: %s", path, strerror(errno));
 	return -1;
 }
 

@@ -1,6 +1,6 @@
 /* ws.h - the workspaces layer (prefix ws_): a workspace's name, making
- * and opening it, its use stamp and the lock that orders a use against a
- * sweep, its size for the quota. Below it: fs, runners, spawn, text, util
+ * and opening it, its use stamp, scratch or kept, the lock that orders a
+ * use against a sweep, its size for the quota. Below it: fs, runners, spawn, text, util
  * (it calls fs, spawn and util).
  *
  *   workspace.c  all of it
@@ -8,12 +8,14 @@
 #ifndef SR_MCP_WS_H
 #define SR_MCP_WS_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include "fs.h"
 
 int ws_id_ok(const char *s);
-/* The workspace ID (made up when id is empty): a private directory. */
+/* The workspace ID (made up when id is empty: then scratch; a name given
+ * keeps it): a private directory. */
 int ws_make(char *id, size_t idlen, int create, char *err, size_t errlen);
 /* A workspace's directory, open (made with create); err set on failure. */
 int ws_open(const char *id, int create, char *err, size_t len);
@@ -23,7 +25,16 @@ int ws_hold(int exclusive);
 void ws_release(int fd);
 void ws_touch(const char *id);          /* a run or a write: used now */
 time_t ws_last_used(const char *id);
+void ws_used_at(const char *id, time_t t);  /* used at t (its job's end), if later */
 void ws_stamp_remove(const char *id);  /* the workspace is gone */
+/* Scratch: a workspace sr-mcp named (made without a workspace_id), removed
+ * once unused for --scratch-ttl; ws_keep (a call named it) makes it kept,
+ * removed once unused for --workspace-ttl. When it goes if unused until
+ * then (0: never), *scratch set; a TTL as text ("1h", "7d"). */
+int ws_scratch(const char *id);
+void ws_keep(const char *id);
+time_t ws_expires(const char *id, int *scratch);
+void ws_ttl_text(uint64_t ms, char *buf, size_t len);
 /* A workspace's size for its quota, from its size cache:
  * the cache's path (for sr-jail --quota-cache, its directory made; -1 and
  * "" when it cannot be), the size, bytes and inodes (measured when the
