@@ -102,6 +102,7 @@ static void info_limits(cJSON *res)
 	num_or_null(c, "workspace_bytes", cfg.ws_quota != 0, (double)cfg.ws_quota);
 	num_or_null(c, "workspace_inodes", cfg.ws_quota && cfg.ws_inodes, (double)cfg.ws_inodes);
 	num_or_null(c, "workspace_idle_s", cfg.ws_ttl_ms != 0, (double)(cfg.ws_ttl_ms / 1000));
+	num_or_null(c, "scratch_idle_s", cfg.scratch_ttl_ms != 0, (double)(cfg.scratch_ttl_ms / 1000));
 	/* finished jobs' output is kept this long, and in this much room */
 	num_or_null(c, "job_kept_s", cfg.job_ttl_ms != 0, (double)(cfg.job_ttl_ms / 1000));
 	num_or_null(c, "job_space_bytes", cfg.job_space != 0, (double)cfg.job_space);

@@ -36,6 +36,8 @@ const char *tool_instructions(void)
 	       "(language + code) and returns its output and a job_id. Files persist in "
 	       "a workspace: every result gives a workspace_id; pass it back to run_code "
 	       "to see the files earlier runs left in /workspace (the working directory). "
+	       "A workspace made without a workspace_id is scratch, removed soon after its "
+	       "last use unless a later call names it. "
 	       "A call waits at most wait_s (default 45 s); if status is \"running\", call "
 	       "job_status with the job_id and wait_s 45 until it is done: the job keeps "
 	       "running meanwhile, and pass back stdout_offset and stderr_offset to get only "

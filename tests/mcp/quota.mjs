@@ -28,6 +28,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 let r = await call('sandbox_info', {});
 is(sc(r).caps?.workspace_bytes, 1048576, 'sandbox_info gives the workspace quota');
 is(sc(r).caps?.workspace_idle_s, 7 * 86400, 'and the retention time (default 7 days)');
+is(sc(r).caps?.scratch_idle_s, 3600, 'and a scratch workspace\'s (default 1 hour)');
 is(sc(r).caps?.workspace_inodes, 200000, 'and the inode quota (default 200000)');
 r = await call('run_code', { language: 'bash', workspace_id: 'small',
   code: 'head -c 100000 /dev/zero > a && echo wrote' });
