@@ -19,11 +19,18 @@ failed = []
 def rpc(method, params):
     global nid
     nid += 1
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": nid, "method": method, "params": params}) + "\n")
-    p.stdin.flush()
+    try:
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": nid, "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+    except BrokenPipeError:
+        pass  # it is gone: its exit status is read below
     while True:
         line = p.stdout.readline()
         if not line:
+            try:
+                p.stdin.close()
+            except BrokenPipeError:
+                pass
             sys.exit(f"mcp-session: sr-mcp ended before it answered {method} (exit {p.wait()})")
         m = json.loads(line)
         if m.get("id") == nid:
