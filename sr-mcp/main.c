@@ -156,6 +156,23 @@ static uint64_t nonzero(const char *name, const char *what, const char *a, uint6
 	return v;
 }
 
+/* --cpu-budget CPU/WINDOW (as sr-queue run takes it), checked now: the
+ * worker that would refuse it starts only with the first run. */
+static const char *budget(const char *name, const char *a)
+{
+	uint64_t cpu, window;
+	char *c = xstrdup(a), *slash = strchr(c, '/');
+	if (!strcmp(a, "off"))
+		return "";
+	if (slash)
+		*slash = '\0';
+	if (!slash || sr_parse_duration_ns(c, &cpu) < 0 || sr_parse_duration_ns(slash + 1, &window) < 0 ||
+	    !cpu || !window)
+		sr_usage_value(name, "budget", a, "CPU/WINDOW like 10s/1m, or off");
+	free(c);
+	return a;
+}
+
 /* A run's defaults, each before its cap, with the built-in values; what
  * was given (option or variable, and its value), so that a default over
  * its cap blames the one given (the default when both were). */
@@ -207,7 +224,7 @@ static void set_opt(int c, const char *a, const char *name)
 		cfg.jobs = (unsigned)nonzero(name, "count", a, sr_opt_count(name, a, 4096),
 					     "at least 1");
 		break;
-	case O_BUDGET: cfg.cpu_budget = xstrdup(strcmp(a, "off") ? a : ""); break;
+	case O_BUDGET: cfg.cpu_budget = xstrdup(budget(name, a)); break;
 	case O_TIMEOUT:
 		cfg.timeout_ms = nonzero(name, "duration", a, sr_opt_duration_ns(name, a) / 1000000,
 					 "at least 1ms");

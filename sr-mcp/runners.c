@@ -45,9 +45,14 @@ static int by_name(const void *a, const void *b)
  * request. */
 void runner_load(void)
 {
-	DIR *d = faccessat(AT_FDCWD, cfg.runners_dir, R_OK | X_OK, AT_EACCESS) == 0 ?
-		 opendir(cfg.runners_dir) : NULL;
+	DIR *d = opendir(cfg.runners_dir);
 	struct dirent *de;
+	if (d && faccessat(dirfd(d), ".", X_OK, AT_EACCESS) < 0) {   /* listed, not searched */
+		int e = errno;
+		closedir(d);
+		d = NULL;
+		errno = e;
+	}
 	if (!d)
 		sr_fatal(SR_EXIT_SYS, "unable to read the runners directory %s: %s; " RUNNERS_FIX,
 			 cfg.runners_dir, strerror(errno));
