@@ -147,6 +147,17 @@ static void host_dir_add(const char *name, const char *dir)
 	cfg.host_dirs[n] = NULL;
 }
 
+/* A count from min to max: below min, a bad value of this option alone. */
+static uint64_t count_min(const char *name, const char *a, uint64_t min, uint64_t max)
+{
+	uint64_t v = sr_opt_count(name, a, max);
+	char want[32];
+	snprintf(want, sizeof want, "at least %llu", (unsigned long long)min);
+	if (v < min)
+		sr_usage_value(name, "count", a, want);
+	return v;
+}
+
 /* A value that must not be 0: a bad value of this option alone. */
 static uint64_t nonzero(const char *name, const char *what, const char *a, uint64_t v,
 			const char *want)
@@ -220,10 +231,7 @@ static void set_opt(int c, const char *a, const char *name)
 	case O_EXTERNAL: cfg.external_worker = 1; break;
 	case O_VIA: cfg.via = xstrdup(a); break;
 	case O_RUNNERS: cfg.runners_dir = xstrdup(a); break;
-	case 'j':
-		cfg.jobs = (unsigned)nonzero(name, "count", a, sr_opt_count(name, a, 4096),
-					     "at least 1");
-		break;
+	case 'j': cfg.jobs = (unsigned)count_min(name, a, 1, 4096); break;
 	case O_BUDGET: cfg.cpu_budget = xstrdup(budget(name, a)); break;
 	case O_TIMEOUT:
 		cfg.timeout_ms = nonzero(name, "duration", a, sr_opt_duration_ns(name, a) / 1000000,
@@ -235,17 +243,10 @@ static void set_opt(int c, const char *a, const char *name)
 							"a size, or off for none") : 0;
 		break;
 	case O_MEMORY_MAX: cfg.memory_max = sr_opt_size(name, a); break;
-	case O_PIDS:
-		cfg.pids = (unsigned)nonzero(name, "count", a, sr_opt_count(name, a, 1 << 20),
-					     "at least 1");
-		break;
+	case O_PIDS: cfg.pids = (unsigned)count_min(name, a, 1, 1 << 20); break;
 	case O_WAIT: cfg.wait_ms = sr_opt_duration_ns(name, a) / 1000000; break;
 	case O_WAIT_MAX: cfg.wait_max_ms = sr_opt_duration_ns(name, a) / 1000000; break;
-	case O_CHARS:
-		cfg.max_chars = (size_t)sr_opt_count(name, a, MCP_RESULT_MAX / 2);
-		if (cfg.max_chars < 1000)
-			sr_usage_value(name, "count", a, "at least 1000");
-		break;
+	case O_CHARS: cfg.max_chars = (size_t)count_min(name, a, 1000, MCP_RESULT_MAX / 2); break;
 	case O_NETWORK:
 		if (strcmp(a, "none") && strcmp(a, "install") && strcmp(a, "full"))
 			sr_usage("%s: expected none, install or full: '%s'", name, a);
