@@ -172,9 +172,9 @@ static uint64_t nonzero(const char *name, const char *what, const char *a, uint6
 static const char *budget(const char *name, const char *a)
 {
 	uint64_t cpu, window;
-	char *c = xstrdup(a), *slash = strchr(c, '/');
 	if (!strcmp(a, "off"))
 		return "";
+	char *c = xstrdup(a), *slash = strchr(c, '/');
 	if (slash)
 		*slash = '\0';
 	if (!slash || sr_parse_duration_ns(c, &cpu) < 0 || sr_parse_duration_ns(slash + 1, &window) < 0 ||
