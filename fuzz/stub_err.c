@@ -83,6 +83,11 @@ void sr_fatal_sys(int code, const char *fmt, ...)
 	leave(code);
 }
 
+void sr_fatal_run(const char *prog)
+{
+	sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", prog);
+}
+
 void sr_usage(const char *fmt, ...)
 {
 	va_list ap;

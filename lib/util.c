@@ -218,7 +218,7 @@ void sr_exec(char *const argv[])
 	int e = errno;
 	free(sh_argv);
 	errno = e;
-	sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", argv[0]);
+	sr_fatal_run(argv[0]);
 }
 
 int sr_exec_exit(int err)

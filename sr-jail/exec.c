@@ -62,7 +62,7 @@ pid_t jail_spawn(const struct jail *j)
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &j->oldmask, NULL);
 		execve(path, j->argv, j->envp);
-		sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", j->prog_path);
+		sr_fatal_run(j->prog_path);
 	}
 	return pid;
 }

@@ -24,14 +24,14 @@ void jail_resolve_prog(struct jail *j)
 	const char *name = j->argv[0];
 	char *path = sr_find_program(name);
 	if (!path)
-		sr_fatal_sys(sr_exec_exit(errno), "unable to run %s", name);
+		sr_fatal_run(name);
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		sr_fatal_sys(SR_EXIT_NOEXEC, "unable to open %s", path);
 	if (!S_ISREG(st.st_mode)) {
 		errno = EACCES;   /* what execve says of anything else */
-		sr_fatal_sys(SR_EXIT_NOEXEC, "unable to run %s", path);
+		sr_fatal_run(path);
 	}
 	j->prog_path = path;
 	j->prog_fd = fd;

@@ -4,6 +4,7 @@
  * sr-jail and sr-exec. Nothing is created before the first tool call
  * (clients start a server only to probe it). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -149,26 +150,106 @@ static void host_dir_add(const char *name, const char *dir)
 	cfg.host_dirs[n] = NULL;
 }
 
+/* A count from min to max: below min, a bad value of this option alone. */
+static uint64_t count_min(const char *name, const char *a, uint64_t min, uint64_t max)
+{
+	uint64_t v = sr_opt_count(name, a, max);
+	char want[32];
+	snprintf(want, sizeof want, "at least %llu", (unsigned long long)min);
+	if (v < min)
+		sr_usage_value(name, "count", a, want);
+	return v;
+}
+
+/* A value that must not be 0: a bad value of this option alone. */
+static uint64_t nonzero(const char *name, const char *what, const char *a, uint64_t v,
+			const char *want)
+{
+	if (!v)
+		sr_usage_value(name, what, a, want);
+	return v;
+}
+
+/* --cpu-budget CPU/WINDOW (as sr-queue run takes it), checked now: the
+ * worker that would refuse it starts only with the first run. */
+static const char *budget(const char *name, const char *a)
+{
+	uint64_t cpu, window;
+	if (!strcmp(a, "off"))
+		return "";
+	char *c = xstrdup(a), *slash = strchr(c, '/');
+	if (slash)
+		*slash = '\0';
+	if (!slash || sr_parse_duration_ns(c, &cpu) < 0 || sr_parse_duration_ns(slash + 1, &window) < 0 ||
+	    !cpu || !window)
+		sr_usage_value(name, "budget", a, "CPU/WINDOW like 10s/1m, or off");
+	free(c);
+	return a;
+}
+
+/* A run's defaults, each before its cap, with the built-in values; what
+ * was given (option or variable, and its value), so that a default over
+ * its cap blames the one given (the default when both were). */
+static const struct { int opt; const char *name, *what, *value; } caps[] = {
+	{ O_TIMEOUT, "--timeout", "duration", "5m" },
+	{ O_TIMEOUT_MAX, "--timeout-max", "duration", "30m" },
+	{ O_MEMORY, "--memory", "size", "512M" },
+	{ O_MEMORY_MAX, "--memory-max", "size", "4G" },
+	{ O_WAIT, "--wait", "duration", "45s" },
+	{ O_WAIT_MAX, "--wait-max", "duration", "55s" },
+};
+static struct { char name[64], value[64]; } given[sizeof caps / sizeof *caps];
+
+static void given_note(int c, const char *name, const char *a)
+{
+	for (size_t i = 0; i < sizeof given / sizeof *given; i++)
+		if (c == caps[i].opt) {
+			snprintf(given[i].name, sizeof given[i].name, "%s", name);
+			snprintf(given[i].value, sizeof given[i].value, "%s", a);
+		}
+}
+
+static void caps_check(void)
+{
+	const uint64_t v[][2] = { { cfg.timeout_ms, cfg.timeout_max_ms },
+				  { cfg.memory, cfg.memory_max }, { cfg.wait_ms, cfg.wait_max_ms } };
+	char want[200];
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		if (v[i][0] <= v[i][1])
+			continue;
+		size_t k = given[2 * i].name[0] ? 2 * i : 2 * i + 1, o = k ^ 1;  /* blamed, other */
+		snprintf(want, sizeof want, "%s %s, %s", k % 2 ? "at least" : "at most",
+			 given[o].name[0] ? given[o].name : caps[o].name,
+			 given[o].name[0] ? given[o].value : caps[o].value);
+		sr_usage_value(given[k].name, caps[k].what, given[k].value, want);
+	}
+}
+
 static void set_opt(int c, const char *a, const char *name)
 {
+	given_note(c, name, a);
 	switch (c) {
 	case O_STATE: cfg.state_dir = xstrdup(a); break;
 	case O_SPOOL: cfg.spool = xstrdup(a); break;
 	case O_EXTERNAL: cfg.external_worker = 1; break;
 	case O_VIA: cfg.via = xstrdup(a); break;
 	case O_RUNNERS: cfg.runners_dir = xstrdup(a); break;
-	case 'j': cfg.jobs = (unsigned)sr_opt_count(name, a, 4096); break;
-	case O_BUDGET: cfg.cpu_budget = xstrdup(strcmp(a, "off") ? a : ""); break;
-	case O_TIMEOUT: cfg.timeout_ms = sr_opt_duration_ns(name, a) / 1000000; break;
+	case 'j': cfg.jobs = (unsigned)count_min(name, a, 1, 4096); break;
+	case O_BUDGET: cfg.cpu_budget = xstrdup(budget(name, a)); break;
+	case O_TIMEOUT:
+		cfg.timeout_ms = nonzero(name, "duration", a, sr_opt_duration_ns(name, a) / 1000000,
+					 "at least 1ms");
+		break;
 	case O_TIMEOUT_MAX: cfg.timeout_max_ms = sr_opt_duration_ns(name, a) / 1000000; break;
 	case O_MEMORY:
-		cfg.memory = strcmp(a, "off") ? sr_opt_size(name, a) : 0;   /* 0: none */
+		cfg.memory = strcmp(a, "off") ? nonzero(name, "size", a, sr_opt_size(name, a),
+							"a size, or off for none") : 0;
 		break;
 	case O_MEMORY_MAX: cfg.memory_max = sr_opt_size(name, a); break;
-	case O_PIDS: cfg.pids = (unsigned)sr_opt_count(name, a, 1 << 20); break;
+	case O_PIDS: cfg.pids = (unsigned)count_min(name, a, 1, 1 << 20); break;
 	case O_WAIT: cfg.wait_ms = sr_opt_duration_ns(name, a) / 1000000; break;
 	case O_WAIT_MAX: cfg.wait_max_ms = sr_opt_duration_ns(name, a) / 1000000; break;
-	case O_CHARS: cfg.max_chars = (size_t)sr_opt_count(name, a, MCP_RESULT_MAX / 2); break;
+	case O_CHARS: cfg.max_chars = (size_t)count_min(name, a, 1000, MCP_RESULT_MAX / 2); break;
 	case O_NETWORK:
 		if (strcmp(a, "none") && strcmp(a, "install") && strcmp(a, "full"))
 			sr_usage("%s: expected none, install or full: '%s'", name, a);
@@ -179,7 +260,7 @@ static void set_opt(int c, const char *a, const char *name)
 	case O_WS_QUOTA:
 		cfg.ws_quota = strcmp(a, "off") ? sr_opt_size(name, a) : 0;
 		if (!cfg.ws_quota && strcmp(a, "off"))
-			sr_usage("%s: 0 is not a quota (off turns it off)", name);
+			sr_usage_value(name, "size", a, "a size, or off for none");
 		cfg.ws_quota_set = 1;
 		break;
 	case O_WS_INODES:       /* 0 or off: none */
@@ -245,13 +326,7 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		sr_usage("unexpected argument '%s' (see sr-mcp --help)", argv[optind]);
-	if (cfg.timeout_ms == 0 || cfg.pids == 0 || cfg.jobs == 0)
-		sr_usage("--timeout, --pids and --jobs must be greater than zero");
-	if (cfg.timeout_ms > cfg.timeout_max_ms || cfg.memory > cfg.memory_max ||
-	    cfg.wait_ms > cfg.wait_max_ms)
-		sr_usage("a default (--timeout, --memory, --wait) is over its cap (--*-max)");
-	if (cfg.max_chars < 1000)
-		sr_usage("--max-result-chars: at least 1000");
+	caps_check();
 }
 
 /* Where the other tools are: beside this program when installed, in
@@ -309,8 +384,10 @@ static void state_default(void)
  * swap a directory above it would own every workspace and the code of
  * every run. A path that is not all there yet is judged by what exists
  * (the rest is made private); a refusal ends sr-mcp at start, naming the
- * path and its owner. */
-static void dir_trusted(const char *what, const char *path)
+ * path and its owner. With fix (a directory sr-mcp writes), what exists
+ * must also let it: the directory itself, or the deepest part of the path
+ * there is, where the rest is to be made; else it ends too, saying fix. */
+static void dir_trusted(const char *what, const char *path, const char *fix)
 {
 	char why[PATH_MAX + 400], real[PATH_MAX], head[PATH_MAX];
 	size_t n = strlen(path), cut = n;
@@ -334,20 +411,53 @@ static void dir_trusted(const char *what, const char *path)
 	size_t m = strlen(real);
 	if (m + 1 + (n - cut) >= sizeof real)
 		sr_fatal(SR_EXIT_SYS, "refusing %s %s: the path is too long", what, path);
+	memcpy(head, real, m + 1);               /* what exists, resolved */
 	if (cut < n)
 		snprintf(real + m, sizeof real - m, "/%s", path + cut);
 	if (sr_dir_private(real, 1, why, sizeof why) < 0)
 		sr_fatal(SR_EXIT_SYS, "refusing %s %s: %s%s", what, path, why,
 			 errno ? "" : "; use a directory of your own that only you can write");
+	if (!fix)
+		return;
+	if (cut >= n && faccessat(AT_FDCWD, head, R_OK | W_OK | X_OK, AT_EACCESS) < 0)
+		sr_fatal(SR_EXIT_SYS, "unable to use %s %s: %s; make it yours to read and write "
+			 "(chmod u+rwx), or set another with %s", what, path, strerror(errno), fix);
+	if (cut < n && faccessat(AT_FDCWD, head, W_OK | X_OK, AT_EACCESS) < 0)
+		sr_fatal(SR_EXIT_SYS, "unable to make %s %s: %s: %s; set another with %s", what,
+			 path, head, strerror(errno), fix);
 }
 
+#define STATE_FIX "--state-dir or SR_MCP_STATE_DIR"
+
+/* At start, before a request is read: the state directory, the parts of
+ * it sr-mcp makes on first use (where they exist already), the spool and
+ * the host directories. */
 static void dirs_trusted(void)
 {
-	dir_trusted("state directory", cfg.state_dir);
+	static const char *const parts[] = { "workspaces", "code", "spool" };
+	char sub[PATH_MAX + 16], what[32];
+	dir_trusted("state directory", cfg.state_dir, STATE_FIX);
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+		if (!strcmp(parts[i], "spool") && cfg.spool)
+			break;
+		snprintf(sub, sizeof sub, "%s/%s", cfg.state_dir, parts[i]);
+		snprintf(what, sizeof what, "%s%s", parts[i], i < 2 ? " directory" : "");
+		dir_trusted(what, sub, STATE_FIX);
+	}
 	if (cfg.spool)
-		dir_trusted("spool", cfg.spool);
+		dir_trusted("spool", cfg.spool, "--spool or SR_MCP_SPOOL");
 	for (char **d = cfg.host_dirs; d && *d; d++)
-		dir_trusted("host directory", *d);
+		dir_trusted("host directory", *d, NULL);
+}
+
+/* Root is refused at start: the sandbox drops root to nobody (65534), who
+ * cannot reach root's private state directory, so no run could work. */
+static void refuse_root(void)
+{
+	if (geteuid() == 0)
+		sr_fatal(SR_EXIT_SYS, "refusing to run as root: the sandbox drops root to nobody "
+			 "(65534), who cannot reach root's private state directory; start sr-mcp "
+			 "as an ordinary user (in the client's command, e.g. runuser -u USER -- sr-mcp)");
 }
 
 /* Closing stdin ends the read loop: the way out for SIGTERM and SIGINT. */
@@ -404,6 +514,7 @@ int main(int argc, char **argv)
 	sr_set_prog("sr-mcp");
 	defaults();
 	parse_args(argc, argv);
+	refuse_root();
 	state_default();
 	dirs_trusted();
 	find_tools();

@@ -1,9 +1,11 @@
 /* runners.c - the languages: one executable file per language in the
  * runners directory. Its name, made safe ([a-z0-9_-], at most 64), is a
  * value of run_code's language. Hidden files and what is not an
- * executable regular file are skipped. */
+ * executable regular file are skipped; a directory with none ends sr-mcp
+ * at start. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,15 +36,26 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct runner *)a)->name, ((const struct runner *)b)->name);
 }
 
+/* What a start without runners tells the user to do. */
+#define RUNNERS_FIX "name the runners directory with --runners or SR_MCP_RUNNERS " \
+	"(make install puts one runner per language in PREFIX/share/sr/sr-mcp/runners)"
+
+/* At start: a server with no language could run nothing, so sr-mcp ends
+ * (exit 111, one line naming the directory and the fix) before it reads a
+ * request. */
 void runner_load(void)
 {
 	DIR *d = opendir(cfg.runners_dir);
 	struct dirent *de;
-	if (!d) {
-		mcp_log("unable to open the runners directory %s: %s", cfg.runners_dir,
-			strerror(errno));
-		return;
+	if (d && faccessat(dirfd(d), ".", X_OK, AT_EACCESS) < 0) {   /* listed, not searched */
+		int e = errno;
+		closedir(d);
+		d = NULL;
+		errno = e;
 	}
+	if (!d)
+		sr_fatal(SR_EXIT_SYS, "unable to read the runners directory %s: %s; " RUNNERS_FIX,
+			 cfg.runners_dir, strerror(errno));
 	while ((de = readdir(d)) != NULL) {
 		struct stat st;
 		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) < 0 ||
@@ -61,6 +74,9 @@ void runner_load(void)
 		runner_all[runner_count++] = r;
 	}
 	closedir(d);
+	if (!runner_count)
+		sr_fatal(SR_EXIT_SYS, "no runner in the runners directory %s: it holds no "
+			 "executable file (hidden files are skipped); " RUNNERS_FIX, cfg.runners_dir);
 	qsort(runner_all, runner_count, sizeof *runner_all, by_name);
 }
 

@@ -64,7 +64,7 @@ void sq_query_opt(void *ctx, int c, const char *arg)
 		break;
 	case SQ_Q_STREAM:
 		if (strcmp(arg, "stdout") != 0 && strcmp(arg, "stderr") != 0)
-			sr_usage("--stream: want stdout or stderr, got '%s'", arg);
+			sr_usage_value("--stream", "stream", arg, "stdout or stderr");
 		o->stream = arg;
 		break;
 	case SQ_Q_OFFSET: o->offset = sr_opt_count("--offset", arg, UINT64_MAX / 2); break;
@@ -95,8 +95,10 @@ void sq_query_args(int argc, char **argv, const struct option *lo, struct sq_qop
 
 void sq_need_id(const char *s)
 {
+	char want[64];
+	snprintf(want, sizeof want, "%d lowercase hex digits", SQ_ID_LEN);
 	if (!sq_id_valid(s))
-		sr_usage("invalid job id '%s' (want %d lowercase hex digits)", s, SQ_ID_LEN);
+		sr_usage_value("ID", "job id", s, want);
 }
 
 int sq_print_json(const cJSON *obj)

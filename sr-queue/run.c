@@ -22,10 +22,14 @@ static void run_opt(void *ctx, int c, const char *arg)
 {
 	struct sq_run_opts *o = ctx;
 	switch (c) {
-	case 'j': o->jobs = (unsigned)sr_opt_count("-j", arg, 4096); break;
+	case 'j':
+		o->jobs = (unsigned)sr_opt_count("-j", arg, 4096);
+		if (!o->jobs)
+			sr_usage_value("-j", "count", arg, "at least 1");
+		break;
 	case O_BUDGET:
 		if (sq_parse_budget(arg, &o->budget_ns, &o->window_ns) < 0)
-			sr_usage("--cpu-budget: want CPU/WINDOW like 10s/1m, got '%s'", arg);
+			sr_usage_value("--cpu-budget", "budget", arg, "CPU/WINDOW like 10s/1m");
 		break;
 	case O_DRAIN: o->drain = 1; break;
 	case O_ONCE: o->once = 1; break;
@@ -45,7 +49,5 @@ int sq_cmd_run(int argc, char **argv)
 	char *ops[1];
 	if (sq_parse_args(argc, argv, "j:h", run_lo, run_opt, &o, ops, 1, 0, NULL) != 1)
 		sr_usage("run: want exactly one SPOOL");
-	if (o.jobs == 0)
-		sr_usage("-j: must be at least 1");
 	return sq_worker_run(ops[0], &o);
 }

@@ -48,16 +48,18 @@ static void submit_opt(void *ctx, int c, const char *arg)
 	struct submit_opts *o = ctx;
 	switch (c) {
 	case O_TENANT:
-		if (!sq_tenant_valid(arg))
-			sr_usage("--tenant: invalid name '%s' (1-%d of A-Z a-z 0-9 . _ -)",
-				 arg, SQ_TENANT_MAX);
+		if (!sq_tenant_valid(arg)) {
+			char want[64];
+			snprintf(want, sizeof want, "1-%d of A-Z a-z 0-9 . _ -", SQ_TENANT_MAX);
+			sr_usage_value("--tenant", "name", arg, want);
+		}
 		o->tenant = arg;
 		break;
 	case O_STDIN: o->stdin_path = arg; break;
 	case O_CWD: o->cwd = arg; break;
 	case O_ENV:
 		if (!strchr(arg, '=') || arg[0] == '=')
-			sr_usage("--env: want NAME=VALUE, got '%s'", arg);
+			sr_usage_value("--env", "variable", arg, "NAME=VALUE");
 		o->env[o->nenv++] = (char *)arg;
 		break;
 	case O_KEEPENV: o->keep_env = 1; break;

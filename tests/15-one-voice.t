@@ -58,6 +58,24 @@ for t in sr-limit sr-jail sr-exec "sr-exec -p strict" "sr-limit sr-jail sr-exec"
 	is "$rc:$err" "127:$inner: fatal: unable to run sr-no-such-program: No such file or directory" \
 		"$t sr-no-such-program: the one wording, fatal, one line"
 done
+# ... and every way a program cannot be run, in every tool that runs one
+# (sr-exec's default exec is lib/util.c's sr_exec; sr-jail finds the
+# program before the jail, sr-jail/prog.c, and runs it inside, exec.c: a
+# script whose interpreter is missing fails only there).
+printf '#!/nonexistent-sr-interpreter\n' >"$T/badint" && chmod 0755 "$T/badint"
+chmod 0755 "$T"
+cases=("/etc/passwd/x:127:Not a directory" "sr-no-such-program:127:No such file or directory"
+	"/usr:126:Permission denied" "/etc/passwd:126:Permission denied"
+	"$T/badint:127:No such file or directory")
+for t in sr-limit sr-jail sr-exec "sr-exec -p strict" "sr-limit sr-jail sr-exec"; do
+	case $t in *sr-jail*) have_userns || continue ;; esac
+	inner=$(printf '%s\n' $t | grep '^sr-' | tail -1)
+	for c in "${cases[@]}"; do
+		p=${c%%:*} want=${c#*:}
+		run $t "$p"
+		is "$rc:$err" "${want%%:*}:$inner: fatal: unable to run $p: ${want#*:}" "$t $p: the one wording"
+	done
+done
 vsp=$T/voice
 nf=$(sr-queue submit "$vsp" -- sr-no-such-program)
 sr-queue run "$vsp" --drain
@@ -90,6 +108,21 @@ bad_value sr-jail -- --keep-fd 987
 bad_value sr-jail -- --hostname ''
 bad_value sr-jail -- --chdir relative
 bad_value sr-jail -- --uid abc
+bad_value sr-queue submit "$vsp" -- --tenant 'a b'
+bad_value sr-queue submit "$vsp" -- --env =x
+bad_value sr-queue run "$vsp" -- -j 0
+bad_value sr-queue run "$vsp" -- --cpu-budget 1s
+bad_value sr-queue logs "$vsp" 0123456789abcdef0123456789abcdef -- --stream both
+bad_value sr-mcp -- -j 0
+bad_value sr-mcp -- --cpu-budget 1s
+run sr-queue status "$vsp" xyz
+is "$rc:$err" "100:sr-queue: usage: ID: invalid job id: 'xyz' (want 32 lowercase hex digits)" \
+	"sr-queue: a bad job id in the same words"
+for o in "-j 0" "--cpu-budget 1s"; do
+	run sr-queue run "$vsp" $o; a=${err#sr-queue: }
+	run sr-mcp $o
+	is "${err#sr-mcp: }" "${a%% (want*}${err##*\'}" "sr-queue run and sr-mcp: $o in the same words (up to what they want)"
+done
 run sr-limit --timeout 1x true; a=${err#sr-limit: }
 run sr-queue submit "$vsp" --timeout 1x -- true
 is "${err#sr-queue: }" "$a" "sr-limit and sr-queue submit: --timeout 1x in the same words"

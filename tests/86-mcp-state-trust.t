@@ -73,10 +73,10 @@ is "$rc" 111 "a path through a link to such a directory is refused as well"
 
 # --- a subdirectory of the state directory ---------------------------------------
 mkdir -m 0700 "$T/st2" && mkdir -m 0700 "$T/st2/workspaces" && chmod 0777 "$T/st2/workspaces"
-run mcp_call "$call" sr-mcp --state-dir "$T/st2"
-is "$(json_get "$out" result.isError)" true "a subdirectory others can write (workspaces/) is refused at first use"
-like "$(json_get "$out" result.content.0.text)" "refusing $T/st2/workspaces: $T/st2/workspaces is writable by others" \
-	"the result names it"
+start --state-dir "$T/st2"
+is "$rc" 111 "a subdirectory others can write (workspaces/) is refused at start"
+like "$err" "^sr-mcp: fatal: refusing workspaces directory $T/st2/workspaces: $T/st2/workspaces is writable by others" \
+	"one line naming it"
 
 # --- the spool, and the host directories -------------------------------------------------
 start --state-dir "$T/mine/state" --spool "$T/ww/spool"

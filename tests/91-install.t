@@ -70,16 +70,18 @@ inst=(env PATH="$T/one/bin:/usr/bin:/bin" "${mcp_san[@]+"${mcp_san[@]}"}" "$T/on
 run mcp_call "$list" "${inst[@]}" --state-dir "$T/st1"
 is "$(langs <<<"$out")" "bash bash-one javascript python" \
 	"the installed sr-mcp offers the runners installed beside it (PREFIX/share/sr/sr-mcp/runners)"
-run mcp_call "$list" "${inst[@]}" --state-dir "$T/st2" --runners "$T/empty"
-is "$(langs <<<"$out")" "" "control: --runners on an empty directory offers no language (--runners wins)"
+run "${inst[@]}" --state-dir "$T/st2" --runners "$T/empty" </dev/null
+like "$rc:$err" "^111:sr-mcp: fatal: no runner in the runners directory $T/empty" \
+	"control: --runners on an empty directory wins (sr-mcp refuses it at start)"
+mkdir -m 0700 "$T/only" && cp "$one/bash" "$T/only/sh-only"
 code='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"%s","code":"%s"}}}'
 if have_userns; then
 	run mcp_call "$(printf "$code" python 'print(6*7)')" "${inst[@]}" --state-dir "$T/st3"
 	like "$out" '"stdout":"42\\n"' "the installed sr-mcp runs python through the installed runner and tools"
 	run mcp_call "$(printf "$code" bash-one 'echo one-$((6*7))')" "${inst[@]}" --state-dir "$T/st3"
 	like "$out" '"stdout":"one-42\\n"' "and the runner only that install has"
-	run mcp_call "$(printf "$code" python 'print(6*7)')" "${inst[@]}" --state-dir "$T/st4" --runners "$T/empty"
-	like "$out" 'no runner is installed' "control: with --runners on an empty directory, python does not run (no runner is installed)"
+	run mcp_call "$(printf "$code" python 'print(6*7)')" "${inst[@]}" --state-dir "$T/st4" --runners "$T/only"
+	like "$out" 'language must be one of: sh-only' "control: with --runners on a directory of one other runner, python does not run"
 else
 	skip "the installed sr-mcp runs code" "no user namespaces here: $userns_why"
 fi

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The README's MCP session (scripts/mcp-session.py, `make demo-mcp`) runs
 # and succeeds with this tree's sr-mcp, and fails (exit 1, naming the
-# calls) when a call fails: here a server with no runner, whose run_code
-# calls are errors. tests/root/demo-mcp-as-root.t runs `make demo-mcp`'s
+# calls) when a call fails: here a server with no runner of the session's
+# languages, whose run_code calls are errors. tests/root/demo-mcp-as-root.t runs `make demo-mcp`'s
 # script as root.
 . "$(dirname "$0")/lib.sh"
 need_userns
@@ -12,8 +12,8 @@ is "$rc" 0 "the session succeeds"
 like "$out" "4 months, total 518 best apr" "run_code summarised the CSV"
 like "$out" "image/png image block" "the plot came back as an image"
 
-mkdir "$T/empty"
-printf '#!/bin/sh\nexec sr-mcp --runners %s "$@"\n' "$T/empty" >"$T/server"
+mkdir "$T/other" && printf '#!/bin/sh\nexit 1\n' >"$T/other/other" && chmod +x "$T/other/other"
+printf '#!/bin/sh\nexec sr-mcp --runners %s "$@"\n' "$T/other" >"$T/server"
 chmod +x "$T/server"
 run python3 "$SR_ROOT/scripts/mcp-session.py" "$T/server"
 is "$rc" 1 "a session whose calls fail exits 1"

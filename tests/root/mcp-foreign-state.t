@@ -13,7 +13,8 @@ need_two_users
 chmod 0755 "$T"
 mkdir "$T/bin"
 cp "$SR_ROOT/sr-mcp/sr-mcp" "$T/bin/"
-chmod 0755 "$T/bin" "$T/bin/sr-mcp"
+mkdir "$T/bin/runners" && cp "$SR_ROOT/sr-mcp/runners/bash" "$T/bin/runners/"  # sr-mcp needs one
+chmod 0755 "$T/bin" "$T/bin/sr-mcp" "$T/bin/runners" "$T/bin/runners/bash"
 pub=$T/pub
 mkdir -m 1777 "$pub"
 as() { local u=$1; shift; runuser -u "$u" -- "$@"; }
