@@ -16,6 +16,7 @@
  *   tool_tar.c       what those two share: tar in the sandbox, the host
  *                    directories (tool_tar.h)
  *   tool_resources.c MCP resources: workspace files and job outputs
+ *   tool_env.c       the environments a run may choose (--environment)
  *   tool_pkgspec.c   package specs the tools take (install, export recipe)
  *   tool_util.c      argument readers, answers, result sizes, what the file
  *                    tools share (the bottom: every tool file calls it)
@@ -74,6 +75,14 @@ int run_code_schema(struct cJSON *t);
 int run_output_schema(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
+
+/* tool_env.c: the environments (default, and --environment NAME=DIR) */
+struct run_spec;
+void tool_env_add(const char *opt, const char *arg);
+size_t tool_env_count(void);
+void tool_env_schema(struct cJSON *props);
+int tool_env_pick(struct proto_req *r, const struct cJSON *args, struct run_spec *s);
+struct cJSON *tool_env_facts(void);
 
 /* tool_info.c: sandbox_info; --compat sandrun's names */
 int sandrun_exec_schema(struct cJSON *t);
