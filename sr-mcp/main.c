@@ -149,17 +149,17 @@ static void host_dir_add(const char *name, const char *dir)
 	cfg.host_dirs[n] = NULL;
 }
 
-/* --environment NAME=DIR, repeatable; SR_MCP_ENVIRONMENTS is a list of
- * them split at ':'. */
-static void environments_add(const char *name, const char *a)
+/* A repeatable option (--host-dir, --environment) given once, or its
+ * variable's list split at ':', each piece to add. */
+static void list_add(const char *name, const char *a, void (*add)(const char *, const char *))
 {
 	if (name[0] == '-') {
-		tool_env_add(name, a);
+		add(name, a);
 		return;
 	}
-	for (char *list = xstrdup(a), *save = NULL, *e = strtok_r(list, ":", &save); e;
-	     e = strtok_r(NULL, ":", &save))
-		tool_env_add(name, e);   /* the copy stays: the pieces are kept */
+	for (char *list = xstrdup(a), *save = NULL, *d = strtok_r(list, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save))
+		add(name, d);   /* the copy stays: the pieces are kept */
 }
 
 static void set_opt(int c, const char *a, const char *name)
@@ -206,16 +206,8 @@ static void set_opt(int c, const char *a, const char *name)
 			sr_usage("%s: expected sandrun or none: '%s'", name, a);
 		cfg.compat_sandrun = strcmp(a, "sandrun") == 0;
 		break;
-	case O_ENVIRONMENT: environments_add(name, a); break;
-	case O_HOST_DIR:
-		if (name[0] == '-') {
-			host_dir_add(name, a);
-			break;
-		}
-		for (char *list = xstrdup(a), *save = NULL, *d = strtok_r(list, ":", &save); d;
-		     d = strtok_r(NULL, ":", &save))
-			host_dir_add(name, d);   /* the copy stays: the pieces are kept */
-		break;
+	case O_ENVIRONMENT: list_add(name, a, tool_env_add); break;
+	case O_HOST_DIR: list_add(name, a, host_dir_add); break;
 	}
 }
 
