@@ -76,6 +76,8 @@ size_t tool_env_count(void)
 	return nenvs;
 }
 
+static int env_has(struct environment *e, const char *lang);
+
 /* run_code's environment argument, when there is a choice. */
 void tool_env_schema(cJSON *props)
 {
@@ -101,7 +103,13 @@ int tool_env_pick(struct proto_req *r, const cJSON *args, struct run_spec *s)
 	for (size_t i = 0; name && i < nenvs; i++)
 		if (!strcmp(envs[i].name, name)) {
 			s->env_extra = envs[i].dir ? envs[i].extra : NULL;
-			return 0;
+			if (!envs[i].dir || env_has(&envs[i], s->runner->name))
+				return 0;
+			tool_error(r, "The environment %s has no interpreter for %s: run it in "
+				   "another environment (sandbox_info lists what each has), or ask "
+				   "the administrator to add it to %s.", name, s->runner->name,
+				   envs[i].dir);
+			return -1;
 		}
 	if (!name)
 		return 0;
@@ -141,40 +149,64 @@ static cJSON *facts_of(const struct environment *e, const char *out)
 	return f;
 }
 
-/* Each environment's facts (probed once, in the sandbox: the jail and
- * the filter, with the environment's rootfs), for sandbox_info. */
+/* e's facts, probed on first use (in the sandbox: the jail and the
+ * filter, with the environment's rootfs); under lock. */
+static const cJSON *env_probe(struct environment *e)
+{
+	if (e->facts)
+		return e->facts;
+	char *out = NULL, *argv[8];
+	int k = 0;
+	argv[k++] = "sr-jail";
+	if (e->dir) {
+		argv[k++] = "--rootfs";
+		argv[k++] = e->dir;
+	}
+	argv[k++] = "sr-exec";
+	argv[k++] = "sh";
+	argv[k++] = "-c";
+	argv[k++] = (char *)probe;
+	argv[k] = NULL;
+	int rc = spawn_capture(argv, &out, 8192, 1);
+	e->facts = facts_of(e, rc == 0 ? out : NULL);
+	if (rc != 0)
+		cJSON_AddStringToObject(e->facts, "error", "the probe of this environment failed: "
+					"runs in it may fail too");
+	if (e->dir)
+		cJSON_AddStringToObject(e->facts, "note", "install_packages installs for the "
+					"default environment's Python and Node.js");
+	free(out);
+	return e->facts;
+}
+
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Each environment's facts, for sandbox_info. */
 cJSON *tool_env_facts(void)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	cJSON *all = cJSON_CreateArray();
-	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < nenvs; i++) {
-		struct environment *e = &envs[i];
-		if (!e->facts) {
-			char *out = NULL, *argv[8];
-			int k = 0;
-			argv[k++] = "sr-jail";
-			if (e->dir) {
-				argv[k++] = "--rootfs";
-				argv[k++] = e->dir;
-			}
-			argv[k++] = "sr-exec";
-			argv[k++] = "sh";
-			argv[k++] = "-c";
-			argv[k++] = (char *)probe;
-			argv[k] = NULL;
-			int rc = spawn_capture(argv, &out, 8192, 1);
-			e->facts = facts_of(e, rc == 0 ? out : NULL);
-			if (rc != 0)
-				cJSON_AddStringToObject(e->facts, "error", "the probe of this "
-					"environment failed: runs in it may fail too");
-			if (e->dir)
-				cJSON_AddStringToObject(e->facts, "note", "install_packages installs "
-					"for the default environment's Python and Node.js");
-			free(out);
-		}
-		cJSON_AddItemToArray(all, cJSON_Duplicate(e->facts, 1));
-	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&probe_lock);
+	for (size_t i = 0; i < nenvs; i++)
+		cJSON_AddItemToArray(all, cJSON_Duplicate(env_probe(&envs[i]), 1));
+	pthread_mutex_unlock(&probe_lock);
 	return all;
+}
+
+/* Does environment e have the interpreter of runner lang (python, node,
+ * bash; another runner is not known here: yes)? */
+static int env_has(struct environment *e, const char *lang)
+{
+	static const char *const interp[][2] = {
+		{"python", "python"}, {"javascript", "node"}, {"bash", "bash"},
+	};
+	for (size_t i = 0; i < sizeof interp / sizeof *interp; i++) {
+		if (strcmp(lang, interp[i][0]))
+			continue;
+		pthread_mutex_lock(&probe_lock);
+		const cJSON *f = env_probe(e);
+		int has = cJSON_GetObjectItem(f, "error") || cJSON_GetObjectItem(f, interp[i][1]);
+		pthread_mutex_unlock(&probe_lock);
+		return has;
+	}
+	return 1;
 }

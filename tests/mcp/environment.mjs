@@ -91,6 +91,12 @@ like(sc(r).stdout, /gcc True/, 'control: and the host\'s /usr');
 r = await call('run_code', { language: 'bash', environment: 'deb12', workspace_id: 'shared',
   code: 'ls /workspace; . /etc/os-release; echo "$ID"' });
 like(sc(r).stdout, /made-in-deb12/, 'the bash runner works there, and the workspace is shared');
+ok(!('node' in (deb || {})), 'sandbox_info says the rootfs has no Node.js (minbase)', deb);
+r = await call('run_code', { language: 'javascript', environment: 'deb12', code: 'console.log(1)' });
+ok(r.isError && /deb12 has no interpreter for javascript/.test(text(r)) && /sandbox_info/.test(text(r)),
+  'javascript there is an error that says why and where to look', text(r));
+r = await call('run_code', { language: 'javascript', code: 'console.log(1)' });
+is(sc(r).stdout, '1\n', 'control: javascript runs in the default environment');
 let err = null;
 try { r = await call('run_code', { language: 'python', environment: 'nope', code: 'print(1)' }); } catch (e) { err = e; }
 const said = err ? err.message : text(r);
