@@ -80,6 +80,22 @@ unlike "$out" "host-secret-key" "the caller's secret is not readable inside"
 like "$out" "s $secret/certs/key.pem: No such file" "the caller's files are not visible"
 like "$out" "r /etc/passwd: ok (root|sandbox):x:" "/etc/passwd is still the generated one"
 
+# The same through .. (a relative link that climbs out of the rootfs on
+# the host), and a top-level link: /usr itself leading to the host.
+mkdir -p "$R/etc/pki"
+ln -s "../../../../../../../../../../..$secret" "$R/etc/pki/tls"
+R2=$T/rootfs2
+mkdir -p "$R2"
+ln -s "$secret" "$R2/usr"
+ok "control: on the host, the rootfs's /etc/pki/tls leads to the caller's secret through .." \
+	grep -q host-secret-key "$R/etc/pki/tls/certs/key.pem"
+run sr-jail --rootfs "$R" "$T/fsprobe" r /etc/pki/tls/certs/key.pem
+like "$out" "r /etc/pki/tls/certs/key.pem: No such file" ".. in a rootfs link stops at the rootfs's root"
+run sr-jail --rootfs "$R2" "$T/fsprobe" l /usr r /usr/certs/key.pem
+like "$out" "l /usr: $secret" "a rootfs's /usr that is a link is made again as a link"
+like "$out" "r /usr/certs/key.pem: No such file" "which leads nowhere in the jail, not to the host"
+rm "$R/etc/pki/tls"
+
 # Writes: the rootfs is read-only inside, even to uid 0 of the jail.
 run sr-jail --uid 0 --rootfs "$R" "$T/fsprobe" w /usr/bin/planted w /etc/os-release \
 	w /usr/lib/os-release w /etc/planted w /lib64/planted
