@@ -39,6 +39,23 @@ static const char probe[] =
 	"command -v bash >/dev/null && bash -c 'echo \"bash $BASH_VERSION\"'\n"
 	"exit 0\n";
 
+/* What runs in an environment reads the workspace: a root file system
+ * that others may write (its top, usr/ or etc/ writable by group or
+ * others) would let another user choose the programs that do. Fatal. */
+static void env_trusted(const char *opt, const char *dir)
+{
+	static const char *const parts[] = { "", "/usr", "/etc" };
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+		char p[PATH_MAX + 8];
+		struct stat st;
+		snprintf(p, sizeof p, "%s%s", dir, parts[i]);
+		if (stat(p, &st) == 0 && (st.st_mode & 022))
+			sr_fatal(SR_EXIT_SYS, "refusing %s %s: %s is writable by %s, who could "
+				 "change what runs there; make it writable by its owner only (chmod "
+				 "go-w)", opt, dir, p, st.st_mode & 002 ? "every user" : "its group");
+	}
+}
+
 /* --environment NAME=DIR: a name of [a-z0-9_-] (not "default") and a
  * directory holding a root file system, resolved now (sr-jail follows no
  * link to it). Fatal usage errors, at start. */
@@ -59,6 +76,7 @@ void tool_env_add(const char *opt, const char *arg)
 	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || stat(usr, &st) < 0)
 		sr_usage("%s: '%s' is not a root file system (a directory with usr/ in it)",
 			 opt, eq + 1);
+	env_trusted(opt, real);
 	for (size_t i = 0; i < nenvs; i++)
 		if (strlen(envs[i].name) == n && !strncmp(envs[i].name, arg, n))
 			sr_usage("%s: the environment %.*s is named twice", opt, (int)n, arg);

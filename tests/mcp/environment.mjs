@@ -5,7 +5,7 @@
 // with what it has, offered as run_code's environment, runs with the
 // rootfs's own python3 and bash, read-only, the workspace shared.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -28,6 +28,14 @@ const start = (...a) => spawnSync(server, a, { input: '', env: serverEnv(stateDi
 let s = start('--environment', `deb=${tmp}/notroot`);
 is(s.status, 100, '--environment with a directory holding no usr/ is refused at start');
 like(s.stderr, /not a root file system/, 'saying why');
+mkdirSync(join(tmp, 'open/usr'), { recursive: true });
+chmodSync(join(tmp, 'open'), 0o755);
+s = start('--environment', `open=${tmp}/open`);
+is(s.status, 0, 'control: a root file system only its owner writes is taken');
+chmodSync(join(tmp, 'open/usr'), 0o777);
+s = start('--environment', `open=${tmp}/open`);
+is(s.status, 111, 'one whose usr/ every user may write is refused at start');
+like(s.stderr, /refusing --environment .*usr is writable by every user/, 'saying why and what to do');
 s = start('--environment', `default=${tmp}`);
 is(s.status, 100, '--environment cannot rename the default');
 s = start('--environment', 'Bad Name=/');
