@@ -5,6 +5,7 @@
 #   make bench      measure sr against bwrap and bare exec
 #   make fuzz       run the libFuzzer targets (FUZZ_SECONDS=60 each)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make install-env  the Debian packages of sr-mcp's default environment
 #
 # Which tool links what:
 #   sr-limit, sr-jail   lib/ only; static-pie against musl (LIBC=glibc: glibc)
@@ -55,7 +56,7 @@ RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
 RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)))
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
-.PHONY: all deps check-deps demo demo-mcp check check-vm check-slurm bench lint install uninstall clean
+.PHONY: all deps check-deps demo demo-mcp check check-vm check-slurm bench lint install uninstall clean install-env check-rootfs
 all: .deps-build $(PROGS)
 
 # Missing Debian packages are installed by the build itself (see scripts/deps.sh).
@@ -211,8 +212,15 @@ demo-mcp: all
 	@bash scripts/demo-mcp.sh
 
 check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json \
-  tests/conformance/node_modules/.package-lock.json
+  tests/conformance/node_modules/.package-lock.json check-rootfs
 	@SAN='$(SAN)' TESTS='$(TESTS)' bash tests/run
+
+# The small Debian root file system the --rootfs and --environment tests
+# run code in: built once with mmdebstrap into .cache/rootfs (about five
+# minutes, most of it downloading; as root, or as a user with subordinate
+# ids); where it cannot be, those tests skip and say why.
+check-rootfs: | check-deps
+	@sh scripts/rootfs.sh .cache/rootfs
 
 # The same suite in a VM (as root): Debian 12's kernel under KVM, cgroup v2
 # alone, a subtree delegated to the test account (scripts/vm/run.sh). The
@@ -265,6 +273,11 @@ install: all
 	  d=$(DESTDIR)$(DATADIR)/$$(basename $$(dirname $$(dirname $$f))); \
 	  install -d $$d && install -m 0644 $$f $$d/ || exit 1; \
 	done
+
+# The environment sr-mcp's runs get by default: Python's scientific stack
+# from Debian (scripts/deps.sh env), as root or with sudo.
+install-env:
+	@sh scripts/deps.sh env
 
 # Only what install put there, file by file, then the directories it made
 # if they are empty: DATADIR may be a directory of the user's (/usr/share).

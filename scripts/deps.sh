@@ -1,5 +1,5 @@
 #!/bin/sh
-# deps.sh build|check - make sure the Debian packages sr needs are present.
+# deps.sh build|check|env - make sure the Debian packages sr needs are present.
 # Missing ones are installed with apt-get (as root) or sudo, saying so; a
 # user who may do neither is told exactly which packages to ask for.
 set -u
@@ -16,14 +16,28 @@ BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
 # install_packages runs pip in the jail; matplotlib for the plots sr-mcp
 # returns as images.
 CHECK="perl mandoc bsdextrautils libcap2-bin python3 python3-pip python3-matplotlib nodejs util-linux iproute2 procps keyutils golang-github-containers-common strace"
+# The environment sr-mcp's runs get by default (make install-env): the
+# Python a data-analysis user expects, from Debian (sandbox_info lists what
+# is importable). About 250 MB with what they pull in; sympy (33 MB) and
+# the deep-learning stacks are left to install_packages. The suite checks
+# it too (the README's worked example uses pandas), and builds a small
+# Debian root file system with mmdebstrap for sr-jail --rootfs and
+# sr-mcp --environment (scripts/rootfs.sh).
+ENV="python3 python3-numpy python3-pandas python3-scipy python3-matplotlib python3-sklearn python3-statsmodels python3-seaborn python3-openpyxl python3-pil python3-tabulate"
+CHECK="$CHECK $ENV mmdebstrap"
 
 case "${1:-build}" in
 build) want=$BUILD ;;
 check) want="$BUILD $CHECK" ;;
-*) echo "deps.sh: usage: deps.sh build|check" >&2; exit 100 ;;
+env) want=$ENV ;;
+*) echo "deps.sh: usage: deps.sh build|check|env" >&2; exit 100 ;;
 esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
+	if [ "${1:-build}" = env ]; then
+		echo "deps.sh: not Debian: install the counterparts of these with your system's packages:$ENV" >&2
+		exit 0
+	fi
 	# Not Debian: trust pkg-config for the libraries and carry on.
 	if ! pkg-config --exists libseccomp libcjson 2>/dev/null; then
 		echo "deps.sh: fatal: libseccomp and cJSON development files not found (pkg-config libseccomp libcjson)" >&2

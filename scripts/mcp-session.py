@@ -65,10 +65,9 @@ try:
     call("write_file", {"workspace_id": ws, "path": "sales.csv", "content": csv},
          {"workspace_id": ws, "path": "sales.csv", "content": "month,sales\\njan,120\\n..."})
     call("run_code", {"language": "python", "workspace_id": ws, "code":
-         "import csv\nrows = list(csv.DictReader(open('sales.csv')))\n"
-         "total = sum(int(r['sales']) for r in rows)\n"
-         "print(len(rows), 'months, total', total, 'best', max(rows, key=lambda r: int(r['sales']))['month'])"},
-         {"language": "python", "workspace_id": ws, "code": "import csv ... print(len(rows), 'months, total', total, ...)"})
+         "import pandas as pd\ndf = pd.read_csv('sales.csv')\n"
+         "print(len(df), 'months, total', df.sales.sum(), 'best', df.month[df.sales.idxmax()])"},
+         {"language": "python", "workspace_id": ws, "code": "import pandas as pd\\ndf = pd.read_csv('sales.csv') ... print(len(df), 'months, total', df.sales.sum(), ...)"})
     call("run_code", {"language": "python", "workspace_id": ws, "code":
          "import csv, matplotlib.pyplot as plt\nrows = list(csv.DictReader(open('sales.csv')))\n"
          "plt.bar([r['month'] for r in rows], [int(r['sales']) for r in rows])\nplt.title('sales')"},

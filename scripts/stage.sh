@@ -19,10 +19,11 @@ sr_stage_run() {
 	fi
 	echo "# started as root; running as unprivileged account '$user' (uid $(id -u "$user"))"
 	stage=$(mktemp -d /tmp/sr-stage.XXXXXX) || return 111
+	# .cache/rootfs/root: the tests' Debian rootfs, read where it is.
 	# The pinned npm trees (hundreds of MB, read only by the tests) are
 	# linked, not copied, where the file system allows it: they stay root's
 	# and read-only to the account, and are left out of the chown.
-	tar -C "$root" --exclude=./.git --exclude=./.vm --exclude='./tests/*/node_modules' \
+	tar -C "$root" --exclude=./.git --exclude=./.vm --exclude=./.cache/rootfs/root --exclude='./tests/*/node_modules' \
 		-cf - . | tar -C "$stage" -xf - || return 111
 	chown -R "$user": "$stage"
 	local nm

@@ -64,6 +64,7 @@ struct jail {
 	struct quota *quotas;   /* one per --bind with --quota */
 	size_t nquotas;
 	const char *quota_cache;        /* --quota-cache FILE */
+	const char *rootfs;             /* --rootfs DIR: the system comes from there */
 
 	/* worked out on the host side */
 	uid_t host_uid;

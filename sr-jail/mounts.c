@@ -29,7 +29,8 @@
 #include "quota.h"
 #include "sr.h"
 
-/* /usr, and /bin /sbin /lib* as the host has them (symlinks stay). */
+/* /usr, and /bin /sbin /lib* as the host has them (symlinks stay), or
+ * as the --rootfs has them. */
 static void plan_system(struct plan *p)
 {
 	static const char *const dirs[] = {
@@ -137,8 +138,14 @@ static struct plan *plan_root(struct jail *j)
 	struct plan *p = calloc(1, sizeof *p);
 	if (!p)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
+	/* the system, the host's or the rootfs's: /usr, /bin ..., /etc's basics */
+	p->sysfd = j->rootfs ? jail_open_rootfs(j->rootfs) : -1;
+	p->sysroot = j->rootfs;
 	plan_system(p);
 	jail_plan_etc(p, j);
+	if (p->sysfd >= 0)
+		close(p->sysfd);
+	p->sysfd = -1;     /* what follows is the host's */
 	plan_dev(p, j);
 	plan_tmpfs(p, "/tmp", j->tmp_size, 01777, 0);
 	plan_tmpfs(p, JAIL_HOME, j->home_size, 0700, 0);

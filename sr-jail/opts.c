@@ -20,6 +20,8 @@ static const char usage_text[] =
 	"  --quota-inodes N     and at N inodes (files, directories, links)\n"
 	"  --quota-cache FILE   keep that directory's size in FILE, to measure it once\n"
 	"  --ro-bind SRC DST    bind host path SRC at DST, read-only\n"
+	"  --rootfs DIR         /usr, /bin, /lib*, /sbin and /etc basics from the root\n"
+	"                       file system in DIR (read-only) instead of the host's\n"
 	"  --tmpfs DST[:SIZE]   a fresh tmpfs at DST (default size 64M)\n"
 	"  --chdir DIR          working directory inside (default " JAIL_HOME ")\n"
 	"  --hostname NAME      hostname inside (default " JAIL_HOSTNAME ")\n"
@@ -38,7 +40,7 @@ static const char usage_text[] =
 enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
-	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES,
+	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES, O_ROOTFS,
 };
 
 static const struct option longopts[] = {
@@ -48,6 +50,7 @@ static const struct option longopts[] = {
 	{"quota-cache", required_argument, 0, O_QUOTA_CACHE},
 	{"quota-inodes", required_argument, 0, O_QUOTA_INODES},
 	{"tmpfs", required_argument, 0, O_TMPFS},
+	{"rootfs", required_argument, 0, O_ROOTFS},
 	{"chdir", required_argument, 0, O_CHDIR},
 	{"hostname", required_argument, 0, O_HOSTNAME},
 	{"setenv", required_argument, 0, O_SETENV},
@@ -197,6 +200,16 @@ static void opt_chdir(struct jail *j, const char *arg)
 	j->chdir = arg;
 }
 
+/* --rootfs DIR, once: an absolute path, checked when the jail opens it. */
+static void opt_rootfs(struct jail *j, const char *arg)
+{
+	if (j->rootfs)
+		sr_usage("--rootfs: given twice");
+	if (arg[0] != '/' || arg[1] == '\0')
+		sr_usage_value("--rootfs", "directory", arg, "an absolute path other than /");
+	j->rootfs = arg;
+}
+
 static void one_option(struct jail *j, int c, int argc, char **argv)
 {
 	const char *a = optarg;
@@ -214,6 +227,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case O_QUOTA_CACHE: j->quota_cache = a; break;
 	case O_QUOTA_INODES: opt_quota_inodes(j, a); break;
 	case O_CHDIR: opt_chdir(j, a); break;
+	case O_ROOTFS: opt_rootfs(j, a); break;
 	case O_HOSTNAME: opt_hostname(j, a); break;
 	case O_SETENV:
 		add_env(j, EK_SET, "--setenv", a, second(argc, argv, "--setenv"));

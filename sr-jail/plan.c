@@ -12,7 +12,9 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "jail.h"
 #include "plan.h"
@@ -73,15 +75,22 @@ void plan_tree(struct plan *p, const char *src, const char *dst,
  * workspace may have been changed by an earlier job: a link planted there
  * (job/out -> ~/.ssh) must not make the next run bind the user's keys. So
  * no symbolic link is followed anywhere in the path. */
+/* path opened (flags | O_PATH) following no link, or fatal: "unable to
+ * WHAT path", saying why. */
+static int open_nofollow(const char *path, int flags, const char *what)
+{
+	int fd = sr_open_nofollow(path, O_PATH | flags);
+	if (fd < 0 && errno == ELOOP)
+		sr_fatal(SR_EXIT_SYS, "unable to %s %s: it is or passes through a symbolic "
+			 "link, which sr-jail does not follow (give the resolved path)", what, path);
+	if (fd < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to %s %s", what, path);
+	return fd;
+}
+
 int jail_open_user(const char *src)
 {
-	int at = sr_open_nofollow(src, O_PATH);
-	if (at < 0 && errno == ELOOP)
-		sr_fatal(SR_EXIT_SYS, "unable to bind %s: it is or passes through a symbolic "
-			 "link, which sr-jail does not follow (give the resolved path)", src);
-	if (at < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to bind %s", src);
-	return at;
+	return open_nofollow(src, 0, "bind");
 }
 
 void plan_user_tree(struct plan *p, const char *src, const char *dst,
@@ -93,10 +102,84 @@ void plan_user_tree(struct plan *p, const char *src, const char *dst,
 	plan_clone(p, fd, src, dst, -1);
 }
 
+/* The target of the link name in dfd, st_size long by lstat. */
+static char *read_link(int dfd, const char *name, off_t size, const char *what)
+{
+	char *target = malloc((size_t)size + PATH_MAX + 1);
+	ssize_t n = target ? readlinkat(dfd, name, target, (size_t)size + PATH_MAX) : -1;
+	if (n < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to read the symlink %s", what);
+	target[n] = '\0';
+	return target;
+}
+
+/* --rootfs DIR is the administrator's, but may be an image from anywhere:
+ * no link is followed to reach it (as for --bind), and what is in it is
+ * looked up as its own root would look it up (plan_rootfs). */
+int jail_open_rootfs(const char *dir)
+{
+	return open_nofollow(dir, O_DIRECTORY, "use --rootfs");
+}
+
+/* The directory holding src (absolute) inside the rootfs, resolved with
+ * RESOLVE_IN_ROOT: an absolute link or a .. on the way stays inside it,
+ * so a link in an image (etc/ssl -> /home/user/.ssh) leads to the image's
+ * path of that name, never to the host's. -1 with errno. */
+static int rootfs_parent(const struct plan *p, const char *src, const char **base)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(src, '/');
+	size_t n = (size_t)(slash - src);
+	if (n >= sizeof dir) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, src, n);
+	dir[n] = '\0';
+	*base = slash + 1;
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	return (int)syscall(SYS_openat2, p->sysfd, n ? dir : "/", &how, sizeof how);
+}
+
+/* plan_host's work for a path of the rootfs. */
+static void plan_rootfs(struct plan *p, const char *src, const char *dst, uint64_t attr,
+			int optional)
+{
+	const char *base;
+	char *what;
+	struct stat st;
+	if (asprintf(&what, "%s%s", p->sysroot, src) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	int dfd = rootfs_parent(p, src, &base);
+	if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (optional && (errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
+				 errno == ELOOP)) {
+			if (dfd >= 0)
+				close(dfd);
+			free(what);
+			return;
+		}
+		sr_fatal_sys(SR_EXIT_SYS, "unable to find %s in the --rootfs", what);
+	}
+	if (S_ISLNK(st.st_mode))
+		plan_add(p, S_LINK, dst)->text = read_link(dfd, base, st.st_size, what);
+	else
+		plan_clone(p, jail_clone_tree(dfd, base, AT_SYMLINK_NOFOLLOW, attr, what), what,
+			   dst, S_ISDIR(st.st_mode));
+	close(dfd);
+}
+
 void plan_host(struct plan *p, const char *src, const char *dst, uint64_t attr,
 	       int optional)
 {
 	struct stat st;
+	if (p->sysfd >= 0) {
+		plan_rootfs(p, src, dst, attr, optional);
+		return;
+	}
 	if (lstat(src, &st) < 0) {
 		if (optional && (errno == ENOENT || errno == ENOTDIR || errno == EACCES))
 			return;
@@ -106,12 +189,7 @@ void plan_host(struct plan *p, const char *src, const char *dst, uint64_t attr,
 		plan_tree(p, src, dst, attr, S_ISDIR(st.st_mode));
 		return;
 	}
-	char *target = malloc((size_t)st.st_size + PATH_MAX + 1);
-	ssize_t n = target ? readlink(src, target, (size_t)st.st_size + PATH_MAX) : -1;
-	if (n < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to read the symlink %s", src);
-	target[n] = '\0';
-	plan_add(p, S_LINK, dst)->text = target;
+	plan_add(p, S_LINK, dst)->text = read_link(AT_FDCWD, src, st.st_size, src);
 }
 
 /* What src points to, bound at dst: for a host file kept elsewhere behind

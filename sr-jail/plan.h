@@ -26,6 +26,8 @@ struct step {
 struct plan {
 	struct step *v;
 	size_t n, cap;
+	int sysfd;           /* --rootfs: the directory system paths come from; -1: the host */
+	const char *sysroot; /* its path, for messages */
 };
 struct step *plan_add(struct plan *p, enum skind kind, const char *dst);
 /* Clone the mount tree at path (open_tree, recursive, detached) and set
@@ -35,12 +37,16 @@ int jail_clone_tree(int dfd, const char *path, int flags, uint64_t attr,
 /* A recursive bind of a system path (a symlink is followed). */
 void plan_tree(struct plan *p, const char *src, const char *dst,
 	       uint64_t attr, int isdir);
-/* Plan host path src at dst: a symlink is copied, anything else becomes
+/* Plan system path src at dst: a symlink is copied, anything else becomes
  * a recursive bind with the MOUNT_ATTR_* bits in attr set. A missing src
- * is skipped when optional, fatal otherwise. */
+ * is skipped when optional, fatal otherwise. src is the host's, or with
+ * p->sysfd set the rootfs's, resolved inside it as if it were / (an
+ * absolute link or .. on the way never leaves it). */
 void plan_host(struct plan *p, const char *src, const char *dst,
 	       uint64_t attr, int optional);
 void plan_host_target(struct plan *p, const char *src, const char *dst, uint64_t attr);
+/* Open --rootfs DIR (following no link): an O_PATH fd on the directory. */
+int jail_open_rootfs(const char *dir);
 /* Open a --bind source following no link: an O_PATH fd; fatal with why. */
 int jail_open_user(const char *src);
 /* A --bind or --ro-bind source, opened with jail_open_user. */

@@ -50,13 +50,14 @@ static const char usage_text[] =
 "      --compat sandrun     also offer Sandrun's tool names\n"
 "      --host-dir DIR       a host directory for export_workspace and import_files\n"
 "                           (repeatable; the first gets the exports)\n"
+"      --environment NAME=DIR  a root file system runs may choose (repeatable)\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n";
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
        O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE,
-       O_WS_INODES, O_SCRATCH_TTL };
+       O_WS_INODES, O_SCRATCH_TTL, O_ENVIRONMENT };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -83,6 +84,7 @@ static const struct option longopts[] = {
 	{ "job-ttl", required_argument, 0, O_JOB_TTL },
 	{ "job-space", required_argument, 0, O_JOB_SPACE },
 	{ "host-dir", required_argument, 0, O_HOST_DIR },
+	{ "environment", required_argument, 0, O_ENVIRONMENT },
 	{ "via", required_argument, 0, O_VIA },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
@@ -104,6 +106,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_VIA, "SR_MCP_VIA" }, { O_WS_INODES, "SR_MCP_WORKSPACE_INODES" },
 	{ O_JOB_TTL, "SR_MCP_JOB_TTL" }, { O_JOB_SPACE, "SR_MCP_JOB_SPACE" },
 	{ O_SCRATCH_TTL, "SR_MCP_SCRATCH_TTL" },
+	{ O_ENVIRONMENT, "SR_MCP_ENVIRONMENTS" },
 };
 
 /* A directory of wheels, resolved (sr-jail binds no symbolic link). */
@@ -225,6 +228,19 @@ static void caps_check(void)
 	}
 }
 
+/* A repeatable option (--host-dir, --environment) given once, or its
+ * variable's list split at ':', each piece to add. */
+static void list_add(const char *name, const char *a, void (*add)(const char *, const char *))
+{
+	if (name[0] == '-') {
+		add(name, a);
+		return;
+	}
+	for (char *list = xstrdup(a), *save = NULL, *d = strtok_r(list, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save))
+		add(name, d);   /* the copy stays: the pieces are kept */
+}
+
 static void set_opt(int c, const char *a, const char *name)
 {
 	given_note(c, name, a);
@@ -275,15 +291,8 @@ static void set_opt(int c, const char *a, const char *name)
 			sr_usage("%s: expected sandrun or none: '%s'", name, a);
 		cfg.compat_sandrun = strcmp(a, "sandrun") == 0;
 		break;
-	case O_HOST_DIR:
-		if (name[0] == '-') {
-			host_dir_add(name, a);
-			break;
-		}
-		for (char *list = xstrdup(a), *save = NULL, *d = strtok_r(list, ":", &save); d;
-		     d = strtok_r(NULL, ":", &save))
-			host_dir_add(name, d);   /* the copy stays: the pieces are kept */
-		break;
+	case O_ENVIRONMENT: list_add(name, a, tool_env_add); break;
+	case O_HOST_DIR: list_add(name, a, host_dir_add); break;
 	}
 }
 

@@ -16,6 +16,7 @@
  *   tool_tar.c       what those two share: tar in the sandbox, the host
  *                    directories (tool_tar.h)
  *   tool_resources.c MCP resources: workspace files and job outputs
+ *   tool_env.c       the environments a run may choose (--environment)
  *   tool_pkgspec.c   package specs the tools take (install, export recipe)
  *   tool_util.c      argument readers, answers, result sizes, what the file
  *                    tools share (the bottom: every tool file calls it)
@@ -95,6 +96,14 @@ void tool_ws_reply(struct proto_req *r, struct cJSON *res, const char *text);
 /* tool_files.c: a package or internal directory left out of a listing
  * (fs_hidden): {path, entries, counted_in_part} for name of dirfd. */
 struct cJSON *tool_hidden_dir(int dirfd, const char *name, const char *path);
+
+/* tool_env.c: the environments (default, and --environment NAME=DIR) */
+struct run_spec;
+void tool_env_add(const char *opt, const char *arg);
+size_t tool_env_count(void);
+void tool_env_schema(struct cJSON *props);
+int tool_env_pick(struct proto_req *r, const struct cJSON *args, struct run_spec *s);
+struct cJSON *tool_env_facts(void);
 
 /* tool_info.c: sandbox_info; --compat sandrun's names */
 int sandrun_exec_schema(struct cJSON *t);

@@ -14,7 +14,9 @@ const char sandbox_info_def[] =
 "{\"name\":\"sandbox_info\",\"title\":\"What the sandbox offers\","
 "\"description\":\"The languages and their versions, the default limits and the caps a call may "
 "ask up to (a workspace's size quota and how long an unused one is kept among them), and the "
-"network policy.\","
+"network policy, and the environments runs may choose (run_code's environment) with what each has: "
+"its OS, Python and the scientific modules Python finds (python_modules: importable without "
+"install_packages), Node.js, Bash.\","
 "\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
@@ -25,7 +27,12 @@ const char sandbox_info_def[] =
 "\"network_note\":{\"type\":\"string\"},\"pip_local_wheels\":{\"type\":\"boolean\","
 "\"description\":\"pip installs come from the administrator's local wheels (no network needed).\"},"
 "\"memory_enforcement\":{\"type\":\"string\"},"
-"\"isolation\":{\"type\":\"string\"},\"state_dir\":{\"type\":\"string\"}},"
+"\"isolation\":{\"type\":\"string\"},\"state_dir\":{\"type\":\"string\"},"
+"\"environments\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+"\"name\":{\"type\":\"string\"},\"default\":{\"type\":\"boolean\"},\"os\":{\"type\":\"string\"},"
+"\"python\":{\"type\":\"string\"},\"python_modules\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+"\"node\":{\"type\":\"string\"},\"bash\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"},"
+"\"error\":{\"type\":\"string\"}},\"required\":[\"name\",\"default\"]}}},"
 "\"required\":[\"languages\",\"defaults\",\"caps\",\"network\"]},"
 "\"annotations\":{\"title\":\"Sandbox info\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
@@ -129,6 +136,7 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 		"(user, mount, pid, net, ipc, uts, cgroup namespaces; read-only root), sr-exec "
 		"(no_new_privs, seccomp)");
 	cJSON_AddStringToObject(res, "state_dir", cfg.state_dir);
+	cJSON_AddItemToObject(res, "environments", tool_env_facts());
 	char *text = cJSON_Print(res);
 	tool_reply(r, res, text, 0);
 	free(text);

@@ -99,6 +99,7 @@ int run_code_schema(cJSON *t)
 	cJSON *e = cJSON_AddArrayToObject(lang, "enum");
 	for (size_t r = 0; r < runner_count; r++)
 		cJSON_AddItemToArray(e, cJSON_CreateString(runner_all[r].name));
+	tool_env_schema(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "inputSchema"), "properties"));
 	cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
 		->type = cfg.net_full ? cJSON_True : cJSON_False;
 	/* 2025-11-25 tasks; dropped in 2026-07-28 lists */
@@ -387,7 +388,7 @@ void run_code(struct proto_req *r, const cJSON *args)
 	};
 	snprintf(s.workspace, sizeof s.workspace, "%s", v.ws ? v.ws : "");
 	char id[33];
-	if (run_submit(r, &s, id) < 0)
+	if (tool_env_pick(r, args, &s) < 0 || run_submit(r, &s, id) < 0)
 		return;
 	proto_req_set_job(r, id);
 	if (r->task_legacy) {    /* a task asked for (2025-11-25): answer at once */

@@ -1,0 +1,230 @@
+/* tool_env.c - the environments a run may choose: "default", the host's
+ * system, and those the administrator named with --environment NAME=DIR,
+ * each a root file system that the runners hand to sr-jail --rootfs
+ * (SR_ROOTFS). What each has (its OS, Python and the scientific modules
+ * Python finds, Node.js, Bash) is probed once, in the sandbox, on first
+ * use, for sandbox_info. */
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "tool.h"
+#include "sr.h"
+
+#define ENV_MAX 16
+
+struct environment {
+	char name[33];
+	char *dir;               /* resolved; NULL for the default */
+	const char *extra[2];    /* "SR_ROOTFS=DIR" for the runner */
+	cJSON *facts;            /* probed, or NULL */
+};
+static struct environment envs[ENV_MAX + 1] = { { .name = "default" } };
+static size_t nenvs = 1;
+
+/* The modules sandbox_info reports, found by importlib (nothing imported). */
+#define ENV_MODULES "numpy pandas scipy matplotlib sklearn statsmodels seaborn openpyxl PIL " \
+	"tabulate sympy"
+static const char probe[] =
+	". /etc/os-release 2>/dev/null && echo \"os $PRETTY_NAME\"\n"
+	"command -v python3 >/dev/null && python3 -c 'import sys, importlib.util as u\n"
+	"print(\"python\", sys.version.split()[0])\n"
+	"print(\"python_modules\", *[m for m in sys.argv[1:] if u.find_spec(m)])' " ENV_MODULES "\n"
+	"command -v node >/dev/null && echo \"node $(node --version)\"\n"
+	"command -v bash >/dev/null && bash -c 'echo \"bash $BASH_VERSION\"'\n"
+	"exit 0\n";
+
+/* What runs in an environment reads the workspace: a root file system
+ * that others may write (its top, usr/ or etc/ writable by group or
+ * others) would let another user choose the programs that do. Fatal. */
+static void env_trusted(const char *opt, const char *dir)
+{
+	static const char *const parts[] = { "", "/usr", "/etc" };
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+		char p[PATH_MAX + 8];
+		struct stat st;
+		snprintf(p, sizeof p, "%s%s", dir, parts[i]);
+		if (stat(p, &st) == 0 && (st.st_mode & 022))
+			sr_fatal(SR_EXIT_SYS, "refusing %s %s: %s is writable by %s, who could "
+				 "change what runs there; make it writable by its owner only (chmod "
+				 "go-w)", opt, dir, p, st.st_mode & 002 ? "every user" : "its group");
+	}
+}
+
+/* --environment NAME=DIR: a name of [a-z0-9_-] (not "default") and a
+ * directory holding a root file system, resolved now (sr-jail follows no
+ * link to it). Fatal usage errors, at start. */
+void tool_env_add(const char *opt, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+	int good = n > 0 && n < sizeof envs[0].name;
+	for (size_t i = 0; good && i < n; i++)
+		good = (arg[i] >= 'a' && arg[i] <= 'z') || (arg[i] >= '0' && arg[i] <= '9') ||
+		       arg[i] == '_' || arg[i] == '-';
+	if (!good || !strncmp(arg, "default=", 8))
+		sr_usage("%s: expected NAME=DIR, NAME of a-z, 0-9, _ and - (not default): '%s'",
+			 opt, arg);
+	struct stat st;
+	char *real = realpath(eq + 1, NULL), usr[PATH_MAX + 8];
+	snprintf(usr, sizeof usr, "%s/usr", real ? real : "");
+	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || stat(usr, &st) < 0)
+		sr_usage("%s: '%s' is not a root file system (a directory with usr/ in it)",
+			 opt, eq + 1);
+	env_trusted(opt, real);
+	for (size_t i = 0; i < nenvs; i++)
+		if (strlen(envs[i].name) == n && !strncmp(envs[i].name, arg, n))
+			sr_usage("%s: the environment %.*s is named twice", opt, (int)n, arg);
+	if (nenvs > ENV_MAX)
+		sr_usage("%s: at most %d environments", opt, ENV_MAX);
+	struct environment *e = &envs[nenvs++];
+	memcpy(e->name, arg, n);
+	e->dir = real;
+	if (asprintf((char **)&e->extra[0], "SR_ROOTFS=%s", real) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+}
+
+size_t tool_env_count(void)
+{
+	return nenvs;
+}
+
+static int env_has(struct environment *e, const char *lang);
+
+/* run_code's environment argument, when there is a choice. */
+void tool_env_schema(cJSON *props)
+{
+	if (nenvs < 2)
+		return;
+	cJSON *p = cJSON_AddObjectToObject(props, "environment");
+	cJSON_AddStringToObject(p, "type", "string");
+	cJSON *e = cJSON_AddArrayToObject(p, "enum");
+	for (size_t i = 0; i < nenvs; i++)
+		cJSON_AddItemToArray(e, cJSON_CreateString(envs[i].name));
+	cJSON_AddStringToObject(p, "description", "The system the code runs on (default: "
+		"default, the host's, with Python's scientific stack); sandbox_info lists what "
+		"each has. Workspaces are shared between them.");
+}
+
+/* The environment argument of run_code: s->env_extra set for the runner;
+ * 0, or -1 answered. */
+int tool_env_pick(struct proto_req *r, const cJSON *args, struct run_spec *s)
+{
+	const char *name = NULL;
+	if (tool_arg_str(r, "run_code", args, "environment", &name) < 0)
+		return -1;
+	for (size_t i = 0; name && i < nenvs; i++)
+		if (!strcmp(envs[i].name, name)) {
+			s->env_extra = envs[i].dir ? envs[i].extra : NULL;
+			if (!envs[i].dir || env_has(&envs[i], s->runner->name))
+				return 0;
+			tool_error(r, "The environment %s has no interpreter for %s: run it in "
+				   "another environment (sandbox_info lists what each has), or ask "
+				   "the administrator to add it to %s.", name, s->runner->name,
+				   envs[i].dir);
+			return -1;
+		}
+	if (!name)
+		return 0;
+	char why[64 * (ENV_MAX + 1) + 100] = "environment must be one of:";
+	for (size_t i = 0; i < nenvs; i++)
+		snprintf(why + strlen(why), sizeof why - strlen(why), "%s %.32s", i ? "," : "",
+			 envs[i].name);
+	snprintf(why + strlen(why), sizeof why - strlen(why), " (sandbox_info says what each has)");
+	tool_bad_args(r, "run_code", why);
+	return -1;
+}
+
+/* One probe's output, "KEY value" lines, as an object. */
+static cJSON *facts_of(const struct environment *e, const char *out)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "name", e->name);
+	cJSON_AddBoolToObject(f, "default", e->dir == NULL);
+	for (const char *l = out; l && *l;) {
+		size_t n = strcspn(l, "\n"), k = strcspn(l, " \n");
+		char *line = xmalloc(n + 1);
+		memcpy(line, l, n);
+		line[n] = '\0';
+		line[k] = '\0';
+		const char *v = k < n ? line + k + 1 : "";
+		if (!strcmp(line, "python_modules")) {
+			cJSON *m = cJSON_AddArrayToObject(f, "python_modules");
+			for (char *save = NULL, *w = strtok_r((char *)v, " ", &save); w;
+			     w = strtok_r(NULL, " ", &save))
+				cJSON_AddItemToArray(m, cJSON_CreateString(w));
+		} else if (k < n && !cJSON_GetObjectItem(f, line)) {
+			cJSON_AddStringToObject(f, line, v);
+		}
+		free(line);
+		l += n + (l[n] == '\n');
+	}
+	return f;
+}
+
+/* e's facts, probed on first use (in the sandbox: the jail and the
+ * filter, with the environment's rootfs); under lock. */
+static const cJSON *env_probe(struct environment *e)
+{
+	if (e->facts)
+		return e->facts;
+	char *out = NULL, *argv[8];
+	int k = 0;
+	argv[k++] = "sr-jail";
+	if (e->dir) {
+		argv[k++] = "--rootfs";
+		argv[k++] = e->dir;
+	}
+	argv[k++] = "sr-exec";
+	argv[k++] = "sh";
+	argv[k++] = "-c";
+	argv[k++] = (char *)probe;
+	argv[k] = NULL;
+	int rc = spawn_capture(argv, &out, 8192, 1);
+	e->facts = facts_of(e, rc == 0 ? out : NULL);
+	if (rc != 0)
+		cJSON_AddStringToObject(e->facts, "error", "the probe of this environment failed: "
+					"runs in it may fail too");
+	if (e->dir)
+		cJSON_AddStringToObject(e->facts, "note", "install_packages installs for the "
+					"default environment's Python and Node.js");
+	free(out);
+	return e->facts;
+}
+
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Each environment's facts, for sandbox_info. */
+cJSON *tool_env_facts(void)
+{
+	cJSON *all = cJSON_CreateArray();
+	pthread_mutex_lock(&probe_lock);
+	for (size_t i = 0; i < nenvs; i++)
+		cJSON_AddItemToArray(all, cJSON_Duplicate(env_probe(&envs[i]), 1));
+	pthread_mutex_unlock(&probe_lock);
+	return all;
+}
+
+/* Does environment e have the interpreter of runner lang (python, node,
+ * bash; another runner is not known here: yes)? */
+static int env_has(struct environment *e, const char *lang)
+{
+	static const char *const interp[][2] = {
+		{"python", "python"}, {"javascript", "node"}, {"bash", "bash"},
+	};
+	for (size_t i = 0; i < sizeof interp / sizeof *interp; i++) {
+		if (strcmp(lang, interp[i][0]))
+			continue;
+		pthread_mutex_lock(&probe_lock);
+		const cJSON *f = env_probe(e);
+		int has = cJSON_GetObjectItem(f, "error") || cJSON_GetObjectItem(f, interp[i][1]);
+		pthread_mutex_unlock(&probe_lock);
+		return has;
+	}
+	return 1;
+}
