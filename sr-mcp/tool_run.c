@@ -352,13 +352,18 @@ static int run_submit(struct proto_req *r, struct run_spec *s, char *id)
 	int hold = ws_hold(0), bad = ws_make(s->workspace, sizeof s->workspace, 0, err,
 						    sizeof err) < 0;
 	char snap[4400];
-	const char *extra[2] = { snap, NULL };
+	const char *extra[4] = { NULL };   /* the environment's (SR_ROOTFS), then the snapshot's */
+	size_t n = 0;
+	for (; s->env_extra && s->env_extra[n] && n < 2; n++)
+		extra[n] = s->env_extra[n];
 	if (!bad) {
 		ws_touch(s->workspace);
 		images_outdir(s->workspace);   /* /workspace/outputs, for the images */
 		/* what is there before, for the files the run made */
-		if (job_made_snapshot(s->workspace, snap, sizeof snap) == 0)
+		if (job_made_snapshot(s->workspace, snap, sizeof snap) == 0) {
+			extra[n] = snap;
 			s->env_extra = extra;
+		}
 	}
 	bad = bad || job_submit(s, id, err, sizeof err) < 0;
 	ws_release(hold);
