@@ -35,7 +35,7 @@ kvm_usable() {
 	# PVM (kvm_pvm: KVM without hardware virtualisation, nested in a VM)
 	# runs only kernels built as PVM guests; Debian's hangs at boot.
 	if [ -d /sys/module/kvm_pvm ] && [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
-		echo "/dev/kvm is kvm_pvm, which boots only PVM guest kernels, not Debian's (SR_VM_ACCEL=tcg emulates instead)"
+		echo "/dev/kvm is kvm_pvm, which boots only PVM guest kernels, not Debian's"
 		return 1
 	fi
 	python3 -c 'import os, fcntl
@@ -181,10 +181,13 @@ subset() {
 	echo "${list# }"
 }
 
+# All of it read before any of it runs: bash reads a script as it goes,
+# and the tree may be edited while the VM runs.
+main() {
 case $accel in
 auto) if why=$(kvm_usable); then accel=kvm
       else echo "# check-vm: $why: emulating the CPU (TCG) instead"; accel=tcg; fi ;;
-kvm) why=$(kvm_usable) || { echo "1..0 # SKIP $why"; exit 0; } ;;
+kvm) why=$(kvm_usable) || { echo "1..0 # SKIP $why (SR_VM_ACCEL=auto or tcg emulates the CPU instead)"; exit 0; } ;;
 tcg) ;;
 *) echo "check-vm: fatal: SR_VM_ACCEL: expected auto, kvm or tcg: '$accel'" >&2; exit 100 ;;
 esac
@@ -195,6 +198,7 @@ case $which in
 all) ;;
 subset) if [ -z "${TESTS:-}" ]; then
 		TESTS=$(subset)
+		SR_VM_SUBSET=1
 		echo "# check-vm: under TCG, the tests of scripts/vm/tcg-tests ($(echo $TESTS | wc -w) files; SR_VM_TESTS=all for every one)"
 	fi ;;
 *) echo "check-vm: fatal: SR_VM_TESTS: expected all or subset: '$which'" >&2; exit 100 ;;
@@ -203,7 +207,11 @@ mkdir -p "$cache" || fatal "unable to create $cache"
 kdir=$(fetch_kernel) || exit 111
 build_initrd "$kdir" "$cache/initrd.img" || fatal "unable to build the initramfs"
 rm -rf "$out" && mkdir -p "$out" || fatal "unable to create $out"
-printf 'TESTS=%q PROVE_FLAGS=%q SAN=%q\n' "${TESTS:-}" "${PROVE_FLAGS:-}" "${SAN:-}" >"$out/env"
+printf 'TESTS=%q PROVE_FLAGS=%q SAN=%q SR_VM_SUBSET=%q\n' "${TESTS:-}" "${PROVE_FLAGS:-}" "${SAN:-}" \
+	"${SR_VM_SUBSET:-}" >"$out/env"
 boot "$kdir" "$cache/initrd.img"
 [ -s "$out/rc" ] || fatal "the VM stopped without the suite's result"
 exit "$(cat "$out/rc")"
+}
+main "$@"
+exit
