@@ -23,6 +23,21 @@ if [ "$rc" != 0 ]; then
 	ok "the host directory is untouched" test -z "$(ls -A "$w")"
 	run sr-jail --bind "$w" /w sh -c 'echo data > /w/f'
 	is "$rc:$(cat "$w/f" 2>/dev/null)" 0:data "control: without --quota the bind works"
+	# sr-mcp: its default quota is off here, and sandbox_info says so; a
+	# quota asked for makes a run fail, naming the kernel feature.
+	mkdir -m 0700 "$T/st"
+	info='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sandbox_info","arguments":{}}}'
+	run mcp_call "$info" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/st"
+	is "$(json_get "$out" result.structuredContent.caps.workspace_bytes)" null \
+		"sr-mcp: no workspace quota here, and sandbox_info says so (workspace_bytes null)"
+	code='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"bash","code":"echo RAN"}}}'
+	run mcp_call "$code" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/st"
+	is "$(json_get "$out" result.structuredContent.stdout)" RAN "sr-mcp: a run goes without it"
+	run mcp_call "$code" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/st" \
+		--workspace-quota 10M
+	like "$out" "tmpfs has no user xattrs" \
+		"sr-mcp --workspace-quota: a run fails, naming the kernel feature"
+	unlike "$(json_get "$out" result.structuredContent.stdout)" RAN "and runs nothing"
 	skip "the rest of --quota" "tmpfs has no user xattrs here (Linux < 6.6): --quota refuses to run"
 	done_testing
 	exit
