@@ -109,7 +109,8 @@ static const char *userns_hint(int e)
 		       "(user.max_user_namespaces=0 there): as its owner, sysctl -w "
 		       "user.max_user_namespaces=15000 in it (made by an outer sr-jail: give "
 		       "that one --allow-userns), or run sr-jail outside it";
-	if (sysctl_is("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1\n"))
+	if ((e == 0 || e == EACCES || e == EPERM) &&
+	    sysctl_is("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1\n"))
 		return ": AppArmor restricts unprivileged user namespaces "
 		       "(kernel.apparmor_restrict_unprivileged_userns=1); as root, in sr's source "
 		       "tree: make install install-apparmor (a profile letting the installed sr-jail "
@@ -119,6 +120,9 @@ static const char *userns_hint(int e)
 		       "(user.max_user_namespaces, here or in an enclosing namespace)";
 	if (e == EUSERS)
 		return ": user namespaces are nested 32 deep already (the kernel's limit)";
+	if (e == EPERM)
+		return ": no sysctl forbids it, so what runs sr-jail does (a container's seccomp "
+		       "policy, a chroot): run sr-jail outside it, or let it allow user namespaces";
 	return "";
 }
 

@@ -41,6 +41,14 @@ else
 	skip "with the same diagnosis" "no unshare(1)"
 fi
 
+# No sysctl forbids it, but a seccomp filter around sr-jail does (a
+# container's; here sr-exec's default, which refuses namespaces with EPERM).
+run sr-exec sr-jail sh -c 'echo RAN'
+is "$rc:$out" 111: "under a filter that refuses unshare: 111, nothing run"
+like "$err" "^sr-jail: fatal: unable to create the namespaces .*Operation not permitted: no sysctl forbids it, so what runs sr-jail does \\(a container's seccomp policy" \
+	"the line says no sysctl is to blame, and what is"
+unlike "$err" "sysctl -w" "and names no sysctl to change"
+
 # sr-mcp: every tool, sandbox_info and run_code alike, answers with
 # sr-jail's line, for the model to tell the user.
 mkdir -m 0700 "$T/st"
