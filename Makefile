@@ -57,6 +57,7 @@ RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
 .PHONY: all deps check-deps demo demo-mcp check check-vm check-slurm bench lint install uninstall clean install-env check-rootfs
+.PHONY: install-apparmor uninstall-apparmor
 all: .deps-build $(PROGS)
 
 # Missing Debian packages are installed by the build itself (see scripts/deps.sh).
@@ -278,6 +279,15 @@ install: all
 # from Debian (scripts/deps.sh env), as root or with sudo.
 install-env:
 	@sh scripts/deps.sh env
+
+# The AppArmor profile that lets the installed sr-jail create user
+# namespaces where AppArmor restricts them (Ubuntu 23.10 and later, like
+# the profile Ubuntu ships for bwrap): /etc/apparmor.d/sr-jail, loaded
+# with apparmor_parser -r (apparmor/install.sh). As root, after install.
+install-apparmor:
+	@sh apparmor/install.sh install '$(BINDIR)' '$(DESTDIR)'
+uninstall-apparmor:
+	@sh apparmor/install.sh uninstall '$(BINDIR)' '$(DESTDIR)'
 
 # Only what install put there, file by file, then the directories it made
 # if they are empty: DATADIR may be a directory of the user's (/usr/share).

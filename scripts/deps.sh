@@ -12,10 +12,11 @@ BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
 # the man page lint, the interpreters the sandbox is tested with, and the
 # tools the tests drive (runuser/setpriv from util-linux, iproute2 for ip,
 # keyctl from keyutils for the keyring escapes; strace, which watches the
-# order of sr-mcp's fsyncs). python3-pip: sr-mcp's
+# order of sr-mcp's fsyncs; apparmor, whose apparmor_parser -Q reads
+# sr-jail's AppArmor profile). python3-pip: sr-mcp's
 # install_packages runs pip in the jail; matplotlib for the plots sr-mcp
 # returns as images.
-CHECK="perl mandoc bsdextrautils libcap2-bin python3 python3-pip python3-matplotlib nodejs util-linux iproute2 procps keyutils golang-github-containers-common strace"
+CHECK="perl mandoc bsdextrautils libcap2-bin python3 python3-pip python3-matplotlib nodejs util-linux iproute2 procps keyutils golang-github-containers-common strace apparmor"
 # The environment sr-mcp's runs get by default (make install-env): the
 # Python a data-analysis user expects, from Debian (sandbox_info lists what
 # is importable). About 250 MB with what they pull in; sympy (33 MB) and

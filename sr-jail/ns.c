@@ -19,6 +19,9 @@
 #include "ns.h"
 #include "sr.h"
 
+static const char *userns_hint(int e);
+static int in_initial_userns(void);
+
 /* Started by root, the jail never holds host root's file access: drop to
  * nobody (65534:65534, no supplementary groups) before anything else. */
 static void drop_root(void)
@@ -31,15 +34,30 @@ static void drop_root(void)
 	if (setgroups(0, NULL) < 0 ||
 	    setresgid(JAIL_NOBODY, JAIL_NOBODY, JAIL_NOBODY) < 0 ||
 	    setresuid(JAIL_NOBODY, JAIL_NOBODY, JAIL_NOBODY) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to drop root to uid %d", JAIL_NOBODY);
+		sr_fatal_sys(SR_EXIT_SYS, "unable to drop root to uid %d%s", JAIL_NOBODY,
+			     in_initial_userns() ? "" : " (uid 0 of a user namespace that cannot "
+			     "change ids: run sr-jail as an ordinary user there)");
 	if (getresuid(&r, &e, &s) < 0 || r == 0 || e == 0 || s == 0)
 		sr_fatal(SR_EXIT_SYS, "unable to drop root: still uid 0");
+}
+
+/* Where a sysctl forbids the user namespace, sr-jail cannot run at all:
+ * said first, before anything else could fail for it (dropping root to an
+ * id that is not mapped, say). AppArmor's restriction depends on the
+ * profile, so it is said when unshare fails. */
+static void userns_allowed(const struct jail *j)
+{
+	const char *hint = userns_hint(0);
+	if (*hint && !strstr(hint, "AppArmor"))
+		sr_fatal(SR_EXIT_SYS, "unable to create the namespaces "
+			 "(user, mount, pid, ipc, uts, cgroup%s)%s", j->share_net ? "" : ", net", hint);
 }
 
 /* Settle the host identity and, unless asked otherwise, the same ids
  * inside. */
 void jail_identity(struct jail *j)
 {
+	userns_allowed(j);
 	drop_root();
 	j->host_uid = geteuid();
 	j->host_gid = getegid();
@@ -67,20 +85,63 @@ static int sysctl_is(const char *path, const char *want)
 	return is;
 }
 
-/* Why the kernel may refuse an unprivileged user namespace, by sysctl. */
-static const char *userns_hint(void)
+/* Is this the initial user namespace (where a sysctl is the host's)? */
+static int in_initial_userns(void)
+{
+	return sysctl_is("/proc/self/uid_map", "         0          0 4294967295\n");
+}
+
+/* What stops an unprivileged user namespace here, and what fixes it, in
+ * words for the end of one line (sr-jail(1), DIAGNOSTICS); "" when no
+ * sysctl explains it. e is unshare's errno, or 0 after a later step. */
+static const char *userns_hint(int e)
 {
 	if (sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0\n"))
-		return " (unprivileged user namespaces are disabled: "
-		       "sysctl kernel.unprivileged_userns_clone=1 enables them)";
+		return ": unprivileged user namespaces are off (kernel.unprivileged_userns_clone=0); "
+		       "as root: sysctl -w kernel.unprivileged_userns_clone=1, and to keep it "
+		       "echo kernel.unprivileged_userns_clone=1 >/etc/sysctl.d/90-sr-userns.conf";
 	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0\n"))
-		return " (user namespaces are disabled: "
-		       "sysctl user.max_user_namespaces=15000 enables them)";
-	if (sysctl_is("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1\n"))
-		return " (AppArmor restricts unprivileged user namespaces: "
-		       "sysctl kernel.apparmor_restrict_unprivileged_userns=0, "
-		       "or an AppArmor profile for sr-jail with 'userns,')";
+		return in_initial_userns() ?
+		       ": user namespaces are off (user.max_user_namespaces=0); as root: "
+		       "sysctl -w user.max_user_namespaces=15000, and to keep it "
+		       "echo user.max_user_namespaces=15000 >/etc/sysctl.d/90-sr-userns.conf" :
+		       ": user namespaces are off in the user namespace sr-jail runs in "
+		       "(user.max_user_namespaces=0 there): as its owner, sysctl -w "
+		       "user.max_user_namespaces=15000 in it (made by an outer sr-jail: give "
+		       "that one --allow-userns), or run sr-jail outside it";
+	if ((e == 0 || e == EACCES || e == EPERM) &&
+	    sysctl_is("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1\n"))
+		return ": AppArmor restricts unprivileged user namespaces "
+		       "(kernel.apparmor_restrict_unprivileged_userns=1); as root, in sr's source "
+		       "tree: make install install-apparmor (a profile letting the installed sr-jail "
+		       "create them), or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0";
+	if (e == ENOSPC)
+		return ": the user namespaces allowed are all in use "
+		       "(user.max_user_namespaces, here or in an enclosing namespace)";
+	if (e == EUSERS)
+		return ": user namespaces are nested 32 deep already (the kernel's limit)";
+	if (e == EPERM)
+		return ": no sysctl forbids it, so what runs sr-jail does (a container's seccomp "
+		       "policy, a chroot): run sr-jail outside it, or let it allow user namespaces";
 	return "";
+}
+
+/* Ubuntu's AppArmor, where the profile is missing, lets the namespace be
+ * made but confines it in unprivileged_userns, which denies every
+ * capability in it: every later step would fail for a reason it cannot
+ * name. Said here, once. */
+static void check_apparmor_userns(void)
+{
+	char *label = sr_read_file("/proc/self/attr/apparmor/current", 256, NULL);
+	if (!label)
+		label = sr_read_file("/proc/self/attr/current", 256, NULL);
+	int confined = label && strncmp(label, "unprivileged_userns", 19) == 0;
+	free(label);
+	if (confined)
+		sr_fatal(SR_EXIT_SYS, "unable to use the new user namespace: AppArmor confined it "
+			 "in unprivileged_userns (no capabilities)%s",
+			 userns_hint(0)[0] ? userns_hint(0) :
+			 ": as root, in sr's source tree: make install install-apparmor");
 }
 
 void jail_unshare(const struct jail *j)
@@ -91,21 +152,18 @@ void jail_unshare(const struct jail *j)
 		flags |= CLONE_NEWNET;
 	if (unshare(flags) < 0) {
 		int e = errno;
-		const char *hint = userns_hint();
-		errno = e;
-		sr_fatal_sys(SR_EXIT_SYS, "unable to create the namespaces "
-			     "(user, mount, pid, ipc, uts, cgroup%s)%s",
-			     j->share_net ? "" : ", net", hint);
+		sr_fatal(SR_EXIT_SYS, "unable to create the namespaces "
+			 "(user, mount, pid, ipc, uts, cgroup%s): %s%s",
+			 j->share_net ? "" : ", net", strerror(e), userns_hint(e));
 	}
+	check_apparmor_userns();
 }
 
 static void write_proc(const char *path, const char *text)
 {
 	if (sr_write_str(path, text) < 0) {
 		int e = errno;
-		const char *hint = userns_hint();
-		errno = e;
-		sr_fatal_sys(SR_EXIT_SYS, "unable to write %s%s", path, hint);
+		sr_fatal(SR_EXIT_SYS, "unable to write %s: %s%s", path, strerror(e), userns_hint(0));
 	}
 }
 

@@ -129,6 +129,20 @@ static uint64_t upper_inodes(const struct quota *q)
 	return room + q->used.inodes + q->used.inodes / 4 + 64;
 }
 
+/* overlayfs keeps what it must in user xattrs of the upper layer (the
+ * opaque directories; userxattr, in a user namespace): tmpfs has them
+ * since Linux 6.6. Without them the overlay still mounts, but a directory
+ * of the host directory cannot be removed, nor one made where one was
+ * (EIO): a layer that cannot be set up as asked is refused (sr-jail(1)). */
+static void upper_xattrs(const char *dst)
+{
+	if (setxattr(UPPER "/w", "user.sr-jail", "1", 1, 0) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to set up --quota of %s: tmpfs has no user "
+			     "xattrs here (Linux 6.6 has them), which overlayfs needs for the "
+			     "quota's upper layer; run without --quota", dst);
+	(void)removexattr(UPPER "/w", "user.sr-jail");
+}
+
 /* After pivot_root, before the old root goes: the tmpfs and the lower
  * tree are attached at two names in the new root for as long as the
  * overlay mount needs paths, then detached (the overlay keeps private
@@ -145,6 +159,7 @@ void jail_mount_overlay(const struct step *s)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to mount the tmpfs for --quota of %s", s->dst);
 	if (mkdir(UPPER "/u", 0755) < 0 || mkdir(UPPER "/w", 0700) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to create the overlay's directories");
+	upper_xattrs(s->dst);
 	if (mkdir(LOWER, 0700) < 0 ||
 	    move_mount(s->fd, "", AT_FDCWD, LOWER, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to mount %s for --quota", s->text);

@@ -519,6 +519,46 @@ static char *sub_dir(const char *name, mode_t mode, char *err, size_t errlen)
 	return p;
 }
 
+/* sr-jail's stderr, kept up to its size. */
+struct probe_err {
+	char buf[1024];
+	size_t len;
+};
+
+static int probe_keep(void *ctx, const char *p, size_t n)
+{
+	struct probe_err *e = ctx;
+	if (n > sizeof e->buf - 1 - e->len)
+		n = sizeof e->buf - 1 - e->len;
+	memcpy(e->buf + e->len, p, n);
+	e->len += n;
+	e->buf[e->len] = '\0';
+	return 0;
+}
+
+/* One jail tried: 0, or -1 and why in its own words (sr-jail's fatal
+ * line names what is wrong and what fixes it: a sysctl, a file, `make
+ * install-apparmor`), for the model to relay. */
+static int jail_probe(char *why, size_t len)
+{
+	char *argv[] = { "sr-jail", "true", NULL };
+	struct probe_err e = { .len = 0 };
+	struct spawn_io io = { .in_fd = -1, .err = probe_keep, .err_ctx = &e };
+	if (spawn_io(argv, &io) == 0)
+		return 0;
+	char *line = strstr(e.buf, "sr-jail: fatal: "), *nl;
+	if (line && (nl = strchr(line, '\n')))
+		*nl = '\0';
+	if (line)
+		snprintf(why, len, "the sandbox cannot run here (nothing was run; not a fault of "
+			 "the code: tell the user): %.480s", line);
+	else
+		snprintf(why, len, "the sandbox cannot run here: sr-jail failed (%.200s). Most "
+			 "often user namespaces are off. Nothing was run.",
+			 e.len ? e.buf : "no message");
+	return -1;
+}
+
 /* Once: the state directory, made private and resolved (sr-jail binds
  * nothing through a symbolic link), and one jail tried, so that a machine
  * without user namespaces is said once, plainly, and runs nothing. */
@@ -529,8 +569,7 @@ int job_state_ready(char *err, size_t errlen)
 	static char why[1200];
 	pthread_mutex_lock(&once);
 	if (state == 0) {
-		char *real = NULL, *out = NULL, refused[900];
-		char *argv[] = { "sr-jail", "true", NULL };
+		char *real = NULL, refused[900];
 		if (geteuid() == 0) {
 			snprintf(why, sizeof why, "sr-mcp is running as root, and the sandbox drops "
 				 "root to nobody (65534), which cannot reach root's private state "
@@ -551,16 +590,12 @@ int job_state_ready(char *err, size_t errlen)
 			;
 		} else if (sq_spool_try_open(&spool, cfg.spool, 1, why, sizeof why) < 0) {
 			;
-		} else if (spawn_capture(argv, &out, 1024, 0) != 0) {
-			snprintf(why, sizeof why, "the sandbox cannot run here: sr-jail failed (its "
-				 "message is in sr-mcp's log). Most often user namespaces are off: "
-				 "enable them (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
-				 "kernel.apparmor_restrict_unprivileged_userns=0). Nothing was run.");
+		} else if (jail_probe(why, sizeof why) < 0) {
+			;
 		} else {
 			ws_quota_probe();
 			state = 1;
 		}
-		free(out);
 		if (state == 0) {
 			state = -1;
 			mcp_log("%s", why);

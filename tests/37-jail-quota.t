@@ -8,11 +8,47 @@ need_userns
 
 w="$T/ws"
 mkdir "$w"
-run sr-jail --bind "$w" /w --quota 1M true
+# Before Linux 6.6 tmpfs has no user xattrs, where overlayfs keeps its
+# opaque directories: the overlay would mount, and then fail to remove a
+# directory of the host's (EIO). --quota refuses to run there, naming it.
+run sr-jail python3 -c 'import os; open("/tmp/x", "w"); os.setxattr("/tmp/x", "user.t", b"1")'
+if [ "$rc" != 0 ]; then
+	diag "tmpfs has no user xattrs here (Linux $(uname -r)): $err"
+	run sr-jail --bind "$w" /w --quota 1M sh -c 'echo RAN; echo data > /w/f'
+	is "$rc" 111 "without user xattrs on tmpfs (Linux < 6.6), --quota fails closed: 111"
+	is "$out" "" "the program did not run"
+	is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "one line of diagnostics"
+	like "$err" "^sr-jail: fatal: unable to set up --quota of /w: tmpfs has no user xattrs" \
+		"naming the kernel feature"
+	ok "the host directory is untouched" test -z "$(ls -A "$w")"
+	run sr-jail --bind "$w" /w sh -c 'echo data > /w/f'
+	is "$rc:$(cat "$w/f" 2>/dev/null)" 0:data "control: without --quota the bind works"
+	# sr-mcp: its default quota is off here, and sandbox_info says so; a
+	# quota asked for makes a run fail, naming the kernel feature.
+	mkdir -m 0700 "$T/st"
+	info='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sandbox_info","arguments":{}}}'
+	run mcp_call "$info" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/st"
+	is "$(json_get "$out" result.structuredContent.caps.workspace_bytes)" null \
+		"sr-mcp: no workspace quota here, and sandbox_info says so (workspace_bytes null)"
+	code='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"bash","code":"echo RAN"}}}'
+	run mcp_call "$code" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/st"
+	is "$(json_get "$out" result.structuredContent.stdout)" RAN "sr-mcp: a run goes without it"
+	run mcp_call "$code" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/st" \
+		--workspace-quota 10M
+	like "$out" "tmpfs has no user xattrs" \
+		"sr-mcp --workspace-quota: a run fails, naming the kernel feature"
+	unlike "$(json_get "$out" result.structuredContent.stdout)" RAN "and runs nothing"
+	skip "the rest of --quota" "tmpfs has no user xattrs here (Linux < 6.6): --quota refuses to run"
+	done_testing
+	exit
+fi
+run sr-jail --bind "$w" /w --quota 1M sh -c 'echo RAN; echo data > /w/f'
 if [ "$rc" != 0 ] && printf '%s' "$err" | grep -q 'unable to mount an overlay'; then
 	skip_all "no unprivileged overlayfs with a tmpfs upper layer here: $err"
 fi
-is "$rc" 0 "a --bind with --quota runs"
+is "$rc:$out" 0:RAN "a --bind with --quota runs"
+is "$(cat "$w/f")" data "and what it wrote is applied"
+rm -f "$w/f"
 
 size_of() { find "$1" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}'; }
 
@@ -81,19 +117,13 @@ ok "a fifo is not carried over" test ! -e "$w/fifo"
 is "$(ls -A "$w" | grep -c '^\.sr-jail')" 0 "no temporary file is left behind"
 
 # A directory made where one was removed is opaque: overlayfs marks it with
-# a user xattr, which tmpfs has since Linux 6.6.
-run sr-jail python3 -c 'import os; open("/tmp/x", "w"); os.setxattr("/tmp/x", "user.t", b"1")'
-if [ "$rc" = 0 ]; then
-	run sr-jail --bind "$w" /w --quota 8M sh -c '
-		cd /w && rm -r dir && mkdir dir && echo fresh > dir/fresh &&
-		rm wasfile && mkdir wasfile && echo in > wasfile/in'
-	is "$rc" 0 "a run that makes directories where others were removed"
-	is "$(ls -A "$w/dir")" fresh "a directory removed and made again holds only the new file"
-	is "$(cat "$w/wasfile/in")" in "a directory where a file was"
-else
-	skip "a directory removed and made again" "tmpfs has no user xattrs here (Linux < 6.6)"
-	skip "a directory where a file was" "tmpfs has no user xattrs here (Linux < 6.6)"
-fi
+# a user xattr, which tmpfs has since Linux 6.6 (older: refused, above).
+run sr-jail --bind "$w" /w --quota 8M sh -c '
+	cd /w && rm -r dir && mkdir dir && echo fresh > dir/fresh &&
+	rm wasfile && mkdir wasfile && echo in > wasfile/in'
+is "$rc" 0 "a run that makes directories where others were removed"
+is "$(ls -A "$w/dir")" fresh "a directory removed and made again holds only the new file"
+is "$(cat "$w/wasfile/in")" in "a directory where a file was"
 
 # While the run goes on the host directory is untouched; a symlink planted
 # there in the meantime is replaced, never written through.

@@ -7,16 +7,19 @@
 # status; a TAP skip where /dev/kvm cannot be used.
 #
 # SR_VM_TIMEOUT (seconds, 3600), SR_VM_BOOT_TIMEOUT (seconds to reach the
-# suite, 120), SR_VM_MEM (MiB, 4096), SR_VM_CPUS (2), SR_VM_ACCEL (kvm; tcg
-# emulates the CPU where KVM cannot boot Debian's kernel: slow, but the same
-# guest); TESTS, PROVE_FLAGS and SAN are passed to the suite as by make check.
+# suite, 120), SR_VM_MEM (MiB, 4096), SR_VM_CPUS (2), SR_VM_ACCEL (auto:
+# KVM where /dev/kvm can boot Debian's kernel, else TCG, which emulates the
+# CPU: the same guest, ten to twenty times slower; kvm or tcg to insist),
+# SR_VM_TESTS (what runs when TESTS is not given: all, or subset, the
+# tests of scripts/vm/tcg-tests; all under KVM, subset under TCG); TESTS,
+# PROVE_FLAGS and SAN are passed to the suite as by make check.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cache=$root/.vm
 out=$cache/out
 timeout=${SR_VM_TIMEOUT:-3600}
 boot_timeout=${SR_VM_BOOT_TIMEOUT:-120}
-accel=${SR_VM_ACCEL:-kvm}
+accel=${SR_VM_ACCEL:-auto}
 # The modules the initramfs loads, with what they depend on.
 MODULES="virtio_pci 9pnet_virtio 9p overlay"
 
@@ -32,7 +35,7 @@ kvm_usable() {
 	# PVM (kvm_pvm: KVM without hardware virtualisation, nested in a VM)
 	# runs only kernels built as PVM guests; Debian's hangs at boot.
 	if [ -d /sys/module/kvm_pvm ] && [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
-		echo "/dev/kvm is kvm_pvm, which boots only PVM guest kernels, not Debian's (SR_VM_ACCEL=tcg emulates instead)"
+		echo "/dev/kvm is kvm_pvm, which boots only PVM guest kernels, not Debian's"
 		return 1
 	fi
 	python3 -c 'import os, fcntl
@@ -162,17 +165,53 @@ boot() {
 	echo "# check-vm: the VM ran $((SECONDS - start)) s (qemu exit $qrc)"
 }
 
+# Can qemu run here at all, with TCG? (It lists its accelerators.)
+qemu_usable() {
+	qemu-system-x86_64 -accel help 2>/dev/null | grep -qx tcg ||
+		{ echo "qemu-system-x86_64 cannot run here ($(qemu-system-x86_64 -version 2>&1 | head -n 1))"; return 1; }
+}
+
+# The tests of scripts/vm/tcg-tests this tree has, on one line.
+subset() {
+	local t list=
+	for t in $(sed 's/#.*//' "$root/scripts/vm/tcg-tests"); do
+		if [ -f "$root/$t" ]; then list="$list $t"
+		else echo "# check-vm: $t (scripts/vm/tcg-tests) is not in this tree: passed over" >&2; fi
+	done
+	echo "${list# }"
+}
+
+# All of it read before any of it runs: bash reads a script as it goes,
+# and the tree may be edited while the VM runs.
+main() {
 case $accel in
-kvm) why=$(kvm_usable) || { echo "1..0 # SKIP $why"; exit 0; } ;;
+auto) if why=$(kvm_usable); then accel=kvm
+      else echo "# check-vm: $why: emulating the CPU (TCG) instead"; accel=tcg; fi ;;
+kvm) why=$(kvm_usable) || { echo "1..0 # SKIP $why (SR_VM_ACCEL=auto or tcg emulates the CPU instead)"; exit 0; } ;;
 tcg) ;;
-*) echo "check-vm: fatal: SR_VM_ACCEL: expected kvm or tcg: '$accel'" >&2; exit 100 ;;
+*) echo "check-vm: fatal: SR_VM_ACCEL: expected auto, kvm or tcg: '$accel'" >&2; exit 100 ;;
 esac
 need_packages
+why=$(qemu_usable) || { echo "1..0 # SKIP $why"; exit 0; }
+which=${SR_VM_TESTS:-$([ "$accel" = kvm ] && echo all || echo subset)}
+case $which in
+all) ;;
+subset) if [ -z "${TESTS:-}" ]; then
+		TESTS=$(subset)
+		SR_VM_SUBSET=1
+		echo "# check-vm: under TCG, the tests of scripts/vm/tcg-tests ($(echo $TESTS | wc -w) files; SR_VM_TESTS=all for every one)"
+	fi ;;
+*) echo "check-vm: fatal: SR_VM_TESTS: expected all or subset: '$which'" >&2; exit 100 ;;
+esac
 mkdir -p "$cache" || fatal "unable to create $cache"
 kdir=$(fetch_kernel) || exit 111
 build_initrd "$kdir" "$cache/initrd.img" || fatal "unable to build the initramfs"
 rm -rf "$out" && mkdir -p "$out" || fatal "unable to create $out"
-printf 'TESTS=%q PROVE_FLAGS=%q SAN=%q\n' "${TESTS:-}" "${PROVE_FLAGS:-}" "${SAN:-}" >"$out/env"
+printf 'TESTS=%q PROVE_FLAGS=%q SAN=%q SR_VM_SUBSET=%q\n' "${TESTS:-}" "${PROVE_FLAGS:-}" "${SAN:-}" \
+	"${SR_VM_SUBSET:-}" >"$out/env"
 boot "$kdir" "$cache/initrd.img"
 [ -s "$out/rc" ] || fatal "the VM stopped without the suite's result"
 exit "$(cat "$out/rc")"
+}
+main "$@"
+exit
