@@ -245,13 +245,14 @@ if (!closed) s.p.kill();
 }
 // No user namespaces: sr-mcp says so once, in one line, and runs nothing.
 // (An installed layout whose sr-jail fails as it does where the kernel
-// refuses unprivileged user namespaces.)
+// refuses unprivileged user namespaces, in the words of sr-jail's own
+// line, which sr-mcp passes on.)
 {
   const { mkdtempSync, writeFileSync, copyFileSync, symlinkSync, chmodSync, mkdirSync } = await import('node:fs');
   const bin = mkdtempSync(`${process.env.TMPDIR || '/tmp'}/sr-nons.`);
   copyFileSync(server, `${bin}/sr-mcp`); chmodSync(`${bin}/sr-mcp`, 0o755);
   for (const t of ['sr-queue', 'sr-limit', 'sr-exec']) symlinkSync(`${process.env.SR_ROOT}/${t}/${t}`, `${bin}/${t}`);
-  writeFileSync(`${bin}/sr-jail`, '#!/bin/sh\necho "sr-jail: fatal: unable to create the namespaces (user, mount, pid): Operation not permitted" >&2\nexit 111\n');
+  writeFileSync(`${bin}/sr-jail`, '#!/bin/sh\necho "sr-jail: fatal: unable to create the namespaces (user, mount, pid): user namespaces are off (user.max_user_namespaces=0); as root: sysctl -w user.max_user_namespaces=15000: No space left on device" >&2\nexit 111\n');
   chmodSync(`${bin}/sr-jail`, 0o755);
   mkdirSync(`${bin}/runners`);
   copyFileSync(`${process.env.SR_ROOT}/sr-mcp/runners/bash`, `${bin}/runners/bash`); chmodSync(`${bin}/runners/bash`, 0o755);
@@ -266,6 +267,8 @@ if (!closed) s.p.kill();
   const answers = out.trim().split('\n').map((l) => JSON.parse(l));
   ok(answers.length === 2 && answers.every((a) => a.result?.isError && /user namespaces/.test(a.result.content[0].text)),
     'without user namespaces every run is an isError result naming the fix', answers);
+  ok(answers.every((a) => /sysctl -w user.max_user_namespaces=15000/.test(a.result?.content?.[0]?.text)),
+    '... sr-jail\'s own line, with the command that fixes it', answers);
   ok(!/"ran/.test(out), '... nothing ran');
   is(errout.trim().split('\n').filter((l) => /user namespaces/.test(l)).length, 1, '... said in one line of the log');
 }
