@@ -519,36 +519,17 @@ static char *sub_dir(const char *name, mode_t mode, char *err, size_t errlen)
 	return p;
 }
 
-/* sr-jail's stderr, kept up to its size. */
-struct probe_err {
-	char buf[1024];
-	size_t len;
-};
-
-static int probe_keep(void *ctx, const char *p, size_t n)
-{
-	struct probe_err *e = ctx;
-	if (n > sizeof e->buf - 1 - e->len)
-		n = sizeof e->buf - 1 - e->len;
-	memcpy(e->buf + e->len, p, n);
-	e->len += n;
-	e->buf[e->len] = '\0';
-	return 0;
-}
-
 /* One jail tried: 0, or -1 and why in its own words (sr-jail's fatal
  * line names what is wrong and what fixes it: a sysctl, a file, `make
  * install-apparmor`), for the model to relay. */
 static int jail_probe(char *why, size_t len)
 {
 	char *argv[] = { "sr-jail", "true", NULL };
-	struct probe_err e = { .len = 0 };
-	struct spawn_io io = { .in_fd = -1, .err = probe_keep, .err_ctx = &e };
+	struct spawn_text e = { .len = 0 };
+	struct spawn_io io = { .in_fd = -1, .err = spawn_keep, .err_ctx = &e };
 	if (spawn_io(argv, &io) == 0)
 		return 0;
-	char *line = strstr(e.buf, "sr-jail: fatal: "), *nl;
-	if (line && (nl = strchr(line, '\n')))
-		*nl = '\0';
+	char *line = spawn_fatal_line(&e, "sr-jail: fatal: ");
 	if (line)
 		snprintf(why, len, "the sandbox cannot run here (nothing was run; not a fault of "
 			 "the code: tell the user): %.480s", line);

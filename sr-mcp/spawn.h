@@ -7,6 +7,7 @@
 #define SR_MCP_SPAWN_H
 
 #include "text.h"
+#include <string.h>
 
 /* Run argv (PATH searched), stdin from /dev/null, and capture at most
  * max bytes of its stdout (NUL-terminated, malloc'd, *out). Its stderr
@@ -30,6 +31,31 @@ struct spawn_io {
 	volatile int *stop;
 };
 int spawn_io(char *const argv[], const struct spawn_io *io);
+/* A sink keeping what comes (a child's stderr) up to buf's size,
+ * NUL-terminated; the rest is dropped. */
+struct spawn_text {
+	char buf[1024];
+	size_t len;
+};
+static inline int spawn_keep(void *ctx, const char *p, size_t n)
+{
+	struct spawn_text *t = ctx;
+	if (n > sizeof t->buf - 1 - t->len)
+		n = sizeof t->buf - 1 - t->len;
+	memcpy(t->buf + t->len, p, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+	return 0;
+}
+/* The first "PROG: fatal: " line of t (prefix "sr-jail: fatal: ", say),
+ * cut at its end, or NULL. */
+static inline char *spawn_fatal_line(struct spawn_text *t, const char *prefix)
+{
+	char *line = t->len ? strstr(t->buf, prefix) : NULL, *nl;
+	if (line && (nl = strchr(line, '\n')))
+		*nl = '\0';
+	return line;
+}
 void spawn_kill_all(void);
 
 #endif

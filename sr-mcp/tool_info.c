@@ -107,6 +107,8 @@ static void info_limits(cJSON *res)
 	cJSON_AddNumberToObject(c, "result_chars", (double)cfg.max_chars);
 	/* null: off */
 	num_or_null(c, "workspace_bytes", cfg.ws_quota != 0, (double)cfg.ws_quota);
+	if (ws_quota_note())   /* the default turned off where sr-jail --quota cannot run */
+		cJSON_AddStringToObject(c, "workspace_quota_note", ws_quota_note());
 	num_or_null(c, "workspace_inodes", cfg.ws_quota && cfg.ws_inodes, (double)cfg.ws_inodes);
 	num_or_null(c, "workspace_idle_s", cfg.ws_ttl_ms != 0, (double)(cfg.ws_ttl_ms / 1000));
 	num_or_null(c, "scratch_idle_s", cfg.scratch_ttl_ms != 0, (double)(cfg.scratch_ttl_ms / 1000));

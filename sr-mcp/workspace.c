@@ -273,21 +273,31 @@ void ws_size_remove(const char *id)
 /* The default quota needs unprivileged overlayfs: where sr-jail --quota
  * fails, runs go without one, and the log says so. A quota the
  * administrator asked for is never dropped: runs fail instead, saying why. */
+static char quota_off[1024];   /* why the default quota is off: sr-jail's line */
+
+const char *ws_quota_note(void)
+{
+	return quota_off[0] ? quota_off : NULL;
+}
+
 void ws_quota_probe(void)
 {
-	char dir[4200], *out = NULL;
+	char dir[4200];
 	if (!cfg.ws_quota || cfg.ws_quota_set)
 		return;
 	snprintf(dir, sizeof dir, "%s/probe.XXXXXX", cfg.state_dir);
 	if (!mkdtemp(dir))
 		return;
 	char *argv[] = { "sr-jail", "--bind", dir, "/w", "--quota", "1M", "true", NULL };
-	if (spawn_capture(argv, &out, 1024, 0) != 0) {
-		mcp_log("sr-jail --quota does not work here (its message is above): workspaces "
-			"have no size quota; --workspace-quota SIZE makes runs fail instead");
+	struct spawn_text e = { .len = 0 };
+	struct spawn_io io = { .in_fd = -1, .err = spawn_keep, .err_ctx = &e };
+	if (spawn_io(argv, &io) != 0) {
+		const char *line = spawn_fatal_line(&e, "sr-jail: fatal: ");
+		snprintf(quota_off, sizeof quota_off, "off: %.900s", line ? line : "sr-jail --quota failed");
+		mcp_log("%s; workspaces have no size quota (--workspace-quota SIZE makes runs "
+			"fail instead)", quota_off);
 		cfg.ws_quota = 0;
 	}
-	free(out);
 	rmdir(dir);
 }
 

@@ -48,6 +48,7 @@ int ws_size(const char *id, int wfd, struct sr_usage *u);
 void ws_size_add(const char *id, int wfd, const struct sr_delta *d);
 void ws_size_forget(const char *id);
 void ws_size_remove(const char *id);   /* the workspace is gone */
-void ws_quota_probe(void);             /* in job_state_ready: the default quota works? */
+void ws_quota_probe(void);
+const char *ws_quota_note(void);      /* why the probe turned it off ("off: LINE"), or NULL */             /* in job_state_ready: the default quota works? */
 
 #endif

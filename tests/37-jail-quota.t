@@ -30,6 +30,9 @@ if [ "$rc" != 0 ]; then
 	run mcp_call "$info" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/st"
 	is "$(json_get "$out" result.structuredContent.caps.workspace_bytes)" null \
 		"sr-mcp: no workspace quota here, and sandbox_info says so (workspace_bytes null)"
+	like "$(json_get "$out" result.structuredContent.caps.workspace_quota_note)" \
+		"^off: sr-jail: fatal: unable to set up --quota of /w: tmpfs has no user xattrs" \
+		"and why, in sr-jail's words (workspace_quota_note)"
 	code='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"bash","code":"echo RAN"}}}'
 	run mcp_call "$code" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/st"
 	is "$(json_get "$out" result.structuredContent.stdout)" RAN "sr-mcp: a run goes without it"
@@ -361,5 +364,32 @@ is "$rc" 111 "--quota of a file (not a directory) fails"
 ln -s "$w" "$T/wslink"
 run sr-jail --bind "$T/wslink" /w --quota 1M true
 like "$err" "symbolic link" "a --quota source that is a link is refused"
+
+# sr-mcp where --quota cannot run (an sr-jail that refuses it, as one does
+# on a kernel without user xattrs on tmpfs): its default quota is off, and
+# sandbox_info says so and why; where it runs, there is no such note.
+# sr-mcp runs the tools beside it: an installed layout with that sr-jail.
+mkdir -p "$T/noq/runners" && mkdir -m 0700 "$T/st1" "$T/st2"
+cp "$(command -v sr-mcp)" "$T/noq/sr-mcp"
+for t in sr-queue sr-limit sr-exec; do ln -s "$(command -v $t)" "$T/noq/$t"; done
+cp "$SR_ROOT/sr-mcp/runners/bash" "$T/noq/runners/"
+cat >"$T/noq/sr-jail" <<EOF
+#!/bin/sh
+case " \$* " in *" --quota "*)
+	echo "sr-jail: fatal: unable to set up --quota of /w: a kernel without it" >&2; exit 111 ;;
+esac
+exec "$(command -v sr-jail)" "\$@"
+EOF
+chmod +x "$T/noq/sr-jail"
+info='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sandbox_info","arguments":{}}}'
+run mcp_call "$info" "$T/noq/sr-mcp" --state-dir "$T/st1"
+is "$(json_get "$out" result.structuredContent.caps.workspace_bytes)" null \
+	"sr-mcp where --quota is refused: no workspace quota (workspace_bytes null)"
+is "$(json_get "$out" result.structuredContent.caps.workspace_quota_note)" \
+	"off: sr-jail: fatal: unable to set up --quota of /w: a kernel without it" \
+	"and sandbox_info says why, in sr-jail's words (workspace_quota_note)"
+run mcp_call "$info" sr-mcp --state-dir "$T/st2"
+is "$(json_get "$out" result.structuredContent.caps.workspace_bytes):$(json_get "$out" result.structuredContent.caps.workspace_quota_note)" 1073741824:'<missing>' \
+	"control: where --quota runs, the quota is on and there is no note"
 
 done_testing
