@@ -18,31 +18,32 @@ is "$rc" 0 "sr-limit runs in the delegated cgroup this test is in" || diag "$err
 base=$(own)
 [ "${base##*/}" = sr-limit.leaf ] && base=${base%/*}
 
-# scope: a new cgroup below base, like a terminal's scope: its own
-# processes, no controllers for children yet. in_scope DIR CMD...: run
-# CMD in DIR.
+# scope: a new cgroup $s below base, like a terminal's scope: its own
+# processes, no controllers for children yet. in_scope DIR CMD...: run CMD
+# in DIR (bash -c "$IN" _ DIR CMD... & gives CMD's pid as $!).
 n=0
 scope() {
 	n=$((n + 1))
-	local d="$base/sr-test.$$.$n"
-	mkdir "$d" && at_exit "rm_scope '$d'" && echo "$d"
+	s="$base/sr-test.$$.$n"
+	mkdir "$s" && at_exit "rm_scope '$s'"
 }
-in_scope() { bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "$@"; }
+IN='echo $$ >"$1/cgroup.procs" && shift && exec "$@"'
+in_scope() { bash -c "$IN" _ "$@"; }
 # Kill what is left in D and remove it with everything below it.
 rm_scope() {
-	local d=$1 s
-	for s in "$d"/*/ "$d"; do
-		[ -f "$s/cgroup.kill" ] && echo 1 >"$s/cgroup.kill"
+	local d=$1 c
+	for c in "$d"/*/ "$d"; do
+		[ -f "$c/cgroup.kill" ] && echo 1 >"$c/cgroup.kill"
 	done
 	sleep 0.1
-	for s in "$d"/*/ "$d"; do rmdir "$s" 2>/dev/null; done
+	for c in "$d"/*/ "$d"; do rmdir "$c" 2>/dev/null; done
 }
 runs_in() { ls "$1" | grep -c '^sr-limit\.[0-9]*$'; }
 cg_of() { sed -n 's/^0:://p' "/proc/$1/cgroup"; }
 
 # 1. Nested: a cgroup that already has a member.
-s=$(scope)
-in_scope "$s" sleep 60 &
+scope
+bash -c "$IN" _ "$s" sleep 60 &
 sleeper=$!
 wait_for "the sleeper to join the scope" 5 grep -qx "$sleeper" "$s/cgroup.procs"
 nok "control: a cgroup with a member cannot enable memory for children (no internal processes)" \
@@ -60,13 +61,13 @@ kill "$sleeper"
 # other (a live run is never swept as stale).
 bad=0
 for r in 1 2 3; do
-	s=$(scope)
-	in_scope "$s" sleep 60 &
+	scope
+	bash -c "$IN" _ "$s" sleep 60 &
 	sleeper=$!
 	wait_for "the sleeper" 5 grep -qx "$sleeper" "$s/cgroup.procs"
-	in_scope "$s" sr-limit --cgroup require --mem 64M sh -c 'cat /proc/self/cgroup; sleep 1; echo done' >"$T/a.$r" 2>&1 &
+	bash -c "$IN" _ "$s" sr-limit --cgroup require --mem 64M sh -c 'cat /proc/self/cgroup; sleep 1; echo done' >"$T/a.$r" 2>&1 &
 	a=$!
-	in_scope "$s" sr-limit --cgroup require --mem 64M sh -c 'cat /proc/self/cgroup; echo done' >"$T/b.$r" 2>&1 &
+	bash -c "$IN" _ "$s" sr-limit --cgroup require --mem 64M sh -c 'cat /proc/self/cgroup; echo done' >"$T/b.$r" 2>&1 &
 	b=$!
 	wait "$a"; ra=$?
 	wait "$b"; rb=$?
@@ -85,8 +86,8 @@ is "$bad" 0 "two sr-limits started at once: each runs in its own cgroup, both re
 # the stale cgroup.
 marker="sr-limit-cgroup-$$-$RANDOM"
 alive() { pgrep -f "^$1 60\$" >/dev/null; }
-s=$(scope)
-in_scope "$s" sr-limit --cgroup require sh -c "setsid bash -c '(exec -a $marker sleep 60) &' & sleep 60" &
+scope
+bash -c "$IN" _ "$s" sr-limit --cgroup require sh -c "setsid bash -c '(exec -a $marker sleep 60) &' & sleep 60" &
 lp=$!
 wait_for "the daemon to run" 10 alive "$marker"
 kill -KILL "$lp"; wait "$lp" 2>/dev/null
@@ -139,5 +140,20 @@ for i in range(40):
 like "$err" "BlockingIOError|Resource temporarily unavailable" "--pids 10: the 11th fork fails (EAGAIN)"
 is "$(json_get "$T/pids.json" reason):$(json_get "$T/pids.json" via)" "pids:cgroup pids.max" \
 	"reason pids, via cgroup pids.max"
+
+# 7. The run's cgroup is the user's own delegation: a program under
+# sr-limit alone may leave it (the documented gap, SECURITY.md); under
+# sr-jail its cgroup namespace starts at the run's cgroup and no cgroup
+# file system is there to write to.
+run sr-limit --cgroup require sh -c 'echo $$ >"$1/cgroup.procs" && cat /proc/self/cgroup' _ "$base/sr-limit.leaf"
+is "$rc:$out" "0:0::${base#/sys/fs/cgroup}/sr-limit.leaf" "control: a program under sr-limit alone can move itself out of the run's cgroup"
+if have_userns; then
+	run sr-limit --cgroup require sr-jail sh -c 'cat /proc/self/cgroup; ls /sys/fs/cgroup'
+	is "$out" "0::/" "under sr-jail the run's cgroup is the root of the program's view"
+	like "$err" "No such file or directory" "... and there is no cgroup file system to leave it through"
+else
+	skip "under sr-jail the run's cgroup is the root of the program's view" "no user namespaces here: $userns_why"
+	skip "... no cgroup file system" "no user namespaces here: $userns_why"
+fi
 
 done_testing
