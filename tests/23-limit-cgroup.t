@@ -20,14 +20,17 @@ base=$(own)
 
 # scope: a new cgroup $s below base, like a terminal's scope: its own
 # processes, no controllers for children yet. in_scope DIR CMD...: run CMD
-# in DIR (bash -c "$IN" _ DIR CMD... & gives CMD's pid as $!).
+# in DIR (bash -c "$IN" _ DIR CMD... & gives CMD's pid as $!), or in its
+# sr-limit.leaf once there is one: where the scope's processes now are
+# (the kernel lets none join a cgroup that enables controllers).
 n=0
 scope() {
 	n=$((n + 1))
 	s="$base/sr-test.$$.$n"
 	mkdir "$s" && at_exit "rm_scope '$s'"
 }
-IN='echo $$ >"$1/cgroup.procs" && shift && exec "$@"'
+IN='d=$1; [ -d "$d/sr-limit.leaf" ] && d=$d/sr-limit.leaf
+echo $$ >"$d/cgroup.procs" && shift && exec "$@"'
 in_scope() { bash -c "$IN" _ "$@"; }
 # Kill what is left in D and remove it with everything below it.
 rm_scope() {
@@ -65,17 +68,17 @@ for r in 1 2 3; do
 	bash -c "$IN" _ "$s" sleep 60 &
 	sleeper=$!
 	wait_for "the sleeper" 5 grep -qx "$sleeper" "$s/cgroup.procs"
-	bash -c "$IN" _ "$s" sr-limit --cgroup require --mem 64M sh -c 'cat /proc/self/cgroup; sleep 1; echo done' >"$T/a.$r" 2>&1 &
-	a=$!
-	bash -c "$IN" _ "$s" sr-limit --cgroup require --mem 64M sh -c 'cat /proc/self/cgroup; echo done' >"$T/b.$r" 2>&1 &
-	b=$!
-	wait "$a"; ra=$?
-	wait "$b"; rb=$?
-	ca=$(head -n 1 "$T/a.$r") cb=$(head -n 1 "$T/b.$r")
-	if [ "$ra:$rb" != 0:0 ] || [ "$ca" = "$cb" ] || [ "$(tail -n 1 "$T/a.$r")" != done ] ||
-	   [ "$(tail -n 1 "$T/b.$r")" != done ] || [ "$(runs_in "$s")" != 0 ]; then
+	# One process of the scope starts both.
+	bash -c "$IN" _ "$s" bash -c '
+		sr-limit --cgroup require --mem 64M sh -c "cat /proc/self/cgroup; sleep 1; echo done" >"$1.a" 2>&1 & a=$!
+		sr-limit --cgroup require --mem 64M sh -c "cat /proc/self/cgroup; echo done" >"$1.b" 2>&1 & b=$!
+		wait $a; echo $? >"$1.ra"; wait $b; echo $? >"$1.rb"' _ "$T/$r"
+	ra=$(cat "$T/$r.ra") rb=$(cat "$T/$r.rb")
+	ca=$(head -n 1 "$T/$r.a") cb=$(head -n 1 "$T/$r.b")
+	if [ "$ra:$rb" != 0:0 ] || [ "$ca" = "$cb" ] || [ "$(tail -n 1 "$T/$r.a")" != done ] ||
+	   [ "$(tail -n 1 "$T/$r.b")" != done ] || [ "$(runs_in "$s")" != 0 ]; then
 		bad=$((bad + 1))
-		diag "round $r: rc $ra $rb" "$(cat "$T/a.$r" "$T/b.$r")" "$(ls "$s")"
+		diag "round $r: rc $ra $rb" "$(cat "$T/$r.a" "$T/$r.b")" "$(ls "$s" | grep '^sr-limit')"
 	fi
 	kill "$sleeper"
 done
