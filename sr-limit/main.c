@@ -174,6 +174,7 @@ int main(int argc, char **argv)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to set close-on-exec on fd %d", o.stats_fd);
 
 	memset(&e, 0, sizeof e);
+	e.cgroup_lock = -1;
 	memset(&out, 0, sizeof out);
 	if (cg_setup(&o, &e) < 0 || rl_prepare(&o, &e) < 0)
 		return SR_EXIT_SYS;

@@ -8,6 +8,10 @@
 
 enum cg_mode { CG_AUTO, CG_OFF, CG_REQUIRE };
 
+#define CG_PATH_MAX 512           /* the base cgroup's path, at most */
+#define CG_LEAF "sr-limit.leaf"   /* where the base's own processes go */
+#define CG_RUN_PREFIX "sr-limit." /* a run's cgroup: sr-limit.PID */
+
 /* One rlimit asked for on the command line. */
 struct rl {
 	int set;
@@ -37,7 +41,9 @@ struct opts {
 /* What was enforced, for the report. */
 struct enforced {
 	int cgroup;                  /* a child cgroup was used */
-	char cgroup_path[512];
+	char cgroup_path[CG_PATH_MAX + 32];
+	int cgroup_lock;             /* its cgroup.procs, locked while we live */
+	int swap_off;                /* memory.swap.max was set to 0 */
 	const char *cgroup_why;      /* why not, when auto fell back */
 	uint64_t nproc_base;         /* user's tasks when the run started */
 	rlim_t nproc_rlimit;         /* the RLIMIT_NPROC value set */
@@ -53,7 +59,7 @@ struct outcome {
 	uint64_t wall_ns;
 	struct rusage ru;    /* RUSAGE_CHILDREN of the whole tree */
 	/* cgroup read-back (valid when enforced.cgroup) */
-	uint64_t cg_peak, cg_user_us, cg_sys_us, cg_oom_kills, cg_pids_max_hits;
+	uint64_t cg_peak, cg_user_us, cg_sys_us, cg_ooms, cg_oom_kills, cg_pids_max_hits;
 	int cg_peak_ok;
 };
 
@@ -63,10 +69,17 @@ int rl_apply(const struct opts *o, const struct enforced *e);
 
 /* cgroup.c */
 int cg_setup(const struct opts *o, struct enforced *e);
+
+/* cgroup_run.c */
+int cg_write(const char *dir, const char *file, const char *val);
+char *cg_read(const char *dir, const char *file);
+int cg_open_procs(const char *dir);
+int cg_configure(const struct opts *o, struct enforced *e);
 int cg_enter(const struct enforced *e);           /* in the child */
 void cg_kill(const struct enforced *e);
+void cg_destroy(const char *dir);
 void cg_collect(const struct enforced *e, struct outcome *out);
-void cg_remove(const struct enforced *e);
+void cg_remove(struct enforced *e);
 
 /* supervise.c */
 void supervise(const struct opts *o, struct enforced *e, struct outcome *out);

@@ -13,6 +13,8 @@
 #include "sr.h"
 #include "sr-limit.h"
 
+#define TIMEOUT_VIA "timer, process group, subreaper"
+
 static uint64_t cpu_ms(const struct outcome *out)
 {
 	const struct rusage *r = &out->ru;
@@ -47,7 +49,7 @@ const char *outcome_reason(const struct opts *o, const struct outcome *out)
 		return "error";
 	if (out->timed_out)
 		return "timeout";
-	if (out->cg_oom_kills > 0)
+	if (out->cg_oom_kills > 0 || (out->cg_ooms > 0 && abnormal))
 		return "memory";
 	if (o->cpu_ns.set && (sig == SIGXCPU ||
 	    (sig == SIGKILL && cpu_ms(out) + 50 >= o->cpu_ns.value / 1000000ULL)))
@@ -69,6 +71,30 @@ int outcome_exit_code(const struct opts *o, const struct outcome *out)
 	if (out->timed_out)
 		return SR_EXIT_TIMEOUT;
 	return sr_status_to_exit(out->status);
+}
+
+/* For a reason that is a limit: which member of "limits" stopped the run
+ * (NULL: none of ours, such as an enclosing cgroup's) and how. */
+static void stopped_by(const struct opts *o, const struct outcome *out, const char *reason,
+		       const char **limit, const char **via)
+{
+	*limit = *via = NULL;
+	if (!strcmp(reason, "memory") && (out->cg_oom_kills || out->cg_ooms)) {
+		*limit = o->mem.set ? "memory" : NULL;
+		*via = o->mem.set ? "cgroup memory.max" : "an enclosing cgroup's memory.max";
+	} else if (!strcmp(reason, "memory")) {
+		*limit = o->data.set ? "data" : "address_space";
+		*via = o->data.set ? "rlimit data" : "rlimit as";
+	} else if (!strcmp(reason, "cpu")) {
+		*limit = "cpu";
+		*via = "rlimit cpu";
+	} else if (!strcmp(reason, "pids")) {
+		*limit = o->pids.set ? "pids" : NULL;
+		*via = o->pids.set ? "cgroup pids.max" : "an enclosing cgroup's pids.max";
+	} else if (!strcmp(reason, "timeout")) {
+		*limit = "timeout";
+		*via = TIMEOUT_VIA;
+	}
 }
 
 static double ms(uint64_t ns)
@@ -110,6 +136,8 @@ static void limits_json(struct sr_jw *w, const struct opts *o, const struct enfo
 			sr_jw_num(w, "rlimit", (double)e->nproc_rlimit);
 		sr_jw_close(w);
 	}
+	if (e->swap_off)
+		add_limit(w, "swap", "bytes", 0, "cgroup memory.swap.max");
 	if (o->cpus_milli.set)
 		add_limit(w, "cpus", "cpus", (double)o->cpus_milli.value / 1000.0,
 			  "cgroup cpu.max");
@@ -123,7 +151,7 @@ static void limits_json(struct sr_jw *w, const struct opts *o, const struct enfo
 	if (o->timeout_ns) {
 		sr_jw_open(w, "timeout");
 		sr_jw_num(w, "ms", ms(o->timeout_ns));
-		sr_jw_str(w, "via", "timer, process group, subreaper");
+		sr_jw_str(w, "via", TIMEOUT_VIA);
 		sr_jw_num(w, "kill_after_ms", ms(o->kill_after_ns));
 		sr_jw_close(w);
 	}
@@ -140,7 +168,13 @@ static char *report_line(const struct opts *o, const struct enforced *e,
 	int started = !out->setup_errno && !out->exec_errno;
 
 	sr_jw_open(&w, NULL);
-	sr_jw_str(&w, "reason", outcome_reason(o, out));
+	const char *reason = outcome_reason(o, out), *limit, *via;
+	sr_jw_str(&w, "reason", reason);
+	stopped_by(o, out, reason, &limit, &via);
+	if (limit)
+		sr_jw_str(&w, "limit", limit);
+	if (via)
+		sr_jw_str(&w, "via", via);
 	sr_jw_num(&w, "status", outcome_exit_code(o, out));
 	if (started && WIFEXITED(out->status))
 		sr_jw_num(&w, "exit_code", WEXITSTATUS(out->status));

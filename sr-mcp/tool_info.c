@@ -26,7 +26,10 @@ const char sandbox_info_def[] =
 "\"none: no run or install reaches the network; install: install_packages does, runs do not; full: both.\"},"
 "\"network_note\":{\"type\":\"string\"},\"pip_local_wheels\":{\"type\":\"boolean\","
 "\"description\":\"pip installs come from the administrator's local wheels (no network needed).\"},"
-"\"memory_enforcement\":{\"type\":\"string\"},"
+"\"memory_enforcement\":{\"type\":\"string\",\"enum\":[\"cgroup\",\"rlimit data\"],\"description\":"
+"\"cgroup: memory_mb bounds the whole run (every process; shared memory and files in /tmp "
+"count); rlimit data: each process's private memory only (no delegated cgroup here).\"},"
+"\"memory_note\":{\"type\":\"string\"},"
 "\"isolation\":{\"type\":\"string\"},\"state_dir\":{\"type\":\"string\"},"
 "\"environments\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
 "\"name\":{\"type\":\"string\"},\"default\":{\"type\":\"boolean\"},\"os\":{\"type\":\"string\"},"
@@ -131,9 +134,13 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 		"local wheels only, if any");
 	cJSON_AddBoolToObject(res, "pip_local_wheels", cfg.pip_find_links != NULL);
 	const char *via = job_memory_via();
-	cJSON_AddStringToObject(res, "memory_enforcement", !strcmp(via, "cgroup") ?
-		"cgroup: the run's whole memory" :
-		"rlimit data: each process's private memory (no delegated cgroup here)");
+	int cg = !strcmp(via, "cgroup");
+	cJSON_AddStringToObject(res, "memory_enforcement", via);
+	cJSON_AddStringToObject(res, "memory_note", cg ? "memory_mb bounds the whole run "
+		"(a cgroup's memory.max, swap off): every process, shared memory and files in "
+		"/tmp count; a run over it is stopped with status oom, reason memory" :
+		"memory_mb bounds each process's private memory only (RLIMIT_DATA): no delegated "
+		"cgroup v2 here, so shared memory (memfd, MAP_SHARED, SysV shm) is not counted");
 	cJSON_AddStringToObject(res, "isolation", "sr-limit (limits, wall clock), sr-jail "
 		"(user, mount, pid, net, ipc, uts, cgroup namespaces; read-only root), sr-exec "
 		"(no_new_privs, seccomp)");

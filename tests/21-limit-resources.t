@@ -43,12 +43,13 @@ run sr-limit --timeout 200ms --stats "$T/to.json" sleep 30
 is "$rc" 124 "timeout exits 124"
 is "$(stats to reason)" timeout "reason timeout"
 is "$(stats to signal_name)" TERM "SIGTERM first"
-run sr-limit --timeout 200ms --kill-after 300ms --stats "$T/tk.json" \
+# (1 s for sh to set its trap, even on an emulated CPU: make check-vm)
+run sr-limit --timeout 1s --kill-after 300ms --stats "$T/tk.json" \
 	sh -c 'trap "" TERM; sleep 30; :'
 is "$rc" 124 "a child ignoring SIGTERM still times out"
 is "$(stats tk signal_name)" KILL "SIGKILL after --kill-after"
-ok "killed after timeout + grace (wall >= 480ms)" python3 -c "
-import json; assert json.load(open('$T/tk.json'))['wall_ms'] >= 480"
+ok "killed after timeout + grace (wall >= 1280ms)" python3 -c "
+import json; assert json.load(open('$T/tk.json'))['wall_ms'] >= 1280"
 
 # Descendants that left the process group (setsid) do not outlive it.
 # alive NAME: is a process whose command line is exactly "NAME 60" running?
@@ -59,9 +60,9 @@ alive() { pgrep -f "^$1 60\$" >/dev/null; }
 waiter=$(declare -f wait_for)
 spawn() { # NAME: a setsid'd sleeper; prints "seen" once it runs
 	echo "$waiter
-setsid bash -c 'exec -a $1 sleep 60' & wait_for '$1 to run' 0.9 pgrep -f '^$1 60\$' && echo seen"
+setsid bash -c 'exec -a $1 sleep 60' & wait_for '$1 to run' 2.5 pgrep -f '^$1 60\$' && echo seen"
 }
-run sr-limit --timeout 1s bash -c "$(spawn "$marker-1"); sleep 60"
+run sr-limit --timeout 3s bash -c "$(spawn "$marker-1"); sleep 60"
 is "$rc:$out" "124:seen" "timeout with a setsid'd grandchild that was running"
 sleep 0.1
 nok "the setsid'd descendant was killed" alive "$marker-1"
@@ -108,7 +109,9 @@ while not os.path.exists(release) and time.time() < end:
     time.sleep(0.02)
 PY
 tasks0=$(user_tasks)
-sr-limit --pids 40 --timeout 40s --stats "$T/bomb.json" \
+# RLIMIT_NPROC, even where a cgroup is delegated (--cgroup off): pids.max
+# is in tests/23-limit-cgroup.t.
+sr-limit --cgroup off --pids 40 --timeout 40s --stats "$T/bomb.json" \
 	python3 "$T/bomb.py" "$T/bomb.ready" "$T/bomb.release" > "$T/bomb.out" 2>&1 &
 lp=$!
 at_exit "kill $lp 2>/dev/null"
@@ -172,6 +175,8 @@ if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && [ -w "$cgdir
 	run sr-limit --cgroup require --mem 64M --pids 20 --stats "$T/cg.json" "$T/hog"
 	is "$(stats cg reason)" memory "cgroup: OOM kill reported as memory"
 	is "$(stats cg enforcement)" "cgroup+rlimit" "cgroup enforcement reported"
+	is "$(stats cg via):$(stats cg limits.pids.via)" "cgroup memory.max:cgroup pids.max" \
+		"memory.max stopped it; pids.max enforced --pids (more in tests/23-limit-cgroup.t)"
 else
 	run sr-limit --cgroup require true
 	is "$rc" 111 "--cgroup=require without a delegated cgroup exits 111"

@@ -7,8 +7,11 @@
 # --data, the per-process rlimit, is the explicit choice of the gap.
 . "$(dirname "$0")/../lib.sh"
 
-# balloon KIND MIB: touch MIB MiB of KIND memory, then say "held".
+# balloon KIND MIB: touch MIB MiB of KIND memory, then say "held"; for
+# KIND tmpfs, written into a file of /dev/shm (removed after).
 cc_probe_file balloon balloon.c
+shmfile=/dev/shm/sr-balloon.$$
+at_exit "rm -f $shmfile"
 
 cgdir=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
 if [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && [ -w "$cgdir/cgroup.subtree_control" ]; then
@@ -27,14 +30,15 @@ if [ -z "$cgroup" ]; then
 		"... naming the fixes in one line"
 	run sr-limit --mem 256M sr-jail sr-exec sh -c 'echo RAN'
 	is "$rc:$out" "111:" "through the chain too"
-	for kind in private shared memfd sysv; do
-		skip "--mem 256M stops a 1 GiB $kind balloon (reason memory)" "$why"
+	for kind in private shared memfd sysv tmpfs; do
+		skip "--mem 256M stops a 2 GiB $kind balloon (reason memory)" "$why"
 	done
 else
-	for kind in private shared memfd sysv; do
-		run sr-limit --mem 256M --stats "$T/$kind.json" "$T/balloon" $kind 1024
-		is "$out:$(json_get "$T/$kind.json" reason)" ":memory" \
-			"--mem 256M stops a 1 GiB $kind balloon (reason memory)"
+	for kind in private shared memfd sysv tmpfs; do
+		run sr-limit --mem 256M --stats "$T/$kind.json" "$T/balloon" $kind 2048 $shmfile
+		rm -f $shmfile
+		is "$out:$(json_get "$T/$kind.json" reason):$(json_get "$T/$kind.json" via)" \
+			":memory:cgroup memory.max" "--mem 256M stops a 2 GiB $kind balloon (reason memory)"
 	done
 	skip "--mem without a delegated cgroup: 111" "a delegated cgroup is here"
 fi
@@ -50,8 +54,9 @@ is "$(json_get "$T/data.json" limits.data.via)" "rlimit data" "the report names 
 is "$(json_get "$T/data.json" limits.memory)" "<missing>" "... and claims no memory bound"
 # The gap --data leaves, which is why --mem will not fall back to it: each
 # kind of shared memory is not counted.
-for kind in shared memfd sysv; do
-	run sr-limit --data 256M "$T/balloon" $kind 512
+for kind in shared memfd sysv tmpfs; do
+	run sr-limit --data 256M "$T/balloon" $kind 512 $shmfile
+	rm -f $shmfile
 	is "$out" "held" "--data 256M does not count a 512 MiB $kind balloon (the documented gap)"
 done
 

@@ -7,9 +7,23 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <unistd.h>
+/* balloon tmpfs MIB FILE: write MIB MiB into FILE (on a tmpfs: memory). */
+static int tmpfs(const char *file, size_t n)
+{
+	static char buf[1 << 20];
+	FILE *f = fopen(file, "w");
+	if (!f) { perror(file); return 2; }
+	memset(buf, 1, sizeof buf);
+	for (size_t i = 0; i < n; i += sizeof buf)
+		if (fwrite(buf, sizeof buf, 1, f) != 1 || fflush(f) != 0) { perror("write"); return 3; }
+	puts("held");
+	return 0;
+}
 int main(int argc, char **argv)
 {
 	size_t n = (size_t)atol(argv[2]) << 20;
+	if (!strcmp(argv[1], "tmpfs") && argc > 3)
+		return tmpfs(argv[3], n);
 	char *p = MAP_FAILED;
 	if (!strcmp(argv[1], "private")) {
 		p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
