@@ -28,7 +28,7 @@ const char run_code_def[] =
 "\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Command-line arguments.\"},"
 "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Environment variables for the program.\"},"
 "\"timeout_s\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit of the run.\"},"
-"\"memory_mb\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Memory limit of the run, in MiB.\"},"
+"\"memory_mb\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Memory limit of the run, in MiB: the whole run where sandbox_info says memory_enforcement cgroup, else each process's private memory.\"},"
 "\"wait_s\":{\"type\":\"number\",\"minimum\":0,\"description\":\"How long this call waits for the run to end (0: return at once).\"}"
 "},\"required\":[\"language\",\"code\"],\"additionalProperties\":false},"
 "\"outputSchema\":" RESULT_SCHEMA ","

@@ -74,18 +74,24 @@ delegate() {
 main() {
 mount_system || fatal "unable to mount the guest's file systems"
 [ -f "$out/env" ] && . "$out/env"
-# The TCG subset (scripts/vm/tcg-tests) drives no MCP client: the tree is
-# staged for the test account without their 130 MB, which under emulation
-# take minutes to copy.
-if [ "${SR_VM_SUBSET:-}" = 1 ] && [ -d "$tree/tests/mcp/node_modules" ]; then
-	mount -t tmpfs -o mode=0755 tmpfs "$tree/tests/mcp/node_modules" ||
-		fatal "unable to leave out tests/mcp/node_modules"
-fi
 : >"$out/booted"
 echo "# vm: Linux $(uname -r), cgroup v2 only; $(nproc) CPUs, $(free -m | awk '/^Mem:/ { print $2 }') MiB"
 id -u "$user" >/dev/null 2>&1 ||
 	useradd --system --no-create-home --home-dir /nonexistent \
 		--shell /usr/sbin/nologin "$user" || fatal "unable to create the account $user"
+# Under TCG (the subset of scripts/vm/tcg-tests) the pinned npm trees,
+# whose copy takes minutes under emulation, are staged for the test account
+# as links to read-only binds of the shared tree's under /run/sr-nm, which
+# it can reach wherever the checkout sits (scripts/stage.sh).
+if [ "${SR_VM_SUBSET:-}" = 1 ]; then
+	for nm in "$tree"/tests/*/node_modules; do
+		[ -d "$nm" ] || continue
+		d=/run/sr-nm/$(basename "$(dirname "$nm")")
+		mkdir -p "$d" && mount --bind "$nm" "$d" && mount -o remount,bind,ro "$d" ||
+			fatal "unable to bind $nm for the test account"
+	done
+	export SR_STAGE_NM_DIR=/run/sr-nm
+fi
 cg=$(delegate) || fatal "unable to delegate a cgroup to $user"
 echo "# vm: $cg delegated to $user (controllers: $(cat "$cg/cgroup.controllers"))"
 # The suite runs in the delegated cgroup: tests/run, started as root, runs

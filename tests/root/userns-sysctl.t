@@ -14,6 +14,9 @@ need_two_users
 chmod 0755 "$T"
 mkdir -m 0755 "$T/bin" "$T/st"
 cp "$SR_ROOT/sr-jail/sr-jail" "$SR_ROOT/sr-mcp/sr-mcp" "$T/bin/"
+# sr-mcp finds its runners beside it (it refuses to start without any).
+cp -r "$SR_ROOT/sr-mcp/runners" "$T/bin/runners"
+chmod -R a+rX "$T/bin"
 chown "$victim": "$T/st"
 chmod 0700 "$T/st"
 as_victim() { runuser -u "$victim" -- env -i PATH="$T/bin:/usr/bin:/bin" LANG=C.UTF-8 "$@"; }
@@ -42,6 +45,7 @@ try_knob() {
 		LANG=C.UTF-8 "$T/bin/sr-mcp" --state-dir "$T/st"
 	like "$(json_get "$out" result.content.0.text)" "sandbox cannot run here .*$fix" \
 		"$knob=$off: sr-mcp's sandbox_info says the same"
+	[ -n "$out" ] || diag "sr-mcp answered nothing: exit $rc: $err"
 	echo "$was" > "$file"
 	run as_victim sr-jail sh -c 'echo RAN'
 	is "$rc:$out" 0:RAN "$knob set back to $was: sr-jail runs again"
