@@ -110,6 +110,11 @@ done
 (
 	echo 0 >"$cg/cgroup.procs" || exit 111
 	rc=0
+	if [ -n "${SR_VM_RUN:-}" ]; then
+		. "$tree/scripts/stage.sh"
+		sr_stage_run "$tree" "$user" "$SR_VM_RUN" SR_VM_ACCEL_USED="${SR_VM_ACCEL_USED:-}" SR_BENCH_QUICK="${SR_BENCH_QUICK:-}" </dev/null 2>&1 | cat
+		exit "${PIPESTATUS[0]}"
+	fi
 	if [ -z "${TESTS:-}" ] || [ -n "$rest" ]; then
 		SR_TEST_USER=$user SAN="${SAN:-}" TESTS="${rest# }" PROVE_FLAGS="${PROVE_FLAGS:-}" \
 			bash tests/run </dev/null 2>&1 | cat

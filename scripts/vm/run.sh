@@ -12,7 +12,8 @@
 # CPU: the same guest, ten to twenty times slower; kvm or tcg to insist),
 # SR_VM_TESTS (what runs when TESTS is not given: all, or subset, the
 # tests of scripts/vm/tcg-tests; all under KVM, subset under TCG); TESTS,
-# PROVE_FLAGS and SAN are passed to the suite as by make check.
+# PROVE_FLAGS and SAN are passed to the suite as by make check. SR_VM_RUN
+# (a script of the tree, such as bench/vm.sh) runs instead of the suite.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cache=$root/.vm
@@ -194,7 +195,11 @@ esac
 need_packages
 why=$(qemu_usable) || { echo "1..0 # SKIP $why"; exit 0; }
 which=${SR_VM_TESTS:-$([ "$accel" = kvm ] && echo all || echo subset)}
+# SR_VM_RUN=SCRIPT (make bench: bench/vm.sh) runs that script of the tree
+# as the account in its delegated cgroup instead of the suite.
+[ -n "${SR_VM_RUN:-}" ] && { which=run; SR_VM_SUBSET=1; }
 case $which in
+run) [ -f "$root/$SR_VM_RUN" ] || fatal "SR_VM_RUN: no such script in the tree: $SR_VM_RUN" ;;
 all) ;;
 subset) if [ -z "${TESTS:-}" ]; then
 		TESTS=$(subset)
@@ -207,8 +212,8 @@ mkdir -p "$cache" || fatal "unable to create $cache"
 kdir=$(fetch_kernel) || exit 111
 build_initrd "$kdir" "$cache/initrd.img" || fatal "unable to build the initramfs"
 rm -rf "$out" && mkdir -p "$out" || fatal "unable to create $out"
-printf 'TESTS=%q PROVE_FLAGS=%q SAN=%q SR_VM_SUBSET=%q\n' "${TESTS:-}" "${PROVE_FLAGS:-}" "${SAN:-}" \
-	"${SR_VM_SUBSET:-}" >"$out/env"
+printf 'TESTS=%q PROVE_FLAGS=%q SAN=%q SR_VM_SUBSET=%q SR_VM_RUN=%q SR_VM_ACCEL_USED=%q SR_BENCH_QUICK=%q\n' \
+	"${TESTS:-}" "${PROVE_FLAGS:-}" "${SAN:-}" "${SR_VM_SUBSET:-}" "${SR_VM_RUN:-}" "$accel" "${SR_BENCH_QUICK:-}" >"$out/env"
 boot "$kdir" "$cache/initrd.img"
 [ -s "$out/rc" ] || fatal "the VM stopped without the suite's result"
 exit "$(cat "$out/rc")"
