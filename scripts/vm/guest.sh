@@ -32,8 +32,19 @@ dev_links() {
 	ln -sfn /proc/self/fd/1 /dev/stdout &&
 	ln -sfn /proc/self/fd/2 /dev/stderr
 }
+# A tree under /tmp or /dev/shm (a CI clone, say) would be hidden by the
+# fresh tmpfs mounted there: it is bound to /run/sr-tree first, and used
+# from there.
+keep_tree() {
+	case $tree/ in
+	/tmp/* | /dev/shm/*)
+		mkdir -p /run/sr-tree && mount --bind "$tree" /run/sr-tree || return 1
+		tree=/run/sr-tree ;;
+	esac
+}
 mount_system() {
 	mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run &&
+	keep_tree &&
 	mkdir -p "$out" &&
 	mount -t 9p -o trans=virtio,version=9p2000.L srout "$out" &&
 	mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /tmp &&
