@@ -31,8 +31,8 @@ sr_stage_run() {
 		[ -d "$nm" ] || continue
 		nm=${nm#"$root"/}
 		# SR_STAGE_NM_DIR (make check-vm under TCG, where a copy takes
-		# minutes): a link to DIR/tests-subdir, a read-only bind of it.
-		local bound=${SR_STAGE_NM_DIR:-}/$(basename "$(dirname "$nm")")
+		# minutes): a link to DIR/SUBDIR/node_modules, a read-only bind of it.
+		local bound=${SR_STAGE_NM_DIR:-}/$(basename "$(dirname "$nm")")/node_modules
 		if [ -n "${SR_STAGE_NM_DIR:-}" ] && [ -d "$bound" ]; then
 			ln -s "$bound" "$stage/$nm" || return 111
 			continue

@@ -97,7 +97,9 @@ id -u "$user" >/dev/null 2>&1 ||
 if [ "${SR_VM_SUBSET:-}" = 1 ]; then
 	for nm in "$tree"/tests/*/node_modules; do
 		[ -d "$nm" ] || continue
-		d=/run/sr-nm/$(basename "$(dirname "$nm")")
+		# Named node_modules still: Node looks for a package's own
+		# dependencies in the node_modules above its real path.
+		d=/run/sr-nm/$(basename "$(dirname "$nm")")/node_modules
 		mkdir -p "$d" && mount --bind "$nm" "$d" && mount -o remount,bind,ro "$d" ||
 			fatal "unable to bind $nm for the test account"
 	done
