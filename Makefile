@@ -200,6 +200,11 @@ sr-mcp/main.o: ALL_CFLAGS += -DSR_DATADIR='"$(DATADIR)"'
 sr-mcp/%.o: ALL_CFLAGS += -Isr-queue
 SQ_CORE := sr-queue/spool.o sr-queue/spool_job.o sr-queue/spool_submit.o
 sr-mcp/sr-mcp: $(SQ_CORE)
+# sr-mcp's MCP App, ui://sr/run.html: one self-contained page, compiled in
+# (tool_app.c includes its bytes); the build refuses it over 100 kB.
+sr-mcp/tool_app.o: sr-mcp/app_html.inc
+sr-mcp/app_html.inc: sr-mcp/app/run.html scripts/embed.sh
+	sh scripts/embed.sh sr-mcp/app/run.html 100000 > $@.tmp && mv $@.tmp $@
 
 tests/unit/%: tests/unit/%.o lib/libsr.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -303,7 +308,7 @@ uninstall:
 clean:
 	rm -f $(OBJS) $(OBJS:.o=.d) $(PROGS) lib/libsr.a $(UNITS) sr-exec/sr-exec-gen \
 	      sr-exec/builtin-none.[od] sr-exec/builtin.inc sr-exec/*.bpf \
-	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags
+	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags sr-mcp/app_html.inc
 	rm -rf .musl
 
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d) $(wildcard .musl/*/*.d)
