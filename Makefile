@@ -1,6 +1,7 @@
 # sr - rootless sandbox toolkit.
 #   make            build every tool (installs missing Debian packages first)
 #   make demo       build, then run a real command through the tools
+#   make demo-app   sr-mcp's MCP App in a browser, on 127.0.0.1:8765
 #   make check      build and run the whole test suite through prove
 #   make bench      measure sr against bwrap and bare exec
 #   make fuzz       run the libFuzzer targets (FUZZ_SECONDS=60 each)
@@ -56,7 +57,7 @@ RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
 RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)))
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
-.PHONY: all deps check-deps demo demo-mcp check check-vm check-slurm bench lint install uninstall clean install-env check-rootfs
+.PHONY: all deps check-deps demo demo-mcp demo-app check check-vm check-slurm bench lint install uninstall clean install-env check-rootfs
 .PHONY: install-apparmor uninstall-apparmor
 all: .deps-build $(PROGS)
 
@@ -217,8 +218,15 @@ demo: all
 demo-mcp: all
 	@bash scripts/demo-mcp.sh
 
+# sr-mcp's MCP App in a browser: a small host on 127.0.0.1:$(PORT) that
+# runs run_code on the sr-mcp just built, its app beside it (Ctrl-C stops it).
+PORT ?= 8765
+demo-app: all
+	@PORT='$(PORT)' bash scripts/demo-app.sh
+
 check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json \
-  tests/conformance/node_modules/.package-lock.json check-rootfs
+  tests/conformance/node_modules/.package-lock.json tests/app/node_modules/.package-lock.json \
+  check-rootfs
 	@SAN='$(SAN)' TESTS='$(TESTS)' bash tests/run
 
 # The small Debian root file system the --rootfs and --environment tests
@@ -255,6 +263,15 @@ tests/mcp/node_modules/.package-lock.json: tests/mcp/package-lock.json | check-d
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package-lock.json | check-deps
 	@cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error || \
 	  { echo "sr: warning: npm ci failed in tests/conformance: the conformance test will skip" >&2; \
+	    [ "$${CI:-}" != true ]; }
+
+# The browser library that drives Debian's chromium in tests/97-mcp-app.t,
+# pinned by tests/app/package-lock.json (playwright-core: no browser is
+# downloaded). Offline the browser part skips and says so; under CI a
+# failed install fails the check.
+tests/app/node_modules/.package-lock.json: tests/app/package-lock.json | check-deps
+	@cd tests/app && npm ci --no-audit --no-fund --loglevel=error || \
+	  { echo "sr: warning: npm ci failed in tests/app: the MCP App's browser test will skip" >&2; \
 	    [ "$${CI:-}" != true ]; }
 
 bench: all

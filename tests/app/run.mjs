@@ -280,7 +280,7 @@ async function cancel(page) {
 }
 
 // ---- the view in Chromium --------------------------------------------------------
-const chromiumPath = process.env.SR_CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+const chromiumPath = [process.env.SR_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
 let pw = null;
 try { pw = await import('playwright-core'); } catch (e) { pw = null; }
 const why = !chromiumPath ? 'no chromium here (Debian\'s chromium package; scripts/deps.sh check installs it)'
