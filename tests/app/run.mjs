@@ -10,6 +10,7 @@
 // that try to be HTML or terminal escapes show as text.
 import { mkdtempSync, rmSync, existsSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { ok, is, like, done, diag, skip, server, stateDir, serverEnv, sleep } from '../mcp/tap.mjs';
 import { startHost, mcpStdio, VIEW_URI, VIEW_MIME } from '../../sr-mcp/app/host.mjs';
@@ -277,6 +278,36 @@ async function cancel(page) {
   is(await until(g, (x) => x === 'failed', 15000, 'the failing job'), 'failed', 'a failing run is followed to status failed');
   like(await text(g, '#facts'), /exit code 3/, 'with its exit code');
   like(await text(g, '#stderr'), /oops/, 'and its stderr');
+}
+
+// ---- the demo host: loopback, its own Host, its own header --------------------
+{
+  const h = await startHost({ command: server, env });
+  const port = new URL(h.url).port;
+  const ask = (method, path, headers, data) => new Promise((res) => {
+    const q = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (a) => {
+      let b = '';
+      a.on('data', (c) => { b += c; });
+      a.on('end', () => res({ code: a.statusCode, body: b, csp: a.headers['content-security-policy'] }));
+    });
+    q.on('error', (e) => res({ code: 0, body: String(e) }));
+    q.end(data);
+  });
+  const call = JSON.stringify({ method: 'tools/call', params: { name: 'run_code',
+    arguments: { language: 'bash', code: 'echo ran' } } });
+  const json = { 'Content-Type': 'application/json', 'X-SR-Host': '1' };
+  let a = await ask('POST', '/rpc', json, call);
+  like(a.body, /ran\\n/, 'demo host: a POST with its header runs the code (control)');
+  a = await ask('POST', '/rpc', { 'Content-Type': 'text/plain' }, call);
+  is(a.code, 403, 'demo host: a POST without its header (what another site\'s page can send) is refused');
+  a = await ask('POST', '/rpc', { ...json, Host: 'attacker.example:' + port }, call);
+  is(a.code, 421, 'demo host: another Host (DNS rebinding) is refused');
+  a = await ask('POST', '/rpc', json, JSON.stringify({ method: 'initialize', params: {} }));
+  like(a.body, /forwards tools\/call and resources\/read only/, 'demo host: other methods are not forwarded');
+  a = await ask('GET', '/view', {});
+  ok(a.code === 200 && /default-src 'none'/.test(a.csp || '') && /connect-src 'none'/.test(a.csp || ''),
+    'demo host: the view is served under the restrictive CSP', a.csp);
+  ok(h.mcp.child.pid && (await h.close(), true), 'demo host: closes, and its sr-mcp ends');
 }
 
 // ---- the view in Chromium --------------------------------------------------------
