@@ -386,6 +386,8 @@ $(FUZZ_OUT)/fz/%.o: %.c | $(FUZZ_OUT)/.deps-fuzz
 # float-cast-overflow, which gcc leaves out of undefined).
 FUZZ_RG_SAN := -fsanitize=address,undefined,float-cast-overflow \
 	       -fno-sanitize-recover=all -fno-omit-frame-pointer
+# the fuzzers' builds of sr-mcp include the MCP App's page too
+$(FUZZ_OUT)/fz/sr-mcp/tool_app.o $(FUZZ_OUT)/rg/sr-mcp/tool_app.o: sr-mcp/app_html.inc
 $(FUZZ_OUT)/rg/%.o: %.c .build-flags | .deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUZZ_RG_SAN) -Isr-exec -Isr-queue -Isr-mcp -Ifuzz -c -o $@ $<
