@@ -103,6 +103,7 @@ async function browser() {
     await page.goto(host.url);
     await live(page);
     await hostile(page);
+    await errors(page);
     await cancel(page);
     ok(!csp.some((t) => !/onerror|pwned|inline event handler/i.test(t)),
       'the view needs nothing its host\'s restrictive CSP forbids', csp);
@@ -248,6 +249,18 @@ async function hostile(page) {
     return window.__pwned;
   }, out);
   is(control, 2, 'control: that output, parsed as HTML in the view, runs its onerror');
+}
+
+// An error whose text carries markup (sr-mcp names the bad env variable).
+async function errors(page) {
+  const evil = '<img src=x onerror="window.__pwned=9">';
+  await page.evaluate((l) => window.runCode({ language: 'bash', code: 'x', env: { [l]: '1' }, wait_s: 0 }), evil);
+  const f = await view(page);
+  await f.waitForFunction(() => !document.querySelector('#note').hidden, null, { timeout: 10000 }).catch(() => {});
+  const got = await f.evaluate(() => ({ note: document.querySelector('#note').textContent, pwned: window.__pwned,
+    imgs: document.querySelectorAll('img').length }));
+  ok(got.note.includes(evil) && got.pwned === undefined && got.imgs === 0,
+    'an error that echoes markup shows it as text', got);
 }
 
 async function cancel(page) {
