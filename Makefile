@@ -1,6 +1,7 @@
 # sr - rootless sandbox toolkit.
 #   make            build every tool (installs missing Debian packages first)
 #   make demo       build, then run a real command through the tools
+#   make demo-app   sr-mcp's MCP App in a browser, on 127.0.0.1:8765
 #   make check      build and run the whole test suite through prove
 #   make bench      measure sr against bwrap and bare exec
 #   make fuzz       run the libFuzzer targets (FUZZ_SECONDS=60 each)
@@ -56,7 +57,7 @@ RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
 RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)))
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
-.PHONY: all deps check-deps demo demo-mcp check check-vm check-slurm bench lint install uninstall clean install-env check-rootfs
+.PHONY: all deps check-deps demo demo-mcp demo-app check check-vm check-slurm bench lint install uninstall clean install-env check-rootfs
 .PHONY: install-apparmor uninstall-apparmor
 all: .deps-build $(PROGS)
 
@@ -200,6 +201,11 @@ sr-mcp/main.o: ALL_CFLAGS += -DSR_DATADIR='"$(DATADIR)"'
 sr-mcp/%.o: ALL_CFLAGS += -Isr-queue
 SQ_CORE := sr-queue/spool.o sr-queue/spool_job.o sr-queue/spool_submit.o
 sr-mcp/sr-mcp: $(SQ_CORE)
+# sr-mcp's MCP App, ui://sr/run.html: one self-contained page, compiled in
+# (tool_app.c includes its bytes); the build refuses it over 100 kB.
+sr-mcp/tool_app.o: sr-mcp/app_html.inc
+sr-mcp/app_html.inc: sr-mcp/app/run.html scripts/embed.sh
+	sh scripts/embed.sh sr-mcp/app/run.html 100000 > $@.tmp && mv $@.tmp $@
 
 tests/unit/%: tests/unit/%.o lib/libsr.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -212,8 +218,15 @@ demo: all
 demo-mcp: all
 	@bash scripts/demo-mcp.sh
 
+# sr-mcp's MCP App in a browser: a small host on 127.0.0.1:$(PORT) that
+# runs run_code on the sr-mcp just built, its app beside it (Ctrl-C stops it).
+PORT ?= 8765
+demo-app: all
+	@PORT='$(PORT)' bash scripts/demo-app.sh
+
 check: all check-deps $(UNITS) tests/mcp/node_modules/.package-lock.json \
-  tests/conformance/node_modules/.package-lock.json check-rootfs
+  tests/conformance/node_modules/.package-lock.json tests/app/node_modules/.package-lock.json \
+  check-rootfs
 	@SAN='$(SAN)' TESTS='$(TESTS)' bash tests/run
 
 # The small Debian root file system the --rootfs and --environment tests
@@ -250,6 +263,15 @@ tests/mcp/node_modules/.package-lock.json: tests/mcp/package-lock.json | check-d
 tests/conformance/node_modules/.package-lock.json: tests/conformance/package-lock.json | check-deps
 	@cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error || \
 	  { echo "sr: warning: npm ci failed in tests/conformance: the conformance test will skip" >&2; \
+	    [ "$${CI:-}" != true ]; }
+
+# The browser library that drives Debian's chromium in tests/97-mcp-app.t,
+# pinned by tests/app/package-lock.json (playwright-core: no browser is
+# downloaded). Offline the browser part skips and says so; under CI a
+# failed install fails the check.
+tests/app/node_modules/.package-lock.json: tests/app/package-lock.json | check-deps
+	@cd tests/app && npm ci --no-audit --no-fund --loglevel=error || \
+	  { echo "sr: warning: npm ci failed in tests/app: the MCP App's browser test will skip" >&2; \
 	    [ "$${CI:-}" != true ]; }
 
 bench: all
@@ -303,7 +325,7 @@ uninstall:
 clean:
 	rm -f $(OBJS) $(OBJS:.o=.d) $(PROGS) lib/libsr.a $(UNITS) sr-exec/sr-exec-gen \
 	      sr-exec/builtin-none.[od] sr-exec/builtin.inc sr-exec/*.bpf \
-	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags
+	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags sr-mcp/app_html.inc
 	rm -rf .musl
 
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d) $(wildcard .musl/*/*.d)
@@ -364,6 +386,8 @@ $(FUZZ_OUT)/fz/%.o: %.c | $(FUZZ_OUT)/.deps-fuzz
 # float-cast-overflow, which gcc leaves out of undefined).
 FUZZ_RG_SAN := -fsanitize=address,undefined,float-cast-overflow \
 	       -fno-sanitize-recover=all -fno-omit-frame-pointer
+# the fuzzers' builds of sr-mcp include the MCP App's page too
+$(FUZZ_OUT)/fz/sr-mcp/tool_app.o $(FUZZ_OUT)/rg/sr-mcp/tool_app.o: sr-mcp/app_html.inc
 $(FUZZ_OUT)/rg/%.o: %.c .build-flags | .deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUZZ_RG_SAN) -Isr-exec -Isr-queue -Isr-mcp -Ifuzz -c -o $@ $<

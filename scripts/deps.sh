@@ -26,6 +26,9 @@ CHECK="perl mandoc bsdextrautils libcap2-bin python3 python3-pip python3-matplot
 # sr-mcp --environment (scripts/rootfs.sh).
 ENV="python3 python3-numpy python3-pandas python3-scipy python3-matplotlib python3-sklearn python3-statsmodels python3-seaborn python3-openpyxl python3-pil python3-tabulate"
 CHECK="$CHECK $ENV mmdebstrap"
+# chromium: the browser tests/NN-mcp-app.t opens sr-mcp's MCP App in
+# (headless, driven by tests/app's pinned puppeteer-core).
+CHECK="$CHECK chromium"
 
 case "${1:-build}" in
 build) want=$BUILD ;;

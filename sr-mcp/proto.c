@@ -33,6 +33,7 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static char negotiated[16] = "";         /* by initialize */
 static char client_name[65] = "default"; /* tenant, from clientInfo */
+static int client_ui;                    /* initialize declared MCP Apps */
 static struct proto_req *inflight[MCP_MAX_INFLIGHT];
 static int cancelling;                   /* threads killing a cancelled call's job */
 
@@ -336,7 +337,7 @@ static void set_tenant(char *dst, const cJSON *info)
 	dst[i] = '\0';
 }
 
-static cJSON *capabilities(enum proto_era era)
+static cJSON *capabilities(enum proto_era era, int ui)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddItemToObject(cJSON_AddObjectToObject(c, "tools"), "listChanged",
@@ -354,6 +355,8 @@ static cJSON *capabilities(enum proto_era era)
 		cJSON_AddObjectToObject(cJSON_AddObjectToObject(c, "extensions"),
 					"io.modelcontextprotocol/tasks");
 	}
+	if (ui)
+		proto_ui_offer(c);
 	return c;
 }
 
@@ -366,10 +369,11 @@ static void do_initialize(struct proto_req *r)
 	pthread_mutex_lock(&state_lock);
 	snprintf(negotiated, sizeof negotiated, "%s", ver);
 	set_tenant(client_name, cJSON_GetObjectItem(r->params, "clientInfo"));
+	client_ui = proto_ui_declared(cJSON_GetObjectItem(r->params, "capabilities"));
 	pthread_mutex_unlock(&state_lock);
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "protocolVersion", ver);
-	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_LEGACY));
+	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_LEGACY, client_ui));
 	cJSON_AddItemToObject(res, "serverInfo", server_info());
 	cJSON_AddStringToObject(res, "instructions", server->instructions());
 	proto_result(r, res);
@@ -379,7 +383,7 @@ static void do_discover(struct proto_req *r)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "supportedVersions", supported_list());
-	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_MODERN));
+	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_MODERN, 1));
 	cJSON_AddStringToObject(res, "instructions", server->instructions());
 	cJSON_AddNumberToObject(res, "ttlMs", 0);
 	cJSON_AddStringToObject(res, "cacheScope", "private");
@@ -485,6 +489,7 @@ static int place(struct proto_req *r)
 		r->progress = cJSON_Duplicate(tok, 1);
 	pthread_mutex_lock(&state_lock);
 	snprintf(r->tenant, sizeof r->tenant, "%s", client_name);
+	r->ui = client_ui;
 	snprintf(r->version, sizeof r->version, "%s", negotiated[0] ? negotiated :
 		 legacy_versions[0]);
 	pthread_mutex_unlock(&state_lock);
@@ -494,6 +499,7 @@ static int place(struct proto_req *r)
 		const cJSON *caps = cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientCapabilities");
 		r->task_modern = cJSON_GetObjectItem(cJSON_GetObjectItem(caps, "extensions"),
 						     "io.modelcontextprotocol/tasks") != NULL;
+		r->ui = proto_ui_declared(caps);
 		r->era = PROTO_MODERN;
 		snprintf(r->version, sizeof r->version, "%s", MODERN);
 		set_tenant(r->tenant, cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientInfo"));
@@ -583,7 +589,7 @@ static void dispatch(struct proto_req *r)
 	else if (strcmp(m, "logging/setLevel") == 0)
 		do_set_level(r);
 	else if (strcmp(m, "tools/list") == 0)
-		proto_result(r, server->tools_list(r->era));
+		proto_result(r, server->tools_list(r->era, r->ui));
 	else {
 		char msg[200];
 		snprintf(msg, sizeof msg, "Method not found: %.120s", m);

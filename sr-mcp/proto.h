@@ -11,6 +11,7 @@
  *   proto_tasks.c  tasks/get, result, list, cancel, update (a task is a
  *                  job); above proto.c, which reaches it through
  *                  proto_server.tasks_call
+ *   proto_ui.c     the MCP Apps extension: declared by the client?
  */
 #ifndef SR_MCP_PROTO_H
 #define SR_MCP_PROTO_H
@@ -35,13 +36,14 @@ struct proto_req {
 	char job_id[33];        /* the job it waits for, once submitted */
 	int task_legacy;        /* tools/call with params.task (2025-11-25) */
 	int task_modern;        /* the client takes io.modelcontextprotocol/tasks */
+	int ui;                 /* the client shows MCP Apps (io.modelcontextprotocol/ui) */
 	struct proto_batch *batch; /* the batch it came in (its answer goes there), or NULL */
 };
 
 /* What the layer above serves; registered once, before the first line. */
 struct proto_server {
 	const char *(*instructions)(void);
-	struct cJSON *(*tools_list)(enum proto_era era);
+	struct cJSON *(*tools_list)(enum proto_era era, int ui);   /* ui: proto_req.ui */
 	void (*tools_call)(struct proto_req *r);       /* on its own thread */
 	void (*resources_call)(struct proto_req *r);   /* on its own thread */
 	void (*tasks_call)(struct proto_req *r);       /* proto_tasks_call: above proto.c */
@@ -50,6 +52,13 @@ struct proto_server {
 				    uint64_t out_off, uint64_t err_off);
 };
 void proto_serve(const struct proto_server *s);
+/* The MCP Apps extension and the one content type sr-mcp's views have. */
+#define PROTO_UI_EXT "io.modelcontextprotocol/ui"
+#define PROTO_UI_MIME "text/html;profile=mcp-app"
+/* proto_ui.c: does a client's capabilities declare it; the server's
+ * capabilities c made to offer it. */
+int proto_ui_declared(const struct cJSON *caps);
+void proto_ui_offer(struct cJSON *c);
 const struct proto_server *proto_server(void);   /* what proto_serve got */
 
 void proto_line(char *line, size_t len);     /* one line from stdin */

@@ -16,6 +16,7 @@
  *   tool_tar.c       what those two share: tar in the sandbox, the host
  *                    directories (tool_tar.h)
  *   tool_resources.c MCP resources: workspace files and job outputs
+ *   tool_app.c       the MCP App (ui://sr/run.html, sr-mcp/app/run.html)
  *   tool_env.c       the environments a run may choose (--environment)
  *   tool_pkgspec.c   package specs the tools take (install, export recipe)
  *   tool_util.c      argument readers, answers, result sizes, what the file
@@ -30,7 +31,7 @@ struct cJSON;
 
 /* tools.c: the table of tools */
 void tool_init(void);
-struct cJSON *tool_list(enum proto_era era);
+struct cJSON *tool_list(enum proto_era era, int ui);
 void tool_call(struct proto_req *r);              /* on its own thread */
 const char *tool_instructions(void);
 
@@ -82,6 +83,7 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 /* tool_run.c: run_code and its jobs; a run's result for the model */
 int run_code_schema(struct cJSON *t);
 int run_output_schema(struct cJSON *t);
+int job_status_schema(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
 
@@ -96,6 +98,15 @@ void tool_ws_reply(struct proto_req *r, struct cJSON *res, const char *text);
 /* tool_files.c: a package or internal directory left out of a listing
  * (fs_hidden): {path, entries, counted_in_part} for name of dirfd. */
 struct cJSON *tool_hidden_dir(int dirfd, const char *name, const char *path);
+
+/* tool_app.c: the MCP App, for clients that declare it (proto_req.ui).
+ * tool_app_link: a tool's schema links the view (a schema function, or
+ * called by one); tool_app_unlink: tools/list for a client without it. */
+#define TOOL_APP_URI "ui://sr/run.html"
+int tool_app_link(struct cJSON *t);
+void tool_app_unlink(struct cJSON *tools);
+struct cJSON *tool_app_resource(void);
+void tool_app_read(struct proto_req *r, const char *uri);
 
 /* tool_env.c: the environments (default, and --environment NAME=DIR) */
 struct run_spec;
@@ -123,7 +134,7 @@ const char *tool_res_mime(const char *path);           /* by its name, or NULL *
  * (NULL: nothing). tools.c builds its table from this list. */
 #define TOOL_TABLE(TOOL) \
 	TOOL(run_code, run_code, 0, run_code_schema) \
-	TOOL(job_status, job_status, 0, run_output_schema) \
+	TOOL(job_status, job_status, 0, job_status_schema) \
 	TOOL(job_logs, job_logs, 0, run_output_schema) \
 	TOOL(cancel_job, cancel_job, 0, NULL) \
 	TOOL(list_jobs, list_jobs, 0, NULL) \

@@ -266,6 +266,8 @@ static void list(struct proto_req *r)
 	cJSON *res = cJSON_CreateObject();
 	struct listing l = { .arr = cJSON_AddArrayToObject(res, "resources"), .skip = skip,
 			     .bytes = 1000, .hidden = all ? NULL : cJSON_CreateArray() };
+	if (r->ui && !skip)     /* the MCP App's view, first on the first page */
+		cJSON_AddItemToArray(l.arr, tool_app_resource());
 	DIR *d = opendir(cfg.workspaces);
 	char **names = NULL, err[600];
 	size_t n = 0;
@@ -494,10 +496,12 @@ void resources_call(struct proto_req *r)
 			read_file_res(r, u->valuestring);
 		else if (!strncmp(u->valuestring, JOB_PREFIX, strlen(JOB_PREFIX)))
 			read_job_res(r, u->valuestring);
+		else if (!strncmp(u->valuestring, "ui://", 5))
+			tool_app_read(r, u->valuestring);
 		else
 			not_found(r, u->valuestring, "sr-mcp serves " WS_PREFIX "{workspace_id}/files/"
 				  "{path} and " JOB_PREFIX "{job_id}/stdout or /stderr "
-				  "(resources/templates/list)");
+				  "(resources/templates/list), and " TOOL_APP_URI " to MCP Apps hosts");
 	}
 }
 

@@ -104,7 +104,7 @@ int run_code_schema(cJSON *t)
 		->type = cfg.net_full ? cJSON_True : cJSON_False;
 	/* 2025-11-25 tasks; dropped in 2026-07-28 lists */
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "execution"), "taskSupport", "optional");
-	return run_output_schema(t);
+	return job_status_schema(t);
 }
 
 /* A tool answering with a run's output: Claude Code keeps results up to
@@ -114,6 +114,12 @@ int run_output_schema(cJSON *t)
 	cJSON *meta = cJSON_AddObjectToObject(t, "_meta");
 	cJSON_AddNumberToObject(meta, "anthropic/maxResultSizeChars", (double)cfg.max_chars + 10000);
 	return 1;
+}
+
+/* A tool whose result the MCP App shows (tool_app.c). */
+int job_status_schema(cJSON *t)
+{
+	return run_output_schema(t) && tool_app_link(t);
 }
 
 /* A stream's text in res cut to half, with a note, when it is long. */

@@ -87,11 +87,13 @@ void tool_init(void)
 	}
 }
 
-cJSON *tool_list(enum proto_era era)
+cJSON *tool_list(enum proto_era era, int ui)
 {
 	cJSON *res = cJSON_CreateObject();
 	cJSON *list = cJSON_Duplicate(tools, 1), *t;
 	cJSON_AddItemToObject(res, "tools", list);
+	if (!ui)
+		tool_app_unlink(list);
 	if (era == PROTO_MODERN) {
 		cJSON_ArrayForEach(t, list)
 			cJSON_DeleteItemFromObject(t, "execution");
