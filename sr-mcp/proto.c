@@ -323,14 +323,17 @@ static cJSON *supported_list(void)
 	return a;
 }
 
-/* A tenant name for sr-queue: the client's name, made safe. */
+const char *proto_tenant;
+
+/* A tenant name for sr-queue: --tenant, else the client's name, made safe. */
 static void set_tenant(char *dst, const cJSON *info)
 {
 	const cJSON *n = cJSON_GetObjectItem(info, "name");
-	if (!cJSON_IsString(n) || !*n->valuestring)
+	const char *s = proto_tenant ? proto_tenant : cJSON_IsString(n) ? n->valuestring : "";
+	if (!*s)
 		return;
 	size_t i = 0;
-	for (const char *s = n->valuestring; *s && i < 64; s++)
+	for (; *s && i < 64; s++)
 		dst[i++] = (strchr("._-", *s) || (*s >= '0' && *s <= '9') ||
 			    ((*s | 32) >= 'a' && (*s | 32) <= 'z')) ? *s : '_';
 	dst[i] = '\0';
@@ -485,6 +488,7 @@ static int place(struct proto_req *r)
 		r->progress = cJSON_Duplicate(tok, 1);
 	pthread_mutex_lock(&state_lock);
 	snprintf(r->tenant, sizeof r->tenant, "%s", client_name);
+	set_tenant(r->tenant, NULL);
 	snprintf(r->version, sizeof r->version, "%s", negotiated[0] ? negotiated :
 		 legacy_versions[0]);
 	pthread_mutex_unlock(&state_lock);

@@ -50,6 +50,7 @@ struct proto_server {
 				    uint64_t out_off, uint64_t err_off);
 };
 void proto_serve(const struct proto_server *s);
+extern const char *proto_tenant;   /* --tenant: every call's, whatever the client says */
 const struct proto_server *proto_server(void);   /* what proto_serve got */
 
 void proto_line(char *line, size_t len);     /* one line from stdin */
