@@ -171,6 +171,11 @@ async function post(reg, req, res, tenant) {
   } else {
     s = reg.open(tenant, true);   // 2026-07-28: no session, an sr-mcp for this request
   }
+  const dup = msgs.find((m) => isRequest(m) && s.byRequest.has(JSON.stringify(m.id)));
+  if (dup) {
+    if (s.oneShot) s.close('its request was refused');
+    throw new Refusal(409, `Conflict: request id ${JSON.stringify(dup.id)} is already in use by an unanswered request of this session; give each request a new id.`);
+  }
   if (!msgs.some(isRequest)) {
     s.send(msgs, null);
     res.writeHead(202).end();
