@@ -212,18 +212,17 @@ function privateDir(dir) {
   if (st.mode & 0o022) throw new Fatal(EXIT_SYS, `refusing the state directory ${dir}: others may write it; chmod go-w ${dir}`);
 }
 
-// The sr-mcp to run: --sr-mcp, else the one beside us in a build tree
-// (sr-mcp/http/..), else the one installed with us (DATADIR/sr-mcp/http ->
-// BINDIR), else sr-mcp on PATH.
+// The sr-mcp to run: --sr-mcp, else the one make install put in BINDIR
+// (paths.json, written by it), else the one beside us in a build tree
+// (sr-mcp/http/..), else sr-mcp on PATH.
 function findSrMcp(c) {
   if (c.srMcp) return c.srMcp;
   const here = path.dirname(fs.realpathSync(process.argv[1] || __filename));
-  for (const p of [path.join(here, '../sr-mcp'), path.join(here, '../../../../bin/sr-mcp')]) {
-    try {
-      if (fs.statSync(p).isFile()) return p;
-    } catch { /* next */ }
-  }
-  return 'sr-mcp';
+  try {
+    return JSON.parse(fs.readFileSync(path.join(here, 'paths.json'), 'utf8')).srMcp;
+  } catch { /* not installed */ }
+  const built = path.join(here, '../sr-mcp');
+  return fs.existsSync(built) ? built : 'sr-mcp';
 }
 
 module.exports = { VERSION, EXIT_USAGE, EXIT_SYS, Fatal, usage, parseArgs, loadTokens, tenantOf,

@@ -99,10 +99,8 @@ class Session {
 
   start() {
     const cfg = this.reg.cfg;
-    const env = { ...process.env };
-    delete env.SR_MCP_TOKEN;
     const args = ['--state-dir', this.reg.tenantDir(this.tenant), '--tenant', this.tenant, ...cfg.srArgs];
-    this.child = spawn(cfg.srMcp, args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    this.child = spawn(cfg.srMcp, args, { env: cfg.childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.pgid = this.child.pid;
     this.child.on('error', (e) => this.close(`unable to start sr-mcp: ${e.message}`));
     this.child.on('exit', (code, sig) => {

@@ -57,3 +57,14 @@ export function inGroups(pgids) {
   }
   return left.filter((l) => !/, Z\)$/.test(l));
 }
+
+// What is left of these process groups after up to 5 s ('' when none).
+export async function leftAfter(pgids) {
+  let left;
+  for (let i = 0; i < 50; i++) {
+    left = inGroups(pgids);
+    if (!left.length) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return left.join(', ');
+}

@@ -4,8 +4,8 @@
 // 15; `make bench` runs 60). No call may fail, every job must be found
 // again and have succeeded with its own output, and when the sessions are
 // ended, no process of theirs may be left.
-import { ok, is, done, sc, text, diag, sleep } from './tap.mjs';
-import { startGateway, connect, inGroups } from './http-lib.mjs';
+import { ok, is, done, sc, text, diag } from './tap.mjs';
+import { startGateway, connect, leftAfter } from './http-lib.mjs';
 
 const SESSIONS = Number(process.env.SR_HTTP_LOAD_SESSIONS || 20);
 const SECONDS = Number(process.env.SR_HTTP_LOAD_SECONDS || 15);
@@ -41,12 +41,6 @@ await Promise.all(clients.map(async (c, i) => {
 is(lost.length, 0, 'no job lost: each is found by id, succeeded, with its own output', ...lost.slice(0, 5));
 const pgids = gw.starts();
 await Promise.all(clients.map((c) => c.transport.terminateSession().then(() => c.close())));
-let left;
-for (let i = 0; i < 50; i++) {
-  left = inGroups(pgids);
-  if (!left.length) break;
-  await sleep(100);
-}
-is(left.join(', '), '', 'every process of the ended sessions is gone');
+is(await leftAfter(pgids), '', 'every process of the ended sessions is gone');
 await gw.stop();
 done();

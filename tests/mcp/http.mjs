@@ -4,7 +4,7 @@
 // cancellation (the SDK's and cancel_job), an event stream resumed with
 // Last-Event-ID, and a session ended by the client leaving no process.
 import { ok, is, like, done, sc, text, sleep } from './tap.mjs';
-import { startGateway, connect, inGroups, tokens } from './http-lib.mjs';
+import { startGateway, connect, leftAfter, tokens } from './http-lib.mjs';
 
 const gw = await startGateway();
 const client = await connect(gw, 'alice');
@@ -86,13 +86,7 @@ const pgids = gw.starts();
 await client.transport.terminateSession();
 const after = await fetch(gw.url, { method: 'POST', headers: hdrs, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
 is(after.status, 404, 'after DELETE the session is 404');
-let left;
-for (let i = 0; i < 40; i++) {
-  left = inGroups(pgids);
-  if (!left.length) break;
-  await sleep(100);
-}
-is(left.join(', '), '', 'no process of the ended session is left');
+is(await leftAfter(pgids), '', 'no process of the ended session is left');
 await client.close();
 await gw.stop();
 done();
