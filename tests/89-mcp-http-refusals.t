@@ -110,6 +110,24 @@ is "$code" 200 "control: the server's own origin is served"
 post "$A" "$list" -H "Mcp-Session-Id: $s1" -H "Host: localhost:$port"
 is "$code" 200 "control: Host localhost on a loopback server is served"
 
+# a request id still unanswered in the session is refused, not misrouted
+post "$A" '{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"run_code","arguments":{"language":"bash","code":"sleep 3"}}}' \
+	-H "Mcp-Session-Id: $s1" --max-time 1
+post "$A" '{"jsonrpc":"2.0","id":"slow","method":"tools/list"}' -H "Mcp-Session-Id: $s1"
+is "$code" 409 "a request id in use in the session: 409"
+like "$body" 'already in use.*new id' "... saying to use a new id"
+
+# 2026-07-28, no session: an sr-mcp for the request, gone after the answer
+n3=$(starts)
+post "$A" '{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}' \
+	-H 'Accept: application/json'
+is "$code" 200 "a request without a session (2026-07-28): answered"
+like "$body" '"supportedVersions"' "... by sr-mcp"
+is "$(hdr_sid=$(sid); echo "${hdr_sid:-none}")" none "... without a session id"
+is "$(starts)" $((n3 + 1)) "... by an sr-mcp of its own"
+pg=$(tail -n 1 "$T/starts" | cut -d' ' -f1)
+wait_for "... which then ends, with its process group" 5 test "$(ps -o pid= -g "$pg" | wc -l)" = 0
+
 # body size
 pad=$(head -c 8300 /dev/zero | tr '\0' ' ')
 n2=$(starts)
@@ -158,8 +176,15 @@ is "$rc" 100 "no token at all: exit 100"
 like "$err" 'give --tokens FILE or set SR_MCP_TOKEN' "... saying where a token goes"
 run "$gw" --token "$A"
 is "$rc" 100 "no option takes a token on the command line"
-SR_MCP_TOKEN=$A start_gw "$T/gw2.log"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/.well-known/oauth-protected-resource")
+is "$code" 404 "no --authorization-server: no OAuth metadata (404)"
+SR_MCP_TOKEN=$A start_gw "$T/gw2.log" --authorization-server https://auth.example --public-url https://sandbox.example
 url="http://127.0.0.1:$port/mcp"
+meta=$(curl -s "http://127.0.0.1:$port/.well-known/oauth-protected-resource")
+like "$meta" '"resource":"https://sandbox.example/mcp","authorization_servers":\["https://auth.example"\]' \
+	"--authorization-server: the protected-resource metadata names it"
+post "" "$init"
+like "$hdr" 'resource_metadata="https://sandbox.example/.well-known/oauth-protected-resource"' "... and a 401 points to it"
 post "$A" "$init"
 is "$code" 200 "SR_MCP_TOKEN: its token opens a session (tenant default)"
 post "$B" "$init"
