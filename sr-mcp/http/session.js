@@ -38,6 +38,7 @@ class Stream {
   }
 
   attach(res, after = 0) {
+    if (this.res && this.res !== res && !this.res.writableEnded) this.res.end();   // resumed elsewhere
     this.res = res;
     if (!res) return;
     res.on('close', () => { if (this.res === res) this.res = null; });
@@ -76,6 +77,7 @@ class Stream {
     const res = this.res;
     if (!res || res.writableEnded) return;
     if (this.sse) return res.end();
+    if (!this.answers.length) return res.writeHead(202).end();   // all cancelled
     const body = JSON.stringify(this.batch ? this.answers : this.answers[0]);
     res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   }
