@@ -33,7 +33,7 @@ starts() { wc -l <"$T/starts" | tr -d ' '; }
 # start_gw LOG ARGS...: the gateway on a free loopback port; sets port.
 start_gw() {
 	local log=$1; shift
-	"$gw" --listen 127.0.0.1:0 --state-dir "$T/state" --sr-mcp "$T/sr-mcp" "$@" 2>"$log" &
+	env "${mcp_san[@]+"${mcp_san[@]}"}" "$gw" --listen 127.0.0.1:0 --state-dir "$T/state" --sr-mcp "$T/sr-mcp" "$@" 2>"$log" &
 	at_exit "kill $! 2>/dev/null"
 	wait_for "sr-mcp-http listens" 20 grep -q 'listening on' "$log"
 	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/mcp.*/\1/p' "$log")
@@ -82,7 +82,7 @@ post "$A" "$call" -H "Mcp-Session-Id: $s1" -H 'Accept: application/json'
 job=$(sed -n 's/.*"job_id":"\([0-9a-f]*\)".*/\1/p' <<<"$body")
 like "$(sr-queue status "$T/state/alice/spool" "$job" --json 2>&1)" '"tenant": ?"alice"' \
 	"alice's run: in her spool, tenant alice (its clientInfo said mallory)"
-run mcp_call "$call" sr-mcp --state-dir "$T/plain"
+run mcp_call "$call" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/plain"
 job=$(sed -n 's/.*"job_id":"\([0-9a-f]*\)".*/\1/p' <<<"$out")
 like "$(sr-queue status "$T/plain/spool" "$job" --json 2>&1)" '"tenant": ?"mallory"' \
 	"control: sr-mcp without --tenant takes the client's name"
