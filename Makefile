@@ -21,6 +21,8 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/sr
+# systemd's directory of user units under the prefix (sr-mcp-http.service)
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 DESTDIR ?=
 
 CC      ?= cc
@@ -55,6 +57,9 @@ DATA     := $(wildcard sr-*/data/*)
 RUNNER_DIRS := $(patsubst %/,%,$(wildcard sr-mcp/runners/*/))
 RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
 RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)))
+# sr-mcp-http (Node, no build): installed in DATADIR/sr-mcp/http, linked
+# from BINDIR; paths.json tells it where sr-mcp went.
+HTTP_FILES  := sr-mcp/http/sr-mcp-http $(wildcard sr-mcp/http/*.js)
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
 .PHONY: all deps check-deps demo demo-mcp demo-app check check-vm check-slurm bench lint install uninstall clean install-env check-rootfs
@@ -296,6 +301,12 @@ install: all
 	  d=$(DESTDIR)$(DATADIR)/$$(basename $$(dirname $$(dirname $$f))); \
 	  install -d $$d && install -m 0644 $$f $$d/ || exit 1; \
 	done
+	install -d $(DESTDIR)$(DATADIR)/sr-mcp/http $(DESTDIR)$(USERUNITDIR)
+	install -m 0644 $(HTTP_FILES) $(DESTDIR)$(DATADIR)/sr-mcp/http/
+	chmod 0755 $(DESTDIR)$(DATADIR)/sr-mcp/http/sr-mcp-http
+	printf '{ "srMcp": "%s" }\n' '$(BINDIR)/sr-mcp' >$(DESTDIR)$(DATADIR)/sr-mcp/http/paths.json
+	ln -sf $(DATADIR)/sr-mcp/http/sr-mcp-http $(DESTDIR)$(BINDIR)/sr-mcp-http
+	sed 's|@BINDIR@|$(BINDIR)|g' sr-mcp/http/sr-mcp-http.service >$(DESTDIR)$(USERUNITDIR)/sr-mcp-http.service
 
 # The environment sr-mcp's runs get by default: Python's scientific stack
 # from Debian (scripts/deps.sh env), as root or with sudo.
@@ -314,11 +325,14 @@ uninstall-apparmor:
 # Only what install put there, file by file, then the directories it made
 # if they are empty: DATADIR may be a directory of the user's (/usr/share).
 INSTALLED_DATA = $(foreach r,$(RUNNERS) $(wildcard sr-mcp/runners/install/*) $(RUNNER_LIBS),$(r)) \
+	$(HTTP_FILES) sr-mcp/http/paths.json \
 	$(foreach f,$(DATA),$(notdir $(patsubst %/data,%,$(patsubst %/,%,$(dir $(f)))))/$(notdir $(f)))
 uninstall:
 	rm -f $(foreach p,$(PROGS),$(DESTDIR)$(BINDIR)/$(notdir $(p)))
 	rm -f $(foreach m,$(MANS),$(DESTDIR)$(MANDIR)/man1/$(notdir $(m)))
 	rm -f $(foreach f,$(INSTALLED_DATA),$(DESTDIR)$(DATADIR)/$(f))
+	rm -f $(DESTDIR)$(BINDIR)/sr-mcp-http $(DESTDIR)$(USERUNITDIR)/sr-mcp-http.service
+	-@rmdir "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(USERUNITDIR)/.." 2>/dev/null; true
 	-@for d in $(sort $(dir $(INSTALLED_DATA))) sr-mcp/runners/ sr-mcp/ ""; do \
 	  rmdir --ignore-fail-on-non-empty "$(DESTDIR)$(DATADIR)/$$d" 2>/dev/null; done; true
 

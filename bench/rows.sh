@@ -78,6 +78,21 @@ rss_section() {
 	wait "$top"
 }
 
+# sr-mcp-http against stdio, then make check's load test at full length
+# (20 sessions calling run_code for 60 s; 10 s when quick).
+http_section() {
+	have sr-mcp || { echo "(sr-mcp not built)"; return; }
+	command -v node >/dev/null || { echo "(node is not installed)"; return; }
+	python3 "$SR_ROOT/bench/mcp_http.py" "$work" "${SR_BENCH_QUICK:+30}${SR_BENCH_QUICK:-200}"
+	[ -d "$SR_ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ] ||
+		{ echo; echo "(load test skipped: the MCP clients are not installed: cd tests/mcp && npm ci)"; return; }
+	echo
+	echo "Load: 20 sessions (two tenants) calling run_code for ${SR_BENCH_QUICK:+10}${SR_BENCH_QUICK:-60} s:"
+	echo
+	SR_HTTP_LOAD_SESSIONS=20 SR_HTTP_LOAD_SECONDS=${SR_BENCH_QUICK:+10}${SR_BENCH_QUICK:-60} \
+		node "$SR_ROOT/tests/mcp/http-load.mjs" | sed -n 's/^# //p; /^not ok/p'
+}
+
 targets_section() {
 	python3 "$SR_ROOT/bench/targets.py" "$work" "$chain_label"
 }
@@ -85,6 +100,7 @@ targets_section() {
 section "sr-queue: /bin/true jobs end to end (submit -> completed), fsync included" queue_section
 section "sr-queue: with 10,000 jobs queued" queue_scale_section
 section "sr-mcp: run_code over stdio, end to end" mcp_section
+section "sr-mcp-http: run_code over Streamable HTTP against stdio" http_section
 section "Targets" targets_section
 
 # N jobs submitted by two concurrent submitters while W workers run;

@@ -51,13 +51,14 @@ static const char usage_text[] =
 "      --host-dir DIR       a host directory for export_workspace and import_files\n"
 "                           (repeatable; the first gets the exports)\n"
 "      --environment NAME=DIR  a root file system runs may choose (repeatable)\n"
+"      --tenant NAME        the tenant of every call (default: the client's name)\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n";
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
        O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE,
-       O_WS_INODES, O_SCRATCH_TTL, O_ENVIRONMENT };
+       O_WS_INODES, O_SCRATCH_TTL, O_ENVIRONMENT, O_TENANT };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -85,6 +86,7 @@ static const struct option longopts[] = {
 	{ "job-space", required_argument, 0, O_JOB_SPACE },
 	{ "host-dir", required_argument, 0, O_HOST_DIR },
 	{ "environment", required_argument, 0, O_ENVIRONMENT },
+	{ "tenant", required_argument, 0, O_TENANT },
 	{ "via", required_argument, 0, O_VIA },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
@@ -106,8 +108,17 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_VIA, "SR_MCP_VIA" }, { O_WS_INODES, "SR_MCP_WORKSPACE_INODES" },
 	{ O_JOB_TTL, "SR_MCP_JOB_TTL" }, { O_JOB_SPACE, "SR_MCP_JOB_SPACE" },
 	{ O_SCRATCH_TTL, "SR_MCP_SCRATCH_TTL" },
-	{ O_ENVIRONMENT, "SR_MCP_ENVIRONMENTS" },
+	{ O_ENVIRONMENT, "SR_MCP_ENVIRONMENTS" }, { O_TENANT, "SR_MCP_TENANT" },
 };
+
+/* A tenant fixed by the command line (sr-mcp-http: the token's name). */
+static const char *tenant(const char *name, const char *a)
+{
+	size_t n = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+	if (!*a || a[n] || n > 64)
+		sr_usage("%s: expected 1 to 64 of A-Z a-z 0-9 . _ -: '%s'", name, a);
+	return a;
+}
 
 /* A directory of wheels, resolved (sr-jail binds no symbolic link). */
 static char *find_links(const char *name, const char *a)
@@ -292,6 +303,7 @@ static void set_opt(int c, const char *a, const char *name)
 		cfg.compat_sandrun = strcmp(a, "sandrun") == 0;
 		break;
 	case O_ENVIRONMENT: list_add(name, a, tool_env_add); break;
+	case O_TENANT: proto_tenant = tenant(name, a); break;
 	case O_HOST_DIR: list_add(name, a, host_dir_add); break;
 	}
 }

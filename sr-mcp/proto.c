@@ -324,19 +324,6 @@ static cJSON *supported_list(void)
 	return a;
 }
 
-/* A tenant name for sr-queue: the client's name, made safe. */
-static void set_tenant(char *dst, const cJSON *info)
-{
-	const cJSON *n = cJSON_GetObjectItem(info, "name");
-	if (!cJSON_IsString(n) || !*n->valuestring)
-		return;
-	size_t i = 0;
-	for (const char *s = n->valuestring; *s && i < 64; s++)
-		dst[i++] = (strchr("._-", *s) || (*s >= '0' && *s <= '9') ||
-			    ((*s | 32) >= 'a' && (*s | 32) <= 'z')) ? *s : '_';
-	dst[i] = '\0';
-}
-
 static cJSON *capabilities(enum proto_era era, int ui)
 {
 	cJSON *c = cJSON_CreateObject();
@@ -368,7 +355,7 @@ static void do_initialize(struct proto_req *r)
 		ver = legacy_versions[0];
 	pthread_mutex_lock(&state_lock);
 	snprintf(negotiated, sizeof negotiated, "%s", ver);
-	set_tenant(client_name, cJSON_GetObjectItem(r->params, "clientInfo"));
+	proto_set_tenant(client_name, cJSON_GetObjectItem(r->params, "clientInfo"));
 	client_ui = proto_ui_declared(cJSON_GetObjectItem(r->params, "capabilities"));
 	pthread_mutex_unlock(&state_lock);
 	cJSON *res = cJSON_CreateObject();
@@ -490,6 +477,7 @@ static int place(struct proto_req *r)
 	pthread_mutex_lock(&state_lock);
 	snprintf(r->tenant, sizeof r->tenant, "%s", client_name);
 	r->ui = client_ui;
+	proto_set_tenant(r->tenant, NULL);
 	snprintf(r->version, sizeof r->version, "%s", negotiated[0] ? negotiated :
 		 legacy_versions[0]);
 	pthread_mutex_unlock(&state_lock);
@@ -502,7 +490,7 @@ static int place(struct proto_req *r)
 		r->ui = proto_ui_declared(caps);
 		r->era = PROTO_MODERN;
 		snprintf(r->version, sizeof r->version, "%s", MODERN);
-		set_tenant(r->tenant, cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientInfo"));
+		proto_set_tenant(r->tenant, cJSON_GetObjectItem(meta, "io.modelcontextprotocol/clientInfo"));
 		return 0;
 	}
 	if (cJSON_IsString(v) && legacy_known(v->valuestring)) {

@@ -59,6 +59,10 @@ void proto_serve(const struct proto_server *s);
  * capabilities c made to offer it. */
 int proto_ui_declared(const struct cJSON *caps);
 void proto_ui_offer(struct cJSON *c);
+extern const char *proto_tenant;   /* --tenant: every call's, whatever the client says */
+/* proto_client.c: DST (65 bytes) made the tenant for clientInfo INFO
+ * (or NULL): --tenant's, else INFO's name made safe; unchanged if empty. */
+void proto_set_tenant(char *dst, const struct cJSON *info);
 const struct proto_server *proto_server(void);   /* what proto_serve got */
 
 void proto_line(char *line, size_t len);     /* one line from stdin */
