@@ -481,7 +481,7 @@ void session_result(cJSON *res, const cJSON *info)
 		cJSON_ReplaceItemInObject(res, "reason", cJSON_CreateString("timeout"));
 		cJSON_ReplaceItemInObject(res, "limit_hit", cJSON_CreateString("timeout"));
 		snprintf(h, sizeof h, "The code was interrupted at timeout_s (KeyboardInterrupt "
-			 "in Python): the session and its variables are kept. Make the code "
+			 "in Python, SIGINT in JavaScript): the session and its variables are kept. Make the code "
 			 "faster, work in smaller steps, or give a larger timeout_s.");
 	} else if (cJSON_IsNumber(ec) && ec->valueint == 125) {
 		cJSON *rec = dir ? read_json(dir, "record.json") : NULL;
