@@ -196,6 +196,17 @@ static void end_session(const char *dir, const cJSON *rec, const char *why)
 		mcp_log("session %s: %s", dir, err);
 }
 
+/* The session of record rec ended by sr-mcp (why: what the next call is
+ * told), and its record marked: whoever closed it knows. */
+static void close_told(const char *dir, cJSON *rec, void *why)
+{
+	if (!job_alive(str(rec, "job")))
+		return;
+	end_session(dir, rec, why);
+	cJSON_AddTrueToObject(rec, "lost_told");   /* the closer knows */
+	write_json(dir, "record.json", rec);
+}
+
 /* The FIFOs made new, and the interpreter started: its job id in ref. */
 static int start(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
 {
@@ -265,7 +276,8 @@ static int still_live(cJSON *rec, struct session_ref *ref)
 	return 0;
 }
 
-int session_open(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
+/* ref emptied, its dir that of the session of s, made if need be: 0 or -1. */
+static int ref_dir(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
 {
 	memset(ref, 0, sizeof *ref);
 	if (session_dir(s->tenant, s->workspace, s->runner->name, 1, ref->dir,
@@ -274,6 +286,13 @@ int session_open(const struct run_spec *s, struct session_ref *ref, char *err, s
 			 cfg.state_dir, strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int session_open(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
+{
+	if (ref_dir(s, ref, err, errlen) < 0)
+		return -1;
 	int lk = dir_lock(ref->dir, "start.lock"), r = 0;
 	cJSON *rec = read_json(ref->dir, "record.json");
 	if (still_live(rec, ref)) {
@@ -320,8 +339,7 @@ void session_call_spec(struct run_spec *s, const struct session_ref *ref, cJSON 
 	s->timeout_ms = s->timeout_ms + SESSION_GRACE_MS + cfg.timeout_max_ms;
 }
 
-int session_close(const char *tenant, const char *ws, const char *lang, const char *why,
-		  char *err, size_t errlen)
+int session_close(const char *tenant, const char *ws, const char *lang, const char *why)
 {
 	char dir[4200];
 	if (session_dir(tenant, ws, lang, 0, dir, sizeof dir) < 0)
@@ -329,13 +347,9 @@ int session_close(const char *tenant, const char *ws, const char *lang, const ch
 	int lk = dir_lock(dir, "start.lock"), r = 0;
 	cJSON *rec = read_json(dir, "record.json");
 	if (rec && job_alive(str(rec, "job"))) {
-		end_session(dir, rec, why);
-		cJSON_AddTrueToObject(rec, "lost_told");   /* the closer knows */
-		write_json(dir, "record.json", rec);
+		close_told(dir, rec, (void *)why);
 		r = 1;
 	}
-	(void)err;
-	(void)errlen;
 	cJSON_Delete(rec);
 	if (lk >= 0)
 		close(lk);
@@ -512,35 +526,35 @@ void session_result(cJSON *res, const cJSON *info)
 	cJSON_AddStringToObject(res, "hint", h);
 }
 
-void session_close_owned(void)
+/* fn(dir, rec, ctx) for each session directory under STATE/sessions that
+ * has a record (of workspace ws only, unless NULL), its start.lock held. */
+static void each_session(const char *ws, void (*fn)(const char *, cJSON *, void *), void *ctx)
 {
-	char tdir[4300];
-	if (!cfg.state_dir || !job_session_spool())
-		return;
-	snprintf(tdir, sizeof tdir, "%s/sessions", cfg.state_dir);
-	DIR *t = opendir(tdir);
-	struct dirent *a, *b, *c;
+	char top[4300], p1[4400], p2[4700];
+	snprintf(top, sizeof top, "%s/sessions", cfg.state_dir);
+	DIR *t = opendir(top);
+	struct dirent *a, *b;
 	while (t && (a = readdir(t))) {
-		char p1[4400], p2[4700], p3[5000];
-		if (strncmp(a->d_name, "t-", 2))
-			continue;
-		if (snprintf(p1, sizeof p1, "%s/%s", tdir, a->d_name) < 0)
+		if (strncmp(a->d_name, "t-", 2) || snprintf(p1, sizeof p1, "%s/%s", top, a->d_name) < 0)
 			continue;
 		DIR *w = opendir(p1);
 		while (w && (b = readdir(w))) {
-			if (b->d_name[0] == '.')
+			if (b->d_name[0] == '.' || (ws && strcmp(ws, b->d_name)))
 				continue;
 			snprintf(p2, sizeof p2, "%s/%s", p1, b->d_name);
 			DIR *l = opendir(p2);
+			struct dirent *c;
 			while (l && (c = readdir(l))) {
-				if (c->d_name[0] == '.')
+				char p3[5000];
+				if (c->d_name[0] == '.' || snprintf(p3, sizeof p3, "%s/%s", p2, c->d_name) < 0)
 					continue;
-				snprintf(p3, sizeof p3, "%s/%s", p2, c->d_name);
+				int lk = dir_lock(p3, "start.lock");
 				cJSON *rec = read_json(p3, "record.json");
-				if (rec && (pid_t)num(rec, "owner_pid") == getpid())
-					end_session(p3, rec, "sr-mcp restarted (the process that "
-						    "started the session ended)");
+				if (rec)
+					fn(p3, rec, ctx);
 				cJSON_Delete(rec);
+				if (lk >= 0)
+					close(lk);
 			}
 			if (l)
 				closedir(l);
@@ -550,4 +564,40 @@ void session_close_owned(void)
 	}
 	if (t)
 		closedir(t);
+}
+
+static void close_if_owned(const char *dir, cJSON *rec, void *ctx)
+{
+	(void)ctx;
+	if ((pid_t)num(rec, "owner_pid") == getpid() && job_alive(str(rec, "job")))
+		end_session(dir, rec, "sr-mcp restarted (the process that started the session "
+			    "ended)");
+}
+
+void session_close_owned(void)
+{
+	if (cfg.state_dir && job_session_spool())
+		each_session(NULL, close_if_owned, NULL);
+}
+
+void session_close_ws(const char *ws, const char *why)
+{
+	if (cfg.state_dir && job_session_spool())
+		each_session(ws, close_told, (void *)why);
+}
+
+int session_restart(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
+{
+	if (ref_dir(s, ref, err, errlen) < 0)
+		return -1;
+	int lk = dir_lock(ref->dir, "start.lock");
+	cJSON *rec = read_json(ref->dir, "record.json");
+	int had = rec && job_alive(str(rec, "job"));
+	if (had)
+		close_told(ref->dir, rec, "it was restarted (restart_session)");
+	cJSON_Delete(rec);
+	int r = start(s, ref, err, errlen);
+	if (lk >= 0)
+		close(lk);
+	return r < 0 ? -1 : had;
 }

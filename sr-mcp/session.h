@@ -38,9 +38,14 @@ int session_open(const struct run_spec *s, struct session_ref *ref, char *err, s
  * facts in its arguments (kept in its record). s->args is set; *argv is
  * freed by session_call_free. */
 void session_call_spec(struct run_spec *s, const struct session_ref *ref, struct cJSON **args);
-/* Close a session (why: said to the next call): 1 closed, 0 none, -1 err. */
-int session_close(const char *tenant, const char *ws, const char *lang, const char *why,
-		  char *err, size_t errlen);
+/* Close a session (why: said to the next call): 1 closed, 0 none live. */
+int session_close(const char *tenant, const char *ws, const char *lang, const char *why);
+/* Close the sessions of workspace ws, every tenant's (it was deleted). */
+void session_close_ws(const char *ws, const char *why);
+/* The session of (s->tenant, s->workspace, s->runner) closed if live, and
+ * a new one started at once with the limits of s: 1 (one was live), 0
+ * (none was), or -1 with err. */
+int session_restart(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen);
 /* The sessions of tenant (ws: that workspace's only, or NULL), each
  * {workspace_id, language, interpreter_job_id, state, started_at, age_s,
  * idle_s, calls, memory_bytes}; those idle past --session-idle closed. */

@@ -1,0 +1,7 @@
+#!/bin/bash
+# sr-mcp: session_info, restart_session, close_session, tenants apart
+# (tests/mcp/session-tools.mjs).
+. "$(dirname "$0")/lib.sh"
+mcp_client_guard
+node "$SR_ROOT/tests/mcp/session-tools.mjs"
+exit $?
