@@ -472,6 +472,15 @@ cJSON *session_list(const char *tenant, const char *ws)
 	return out;
 }
 
+const char *session_call_language(const cJSON *argv)
+{
+	const char *a1 = cJSON_GetStringValue(cJSON_GetArrayItem(argv, 1));
+	const char *dir = cJSON_GetStringValue(cJSON_GetArrayItem(argv, 2));
+	if (!a1 || strcmp(a1, SESSION_CALL_ARG) || !dir || !strrchr(dir, '/'))
+		return NULL;
+	return strrchr(dir, '/') + 1;
+}
+
 /* A session call's exit code: 0 ok, 1 an exception, 124 interrupted at
  * its timeout (the session lives), 125 the session was lost. */
 void session_result(cJSON *res, const cJSON *info)

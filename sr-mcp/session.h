@@ -54,6 +54,9 @@ struct cJSON *session_list(const char *tenant, const char *ws);
  * call, its session's facts, and what its exit code says (interrupted,
  * state lost). */
 void session_result(struct cJSON *res, const struct cJSON *info);
+/* A job's argv (its record's): the language of its session when it is a
+ * session call (the last part of its session's directory), else NULL. */
+const char *session_call_language(const struct cJSON *argv);
 /* At exit: close the sessions this process started. */
 void session_close_owned(void);
 

@@ -518,7 +518,9 @@ static cJSON *job_entry(const cJSON *j, const cJSON *id, const cJSON *state)
 	if (cJSON_IsString(reason))
 		cJSON_AddStringToObject(o, "reason", reason->valuestring);
 	const cJSON *prog = cJSON_GetArrayItem(argv, 0);
-	if (cJSON_IsString(prog) && strrchr(prog->valuestring, '/'))
+	if (session_call_language(argv))     /* a session call: its session's language */
+		cJSON_AddStringToObject(o, "language", session_call_language(argv));
+	else if (cJSON_IsString(prog) && strrchr(prog->valuestring, '/'))
 		cJSON_AddStringToObject(o, "language", strrchr(prog->valuestring, '/') + 1);
 	const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
 	size_t wl = strlen(cfg.workspaces);

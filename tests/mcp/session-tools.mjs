@@ -1,5 +1,5 @@
 // session-tools.mjs - session_info, restart_session, close_session; the
-// sessions in sandbox_info and list_workspaces; delete_workspace closing
+// sessions in sandbox_info, list_workspaces and list_jobs; delete_workspace closing
 // its sessions; and all of it bound to the client: another client (another
 // tenant) neither sees nor closes nor restarts this one's sessions.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -37,6 +37,12 @@ r = await a.call('list_workspaces');
 const w1 = (sc(r).workspaces || []).find((w) => w.workspace_id === 'w1') || {};
 is((w1.sessions || []).map((x) => x.language).join(), 'python', 'list_workspaces: w1 with its session', text(r));
 like(text(r), /w1 .*sessions: python/, 'named in its text too');
+
+// list_jobs: a session call's language is its session's
+r = await a.call('list_jobs');
+const last = (sc(r).jobs || [])[0] || {};
+is(last.language, 'python', "list_jobs gives a session call its session's language", JSON.stringify(last));
+is(last.workspace_id, 'w1', 'and its workspace');
 
 // another tenant: sees none, closes none, restarts none of A's
 r = await b.call('session_info');
