@@ -6,19 +6,14 @@ of bash `true`, and a session call after `import json, csv, statistics`
 stateless, which imports again. Targets (HACKING.md, Sessions): within
 2 ms of bash `true`; at least 10 times faster than the re-import.
 Usage: session.py WORKDIR RUNS. Prints Markdown."""
-import json, os, statistics, subprocess, sys, time
+import os, statistics, subprocess, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_client import Server  # noqa: E402
 
 work, runs = sys.argv[1], int(sys.argv[2])
-p = subprocess.Popen(["sr-mcp", "--state-dir", os.path.join(work, "session-state")],
-                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ))
-nid = 0
-
-def ask(method, params):
-    global nid
-    nid += 1
-    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": nid, "method": method, "params": params}) + "\n").encode())
-    p.stdin.flush()
-    return json.loads(p.stdout.readline())
+srv = Server(os.path.join(work, "session-state"))
+p, ask = srv.p, srv.ask
 
 def run(lang, code, session=False, ws="bs"):
     r = ask("tools/call", {"name": "run_code", "arguments": {
