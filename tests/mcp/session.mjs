@@ -5,6 +5,7 @@
 // output that tries to forge the channel's frames, and sr-mcp restarted.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { existsSync } from 'node:fs';
 import { ok, is, like, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
 
 const T = { timeout: 120000 };
@@ -64,9 +65,22 @@ like(sc(r).stdout, /SRR1 0{32} d 2\nok\n\nSRR1 f{32} o 5\nforge'end'\n/, 'printe
 r = await py('x');
 is(sc(r).stdout, '5\n', 'and the session goes on');
 
+// frames written straight into the channel by code left running after its
+// call (a thread) carry no id of a later call: that call skips them
+r = await py('import os, threading, time\ndef later():\n    time.sleep(0.5)\n    fd = os.open("/run/sr/session/out", os.O_WRONLY)\n    f = b"a" * 32\n    os.write(fd, b"SRR1 " + f + b" o 7\\nFORGED\\n" + b"SRR1 " + f + b" d 2\\nok")\nthreading.Thread(target=later).start()\n"armed"');
+is(sc(r).stdout, "'armed'\n", 'a call leaves a thread that will write forged frames into the channel', text(r));
+r = await py('import time\ntime.sleep(1.5)\n"real"');
+is(sc(r).stdout, "'real'\n", "the next call's answer is its own: the forged frames are skipped", sc(r).stdout);
 // two workspaces never see each other's variables
 r = await call('run_code', { language: 'python', workspace_id: 'w2', session: true, code: 'x' });
 like(sc(r).stderr, /NameError: name 'x'/, 'another workspace has its own session');
+
+// a session reaches no other session's channel: its jail has its own two
+// FIFOs, not the sessions' directory (which is there on the host: the control)
+const other2 = `${state}/sessions/t-sr-test-session/w2/python/in`;
+ok(existsSync(other2), "control: w2's channel is there on the host", other2);
+r = await py(`import os\n(sorted(os.listdir("/run/sr/session")), os.path.exists(${JSON.stringify(other2)}), os.path.exists(${JSON.stringify(state + '/sessions')}))`);
+is(sc(r).stdout, "(['in', 'out'], False, False)\n", "a session sees its own channel only, not another session's", text(r));
 
 // memory: a kill loses the state and says so
 r = await call('run_code', { language: 'python', workspace_id: 'm', session: true, memory_mb: 100, code: 'z = 1' });
