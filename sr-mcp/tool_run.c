@@ -35,7 +35,7 @@ const char run_code_def[] =
 "where the variables, imports and data of earlier session calls still are, and the last expression's value is shown, as in a notebook. "
 "Use it to load data once and explore it over many calls; pass the same workspace_id each time. timeout_s interrupts the code and keeps the session; "
 "memory_mb applies when a session starts. If the session was lost (memory, idle, restart), the result says so and a new one starts: run the setup again. "
-"Not with stdin, args or env.\"}"
+"Not with stdin, args or env. session_info lists your sessions; close_session frees one you no longer need.\"}"
 "},\"required\":[\"language\",\"code\"],\"additionalProperties\":false},"
 "\"outputSchema\":" RESULT_SCHEMA ","
 "\"annotations\":{\"title\":\"Run code\",\"readOnlyHint\":false,\"destructiveHint\":false,"

@@ -58,6 +58,10 @@ r = await sess(s, 'python', 'try:\n    open("big", "wb").write(b"x" * (9 << 20))
 like(sc(r).stdout, /refused 27/, 'a file past the workspace quota is refused (EFBIG)', text(r) + sc(r).stderr);
 r = await sess(s, 'python', 'n');
 is(sc(r).stdout, '1\n', 'and the session lives on');
+r = await sess(s, 'javascript', 'let m = 1\ntry { require("fs").writeFileSync("big", Buffer.alloc(9 << 20)) } catch (e) { e.code }');
+is(sc(r).stdout, "'EFBIG'\n", 'a javascript session too', text(r) + sc(r).stderr);
+r = await sess(s, 'javascript', 'm');
+is(sc(r).stdout, '1\n', 'and it lives on');
 await s.client.close();
 
 s = await start({ SR_MCP_NETWORK: 'install' });
