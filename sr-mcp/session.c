@@ -589,10 +589,17 @@ void session_close_owned(void)
 		each_session(NULL, close_if_owned, NULL);
 }
 
+/* Ended, and said to its next call (whose caller did not close it). */
+static void close_untold(const char *dir, cJSON *rec, void *why)
+{
+	if (job_alive(str(rec, "job")))
+		end_session(dir, rec, why);
+}
+
 void session_close_ws(const char *ws, const char *why)
 {
 	if (cfg.state_dir && job_session_spool())
-		each_session(ws, close_told, (void *)why);
+		each_session(ws, close_untold, (void *)why);
 }
 
 int session_restart(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)

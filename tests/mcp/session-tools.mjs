@@ -86,6 +86,7 @@ r = await a.call('session_info');
 is(mine(r, 'w3').length, 0, 'its session is closed with it', text(r));
 r = await py(a, 'y', 'w3');
 like(sc(r).stderr, /NameError/, 'a later call there starts afresh', text(r));
+like(sc(r).session?.previous_state_lost || '', /workspace was deleted/, 'and says why the state went', JSON.stringify(sc(r).session));
 await a.client.close();
 await b.client.close();
 done();
