@@ -170,7 +170,8 @@ static void why_ended(const char *dir, const cJSON *rec, char *why, size_t len)
 	else if (!strcmp(state, "cancelled"))
 		snprintf(why, len, "its interpreter's job was cancelled (sr-queue cancel)");
 	else if (num(lim ? lim : st, "exit_code") == 0 && !strcmp(state, "succeeded"))
-		snprintf(why, len, "it was idle longer than the server's --session-idle (%llu s)",
+		snprintf(why, len, "its interpreter exited with code 0: it was idle longer than the "
+			 "server's --session-idle (%llu s), or the code ended it (os._exit)",
 			 (unsigned long long)(cfg.session_idle_ms / 1000));
 	else
 		snprintf(why, len, "the interpreter ended (%s, exit code %.0f%s%s)", state,

@@ -43,6 +43,13 @@ like(sc(r).stderr, /SyntaxError/, 'a syntax error');
 r = await js('x');
 is(sc(r).stdout, '41\n', 'and the session lives on');
 
+r = await js('console.log("bye"); process.exit(0); console.log("not reached")');
+is(sc(r).status + ' ' + sc(r).stdout, 'succeeded bye\n', 'process.exit(0) ends the call', text(r));
+r = await js('process.exit(3)');
+is(sc(r).status, 'failed', 'process.exit(3) fails it');
+r = await js('x');
+is(sc(r).stdout, '41\n', 'and the session lives on', text(r));
+
 // a timeout interrupts synchronous code and keeps the state
 r = await js('globalThis.z = 7\nwhile (true) {}', { timeout_s: 1 });
 is(sc(r).status, 'timed_out', 'a loop past its timeout_s is interrupted', text(r));

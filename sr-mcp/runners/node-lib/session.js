@@ -15,8 +15,9 @@
 // As node's REPL: the value of the last expression is shown
 // (util.inspect), undefined is not; top-level await works (node's own
 // rewrite, the REPL's); an exception is printed as "Uncaught ..." and the
-// session lives on. The timeout sends SIGINT from a watchdog thread: code
-// running synchronously is stopped (vm's breakOnSigint), a pending await
+// session lives on; process.exit() ends the call, not the session. The
+// timeout sends SIGINT from a watchdog thread: code running
+// synchronously is stopped (vm's breakOnSigint), a pending await
 // is given up; code stuck in a blocking call is killed by the host's
 // second bound. Output: process.stdout and process.stderr (console too);
 // what a child process writes to an inherited fd 1 or 2 goes to the
@@ -38,6 +39,7 @@ try {   // node --expose-internals: the REPL's rewrite of top-level await
 const CHAN = '/run/sr/session';
 const HEADER_MAX = 200;
 const log = (msg) => fs.writeSync(2, `sr-mcp session: ${msg}\n`);
+const exit = process.exit.bind(process);
 const outFd = fs.openSync(CHAN + '/out', 'r+');   // out first, as srsession.py
 const inFd = fs.openSync(CHAN + '/in', 'r+');
 
@@ -120,6 +122,27 @@ function finish(call, status, value) {
 
 const interrupted = (e) => e && e.code === 'ERR_SCRIPT_EXECUTION_INTERRUPTED';
 
+// process.exit() in a call ends the call, not the session (as SystemExit
+// in a Python session): an exception the code cannot mistake for its own.
+class SessionExit extends Error {}
+process.exit = function (code) {
+  if (!current)
+    return exit(code);
+  const e = new SessionExit('process.exit() ends the call; the session lives on (close_session ends it)');
+  e.status = Number(code ?? process.exitCode ?? 0) === 0 ? 'ok' : 'error';
+  throw e;
+};
+
+// A call's exception: said, and the call ended with the status it gives.
+function failed(call, e) {
+  if (current !== call)
+    return;
+  if (e instanceof SessionExit)
+    return finish(call, e.status);
+  printError(e);
+  finish(call, interrupted(e) ? 'interrupted' : 'error');
+}
+
 function oneCall(call, timeoutMs, code, n) {
   current = call;
   if (timeoutMs > 0)
@@ -131,14 +154,9 @@ function oneCall(call, timeoutMs, code, n) {
     if (!c.wrapped)
       return finish(call, 'ok', result);
   } catch (e) {
-    printError(e);
-    return finish(call, interrupted(e) ? 'interrupted' : 'error');
+    return failed(call, e);
   }
-  Promise.resolve(result).then((v) => finish(call, 'ok', v && v.value), (e) => {
-    if (current === call)
-      printError(e);
-    finish(call, 'error');
-  });
+  Promise.resolve(result).then((v) => finish(call, 'ok', v && v.value), (e) => failed(call, e));
 }
 
 // SIGINT while the code awaits: the call is given up, the session kept.
@@ -158,7 +176,7 @@ function serve(idleS) {
   const arm = () => {
     clearTimeout(idle);
     if (idleS > 0)
-      idle = setTimeout(() => { log(`idle for ${idleS} s: the session ends`); process.exit(0); },
+      idle = setTimeout(() => { log(`idle for ${idleS} s: the session ends`); exit(0); },
         idleS * 1000);
   };
   const next = () => {
@@ -186,13 +204,13 @@ function serve(idleS) {
   };
   const s = new net.Socket({ fd: inFd, readable: true, writable: false });
   s.on('data', (d) => { buf = Buffer.concat([buf, d]); next(); });
-  s.on('end', () => process.exit(0));
+  s.on('end', () => exit(0));
   arm();
 }
 
 function malformed() {
   log('a malformed request: the session ends');
-  process.exit(3);
+  exit(3);
 }
 
 globalThis.require = createRequire(path.join(process.cwd(), '<session>'));
