@@ -208,6 +208,15 @@ static void close_told(const char *dir, cJSON *rec, void *why)
 	write_json(dir, "record.json", rec);
 }
 
+/* The root file system of the environment s runs in ("" for the host's). */
+static const char *spec_rootfs(const struct run_spec *s)
+{
+	for (size_t n = 0; s->env_extra && s->env_extra[n]; n++)
+		if (!strncmp(s->env_extra[n], "SR_ROOTFS=", 10))
+			return s->env_extra[n] + 10;
+	return "";
+}
+
 /* The FIFOs made new, and the interpreter started: its job id in ref. */
 static int start(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
 {
@@ -248,6 +257,7 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 	cJSON_AddNumberToObject(rec, "last_used_ms", (double)now_ms());
 	cJSON_AddNumberToObject(rec, "memory", (double)s->memory);
 	cJSON_AddNumberToObject(rec, "calls", 0);
+	cJSON_AddStringToObject(rec, "rootfs", spec_rootfs(s));
 	write_json(ref->dir, "record.json", rec);
 	cJSON_Delete(rec);
 	ref->fresh = 1;
@@ -296,7 +306,14 @@ int session_open(const struct run_spec *s, struct session_ref *ref, char *err, s
 		return -1;
 	int lk = dir_lock(ref->dir, "start.lock"), r = 0;
 	cJSON *rec = read_json(ref->dir, "record.json");
-	if (still_live(rec, ref)) {
+	int live = still_live(rec, ref);
+	if (live && strcmp(str(rec, "rootfs"), spec_rootfs(s))) {   /* another environment */
+		snprintf(ref->lost, sizeof ref->lost, "the call asked for another environment than "
+			 "the session's");
+		end_session(ref->dir, rec, ref->lost);
+		live = 0;
+	}
+	if (live) {
 		snprintf(ref->job, sizeof ref->job, "%s", str(rec, "job"));
 	} else {
 		r = start(s, ref, err, errlen);
@@ -612,8 +629,15 @@ int session_restart(const struct run_spec *s, struct session_ref *ref, char *err
 	int had = rec && job_alive(str(rec, "job"));
 	if (had)
 		close_told(ref->dir, rec, "it was restarted (restart_session)");
+	/* in the environment of the session it replaces */
+	char env[4200];
+	const char *extra[2] = { env, NULL };
+	struct run_spec again = *s;
+	if (rec && *str(rec, "rootfs") && !s->env_extra &&
+	    (size_t)snprintf(env, sizeof env, "SR_ROOTFS=%s", str(rec, "rootfs")) < sizeof env)
+		again.env_extra = extra;
 	cJSON_Delete(rec);
-	int r = start(s, ref, err, errlen);
+	int r = start(&again, ref, err, errlen);
 	if (lk >= 0)
 		close(lk);
 	return r < 0 ? -1 : had;

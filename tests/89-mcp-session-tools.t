@@ -3,5 +3,6 @@
 # (tests/mcp/session-tools.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
+rootfs_env    # for a session in an environment
 node "$SR_ROOT/tests/mcp/session-tools.mjs"
 exit $?

@@ -4,13 +4,13 @@
 // tenant) neither sees nor closes nor restarts this one's sessions.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
 
 const T = { timeout: 120000 };
 const state = stateDir();
-async function connect(name) {
+async function connect(name, args = []) {
   const client = new Client({ name, version: '1' });
-  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
+  await client.connect(new StdioClientTransport({ command: server, args, stderr: 'pipe',
     env: serverEnv(state, {}) }));
   return { client, call: (n, args = {}) => client.callTool({ name: n, arguments: args }, undefined, T) };
 }
@@ -89,4 +89,29 @@ like(sc(r).stderr, /NameError/, 'a later call there starts afresh', text(r));
 like(sc(r).session?.previous_state_lost || '', /workspace was deleted/, 'and says why the state went', JSON.stringify(sc(r).session));
 await a.client.close();
 await b.client.close();
+
+// a session lives in the environment it was started in: restart_session
+// keeps it, a call asking for another one starts a new session and says so
+const rootfs = process.env.SR_TEST_ROOTFS;
+if (!rootfs) {
+  skip('a session in an environment', process.env.SR_TEST_ROOTFS_WHY);
+} else {
+  const e = await connect('sr-test-tenant-e', ['--environment', `deb=${rootfs}`]);
+  // minbase has no numpy, the host has (the environments' test shows both)
+  const NO_NUMPY = 'import importlib.util\nimportlib.util.find_spec("numpy") is None';
+  const pe = (code, env) => e.call('run_code', { language: 'python', workspace_id: 'we', session: true, code,
+    ...(env ? { environment: env } : {}) });
+  r = await pe(NO_NUMPY, 'deb');
+  is(sc(r).stdout, 'True\n', "a session in the environment deb runs its python (no numpy)", text(r));
+  r = await e.call('restart_session', { workspace_id: 'we', language: 'python' });
+  is(sc(r).restarted, true, 'restart_session', text(r));
+  r = await pe(NO_NUMPY, 'deb');
+  is(sc(r).stdout, 'True\n', 'the restarted session is in the same environment', text(r));
+  is(sc(r).session?.new, false, 'and the next call there uses it', JSON.stringify(sc(r).session));
+  r = await pe(NO_NUMPY);
+  is(sc(r).stdout, 'False\n', 'a call in another environment runs there (numpy found)', text(r));
+  is(sc(r).session?.new, true, 'in a new session', JSON.stringify(sc(r).session));
+  like(sc(r).session?.previous_state_lost || '', /another environment/, 'saying why the state went');
+  await e.client.close();
+}
 done();
