@@ -526,7 +526,11 @@ void session_result(cJSON *res, const cJSON *info)
 			 "faster, work in smaller steps, or give a larger timeout_s.");
 	} else if (cJSON_IsNumber(ec) && ec->valueint == 125) {
 		cJSON *rec = dir ? read_json(dir, "record.json") : NULL;
-		if (rec && !strcmp(str(rec, "job"), cJSON_GetStringValue(cJSON_GetArrayItem(argv, 3))))
+		const char *job = cJSON_GetStringValue(cJSON_GetArrayItem(argv, 3));
+		/* the interpreter is gone: its job's status, once it is settled */
+		for (int i = 0; rec && i < 60 && job_alive(job); i++)
+			usleep(50000);
+		if (rec && !strcmp(str(rec, "job"), job))
 			why_ended(dir, rec, why, sizeof why);
 		cJSON_Delete(rec);
 		if (!*why)

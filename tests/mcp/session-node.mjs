@@ -73,6 +73,16 @@ is(sc(r).stdout, '41\n', 'and the session goes on');
 r = await call('run_code', { language: 'python', workspace_id: 'n1', session: true, code: 'x' });
 like(sc(r).stderr, /NameError/, 'the python session of the workspace is apart');
 
+// memory: a full heap loses the session, and the call says so
+r = await call('run_code', { language: 'javascript', workspace_id: 'nm', session: true, memory_mb: 200, code: 'let k = 1' });
+is(sc(r).status, 'succeeded', 'a javascript session with 200 MiB', text(r));
+r = await call('run_code', { language: 'javascript', workspace_id: 'nm', session: true,
+  code: 'const a = []\nwhile (true) a.push(new Array(1e6).fill(1.5))' });
+is(sc(r).status, 'oom', 'a heap past the limit: status oom', text(r));
+like(sc(r).session?.state_lost || '', /out of memory/, 'the call says the state was lost for memory', JSON.stringify(sc(r).session));
+r = await call('run_code', { language: 'javascript', workspace_id: 'nm', session: true, code: 'typeof k' });
+is(sc(r).stdout, "'undefined'\n", 'the next call has a new session', text(r));
+
 // code blocked where SIGINT cannot reach it: the second bound kills the session
 r = await js('require("child_process").execFileSync("sleep", ["30"])', { timeout_s: 1 });
 ok(sc(r).session?.state_lost, 'a call blocked past the second bound loses the session', text(r));
