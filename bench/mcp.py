@@ -7,18 +7,13 @@ Usage: mcp.py WORKDIR RUNS. Prints Markdown; saves the figures for
 targets.py in WORKDIR/mcp.json."""
 import json, os, statistics, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcp_client import Server  # noqa: E402
+
 work, runs = sys.argv[1], int(sys.argv[2])
 state = os.path.join(work, "mcp-state")
-p = subprocess.Popen(["sr-mcp", "--state-dir", state], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE, env=dict(os.environ))
-nid = 0
-
-def ask(method, params):
-    global nid
-    nid += 1
-    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": nid, "method": method, "params": params}) + "\n").encode())
-    p.stdin.flush()
-    return json.loads(p.stdout.readline())
+srv = Server(state)
+p, ask = srv.p, srv.ask
 
 def rss_kb(pid):
     for line in open(f"/proc/{pid}/status"):

@@ -101,6 +101,7 @@ section "sr-queue: /bin/true jobs end to end (submit -> completed), fsync includ
 section "sr-queue: with 10,000 jobs queued" queue_scale_section
 section "sr-mcp: run_code over stdio, end to end" mcp_section
 section "sr-mcp-http: run_code over Streamable HTTP against stdio" http_section
+section "sr-mcp: sessions (run_code session: true) against stateless runs" session_section
 section "Targets" targets_section
 
 # N jobs submitted by two concurrent submitters while W workers run;
@@ -156,6 +157,11 @@ queue_scale_section() {
 	t1=$(date +%s.%N)
 	echo
 	python3 -c "print(f'Draining those {$left} jobs with one worker, -j 2: {$left / ($t1 - $t0):.0f} jobs/s')"
+}
+
+session_section() {
+	have sr-mcp || { echo "(sr-mcp not built)"; return; }
+	python3 "$SR_ROOT/bench/session.py" "$work" "${SR_BENCH_QUICK:+20}${SR_BENCH_QUICK:-100}"
 }
 
 mcp_section() {

@@ -38,6 +38,7 @@ struct run_spec {
 	const char *tenant;
 	int net;                 /* the run reaches the network */
 	const char *const *env_extra;  /* KEY=VALUE for the runner, NULL-ended, or NULL */
+	int session;             /* a session's interpreter: in the sessions' spool */
 };
 /* Who waits: a cancel (*cancelled non-zero) ends the wait; progress, when
  * set, is told every MCP_PROGRESS_S seconds. */
@@ -53,6 +54,14 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 struct cJSON *job_wait(const struct job_waiter *w, const char *id, uint64_t ms, char *err,
 		       size_t errlen);
 int job_cancel(const char *id, char *err, size_t errlen);
+/* The same in another spool sp (the sessions'): status, or NULL with err. */
+struct cJSON *job_status_in(const char *sp, const char *id, char *err, size_t errlen);
+int job_cancel_in(const char *sp, const char *id, char *err, size_t errlen);
+/* The sessions' spool (STATE/sessions/spool, once job_state_ready), and
+ * its worker, one slot per session: at most JOB_SESSIONS_MAX at once. */
+#define JOB_SESSIONS_MAX 16
+const char *job_session_spool(void);
+void job_session_worker(void);
 struct cJSON *job_list(char *err, size_t errlen);
 void job_worker_ensure(void);
 /* The state directory made (on first use) and the sandbox found to work:

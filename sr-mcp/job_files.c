@@ -112,3 +112,33 @@ cJSON *job_info(const char *id)
 	free(s);
 	return j;
 }
+
+static void units(char *buf, size_t len, uint64_t v, const uint64_t *mult,
+		  const char *const *name, size_t n)
+{
+	size_t i = 0;
+	while (i + 1 < n && v % mult[i] != 0)
+		i++;
+	snprintf(buf, len, "%llu%s", (unsigned long long)(v / mult[i]), name[i]);
+}
+
+void job_terms(char *buf, size_t len)
+{
+	static const uint64_t ms[] = { 86400000, 3600000, 60000, 1000, 1 };
+	static const char *const msn[] = { "d", "h", "m", "s", "ms" };
+	static const uint64_t by[] = { 1ULL << 30, 1ULL << 20, 1ULL << 10, 1 };
+	static const char *const byn[] = { "G", "M", "K", " bytes" };
+	char t[32], s[32];
+	units(t, sizeof t, cfg.job_ttl_ms, ms, msn, 5);
+	units(s, sizeof s, cfg.job_space, by, byn, 4);
+	if (cfg.job_ttl_ms && cfg.job_space)
+		snprintf(buf, len, "sr-mcp keeps finished jobs for %s and at most %s of them, the "
+			 "oldest removed first", t, s);
+	else if (cfg.job_ttl_ms)
+		snprintf(buf, len, "sr-mcp keeps finished jobs for %s", t);
+	else if (cfg.job_space)
+		snprintf(buf, len, "sr-mcp keeps at most %s of finished jobs, the oldest removed "
+			 "first", s);
+	else
+		snprintf(buf, len, "finished jobs are removed by sr-queue gc");
+}

@@ -97,6 +97,7 @@ const char *job_memory_via(void)
 }
 
 static struct sq_spool spool;   /* opened once, by job_state_ready */
+static struct sq_spool sess_spool;  /* the sessions' interpreters: STATE/sessions/spool */
 
 /* "K=V" onto env; the string is kept in bufs, freed by the caller. */
 static void add_env(char **env, size_t *n, const char *k, const char *v)
@@ -185,21 +186,24 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 	const char *what = "the job record";
 	sq_id_new(id);
 	cJSON *job = sq_job_record(id, &nj);
-	int r = job ? sq_job_store(&spool, id, job, &nj, &what) : -1;
+	int r = job ? sq_job_store(s->session ? &sess_spool : &spool, id, job, &nj, &what) : -1;
 	int e = errno;
 	cJSON_Delete(job);
 	free(argv);
 	while (nenv > 0)
 		free(env[--nenv]);
 	if (r < 0) {
-		snprintf(err, errlen, "unable to store the job in %s: %s: %s", cfg.spool, what,
-			 strerror(e));
+		snprintf(err, errlen, "unable to store the job in %s: %s: %s",
+			 s->session ? "the sessions' spool" : cfg.spool, what, strerror(e));
 		goto fail;
 	}
 	memcpy(job_id, id, 33);
 	while (ndeps > 0)
 		close(deps[--ndeps]);
-	job_worker_ensure();
+	if (s->session)
+		job_session_worker();
+	else
+		job_worker_ensure();
 	return 0;
 fail:
 	while (ndeps > 0)
@@ -213,11 +217,11 @@ fail:
 /* A job that has ended is read straight from its file in done/, through
  * sr-queue's spool core: its record and its result line, as `sr-queue
  * status --json` would print them, without the exec. NULL: not there. */
-static cJSON *done_status(const char *id)
+static cJSON *done_status_in(const char *sp, const char *id)
 {
 	char path[4200];
 	cJSON *job = NULL, *res = NULL, *it;
-	snprintf(path, sizeof path, "%s/done/%s", cfg.spool, id);
+	snprintf(path, sizeof path, "%s/done/%s", sp, id);
 	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return NULL;
@@ -237,25 +241,38 @@ static cJSON *done_status(const char *id)
 	return job;
 }
 
-static cJSON *status_of(const char *id, char *err, size_t errlen)
+static cJSON *done_status(const char *id)
 {
-	cJSON *done = done_status(id);
+	return done_status_in(cfg.spool, id);
+}
+
+/* A job's status in spool sp, as `sr-queue status --json` gives it. */
+cJSON *job_status_in(const char *sp, const char *id, char *err, size_t errlen)
+{
+	cJSON *done = done_status_in(sp, id);
 	if (done)
 		return done;
 	char *out;
-	char *argv[] = { "sr-queue", "status", cfg.spool, (char *)id, "--json", NULL };
+	char *argv[] = { "sr-queue", "status", (char *)sp, (char *)id, "--json", NULL };
 	int rc = spawn_capture(argv, &out, 1 << 20, 0);
 	cJSON *j = out ? cJSON_Parse(out) : NULL;
 	free(out);
 	if (!cJSON_IsObject(j) || !cJSON_IsString(cJSON_GetObjectItem(j, "state"))) {
 		cJSON_Delete(j);
-		if (rc == 1 || rc == 111)
+		if ((rc == 1 || rc == 111) && sp == cfg.spool)
 			job_not_found(id, err, errlen);
+		else if (rc == 1 || rc == 111)
+			snprintf(err, errlen, "no job %s", id);
 		else
 			snprintf(err, errlen, "sr-queue status failed (exit %d)", rc);
 		return NULL;
 	}
 	return j;
+}
+
+static cJSON *status_of(const char *id, char *err, size_t errlen)
+{
+	return job_status_in(cfg.spool, id, err, errlen);
 }
 
 /* SPOOL/removed, which gc raises to the latest-submitted job it removes,
@@ -420,7 +437,12 @@ cJSON *job_wait(const struct job_waiter *r, const char *id, uint64_t ms, char *e
 
 int job_cancel(const char *id, char *err, size_t errlen)
 {
-	char *out, *argv[] = { "sr-queue", "cancel", cfg.spool, (char *)id, "--json", NULL };
+	return job_cancel_in(cfg.spool, id, err, errlen);
+}
+
+int job_cancel_in(const char *sp, const char *id, char *err, size_t errlen)
+{
+	char *out, *argv[] = { "sr-queue", "cancel", (char *)sp, (char *)id, "--json", NULL };
 	int rc = spawn_capture(argv, &out, 1 << 16, 0);
 	free(out);
 	if (rc == 0)
@@ -456,21 +478,19 @@ cJSON *job_list(char *err, size_t errlen)
  * minute after, so that back-to-back calls find it there. A job queued
  * just as a worker decides to exit is picked up by the next look of a
  * call that finds it still queued (job_wait looks soon, then each second). */
-void job_worker_ensure(void)
+static void worker_start(const char *sp, const char *name, unsigned slots)
 {
-	if (cfg.external_worker)
-		return;
 	char lock[4200], log[4200], jobs[16];
-	snprintf(lock, sizeof lock, "%s/worker.lock", cfg.state_dir);
-	snprintf(log, sizeof log, "%s/worker.log", cfg.state_dir);
-	snprintf(jobs, sizeof jobs, "%u", cfg.jobs);
+	snprintf(lock, sizeof lock, "%s/%s.lock", cfg.state_dir, name);
+	snprintf(log, sizeof log, "%s/%s.log", cfg.state_dir, name);
+	snprintf(jobs, sizeof jobs, "%u", slots);
 	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		mcp_log("unable to open %s: %s", lock, strerror(errno));
 		return;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		char *argv[12] = { "sr-queue", "run", cfg.spool, "-j", jobs, "--idle", "60s" };
+		char *argv[12] = { "sr-queue", "run", (char *)sp, "-j", jobs, "--idle", "60s" };
 		int n = 7;
 		if (cfg.via) {
 			argv[n++] = "--via";
@@ -481,9 +501,28 @@ void job_worker_ensure(void)
 			argv[n++] = cfg.cpu_budget;
 		}
 		if (spawn_detached(argv, fd, log) < 0)
-			mcp_log("unable to start a worker on %s", cfg.spool);
+			mcp_log("unable to start a worker on %s", sp);
 	}
 	close(fd);
+}
+
+void job_worker_ensure(void)
+{
+	if (!cfg.external_worker)
+		worker_start(cfg.spool, "worker", cfg.jobs);
+}
+
+/* The sessions' spool has a worker of its own, always sr-mcp's (an
+ * interpreter holds its slot for the session's life: in the runs' spool
+ * it would starve the runs); one slot per session allowed. */
+void job_session_worker(void)
+{
+	worker_start(job_session_spool(), "session-worker", JOB_SESSIONS_MAX);
+}
+
+const char *job_session_spool(void)
+{
+	return sess_spool.path;
 }
 
 static int mkdir_p(char *path, mode_t mode)
@@ -498,6 +537,20 @@ static int mkdir_p(char *path, mode_t mode)
 			return -1;
 	}
 	return mkdir(path, mode) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static char *sub_dir(const char *name, mode_t mode, char *err, size_t errlen);
+
+/* STATE/sessions and its spool, for the sessions' interpreters. */
+static int session_spool_open(char *why, size_t len)
+{
+	char *d = sub_dir("sessions", 0700, why, len), *p;
+	if (!d)
+		return -1;
+	if (asprintf(&p, "%s/spool", d) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	free(d);
+	return sq_spool_try_open(&sess_spool, p, 1, why, len);   /* keeps p */
 }
 
 static char *sub_dir(const char *name, mode_t mode, char *err, size_t errlen)
@@ -571,6 +624,8 @@ int job_state_ready(char *err, size_t errlen)
 			;
 		} else if (sq_spool_try_open(&spool, cfg.spool, 1, why, sizeof why) < 0) {
 			;
+		} else if (session_spool_open(why, sizeof why) < 0) {
+			;
 		} else if (jail_probe(why, sizeof why) < 0) {
 			;
 		} else {
@@ -619,34 +674,4 @@ int job_ws_busy(const char *ws, char job[33])
 	}
 	cJSON_Delete(all);
 	return found;
-}
-
-static void units(char *buf, size_t len, uint64_t v, const uint64_t *mult,
-		  const char *const *name, size_t n)
-{
-	size_t i = 0;
-	while (i + 1 < n && v % mult[i] != 0)
-		i++;
-	snprintf(buf, len, "%llu%s", (unsigned long long)(v / mult[i]), name[i]);
-}
-
-void job_terms(char *buf, size_t len)
-{
-	static const uint64_t ms[] = { 86400000, 3600000, 60000, 1000, 1 };
-	static const char *const msn[] = { "d", "h", "m", "s", "ms" };
-	static const uint64_t by[] = { 1ULL << 30, 1ULL << 20, 1ULL << 10, 1 };
-	static const char *const byn[] = { "G", "M", "K", " bytes" };
-	char t[32], s[32];
-	units(t, sizeof t, cfg.job_ttl_ms, ms, msn, 5);
-	units(s, sizeof s, cfg.job_space, by, byn, 4);
-	if (cfg.job_ttl_ms && cfg.job_space)
-		snprintf(buf, len, "sr-mcp keeps finished jobs for %s and at most %s of them, the "
-			 "oldest removed first", t, s);
-	else if (cfg.job_ttl_ms)
-		snprintf(buf, len, "sr-mcp keeps finished jobs for %s", t);
-	else if (cfg.job_space)
-		snprintf(buf, len, "sr-mcp keeps at most %s of finished jobs, the oldest removed "
-			 "first", s);
-	else
-		snprintf(buf, len, "finished jobs are removed by sr-queue gc");
 }

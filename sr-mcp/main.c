@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "session.h"
 #include "tool.h"
 #include "sr.h"
 
@@ -46,6 +47,7 @@ static const char usage_text[] =
 "      --workspace-ttl DURATION|off  remove workspaces idle that long (default 7d)\n"
 "      --scratch-ttl DURATION|off  remove unnamed workspaces idle that long (default 1h)\n"
 "      --job-ttl DURATION|off  remove finished jobs' output that old (default 7d)\n"
+"      --session-idle DURATION|off  close a session idle that long (default 30m)\n"
 "      --job-space SIZE|off  finished jobs' output kept, at most (default 1G)\n"
 "      --compat sandrun     also offer Sandrun's tool names\n"
 "      --host-dir DIR       a host directory for export_workspace and import_files\n"
@@ -58,7 +60,7 @@ static const char usage_text[] =
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
        O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
        O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE,
-       O_WS_INODES, O_SCRATCH_TTL, O_ENVIRONMENT, O_TENANT };
+       O_WS_INODES, O_SCRATCH_TTL, O_ENVIRONMENT, O_TENANT, O_SESSION_IDLE };
 
 static const struct option longopts[] = {
 	{ "state-dir", required_argument, 0, O_STATE },
@@ -82,6 +84,7 @@ static const struct option longopts[] = {
 	{ "workspace-inodes", required_argument, 0, O_WS_INODES },
 	{ "workspace-ttl", required_argument, 0, O_WS_TTL },
 	{ "scratch-ttl", required_argument, 0, O_SCRATCH_TTL },
+	{ "session-idle", required_argument, 0, O_SESSION_IDLE },
 	{ "job-ttl", required_argument, 0, O_JOB_TTL },
 	{ "job-space", required_argument, 0, O_JOB_SPACE },
 	{ "host-dir", required_argument, 0, O_HOST_DIR },
@@ -107,7 +110,7 @@ static const struct { int opt; const char *var; } vars[] = {
 	{ O_HOST_DIR, "SR_MCP_HOST_DIRS" },
 	{ O_VIA, "SR_MCP_VIA" }, { O_WS_INODES, "SR_MCP_WORKSPACE_INODES" },
 	{ O_JOB_TTL, "SR_MCP_JOB_TTL" }, { O_JOB_SPACE, "SR_MCP_JOB_SPACE" },
-	{ O_SCRATCH_TTL, "SR_MCP_SCRATCH_TTL" },
+	{ O_SCRATCH_TTL, "SR_MCP_SCRATCH_TTL" }, { O_SESSION_IDLE, "SR_MCP_SESSION_IDLE" },
 	{ O_ENVIRONMENT, "SR_MCP_ENVIRONMENTS" }, { O_TENANT, "SR_MCP_TENANT" },
 };
 
@@ -295,6 +298,7 @@ static void set_opt(int c, const char *a, const char *name)
 		break;
 	case O_WS_TTL: cfg.ws_ttl_ms = ttl_ms(name, a); break;
 	case O_SCRATCH_TTL: cfg.scratch_ttl_ms = ttl_ms(name, a); break;
+	case O_SESSION_IDLE: cfg.session_idle_ms = ttl_ms(name, a); break;
 	case O_JOB_TTL: cfg.job_ttl_ms = ttl_ms(name, a); break;
 	case O_JOB_SPACE: cfg.job_space = strcmp(a, "off") ? sr_opt_size(name, a) : 0; break;
 	case O_COMPAT:
@@ -533,6 +537,8 @@ static void serve(void)
 int main(int argc, char **argv)
 {
 	sr_set_prog("sr-mcp");
+	if (argc > 1 && !strcmp(argv[1], SESSION_CALL_ARG))   /* a session call's job */
+		return session_call_main(argc, argv);
 	defaults();
 	parse_args(argc, argv);
 	refuse_root();
@@ -556,5 +562,6 @@ int main(int argc, char **argv)
 		usleep(10000);
 	proto_flush();
 	spawn_kill_all();
+	session_close_owned();     /* their state goes with this process */
 	_exit(0);
 }

@@ -66,6 +66,7 @@ struct config {
 	uint64_t ws_inodes;     /* --workspace-inodes, with the quota; 0: off */
 	uint64_t ws_ttl_ms;     /* --workspace-ttl; 0: off */
 	uint64_t scratch_ttl_ms; /* --scratch-ttl: an unnamed workspace's; 0: off */
+	uint64_t session_idle_ms; /* --session-idle: a session closed when idle; 0: off */
 	uint64_t job_ttl_ms;    /* --job-ttl: finished jobs kept that long; 0: off */
 	uint64_t job_space;     /* --job-space: finished jobs' room, bytes; 0: off */
 	int compat_sandrun;

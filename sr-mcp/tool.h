@@ -8,6 +8,7 @@
  *   tool_info.c      sandbox_info; --compat sandrun's names
  *   tool_run.c       run_code, job_status, job_logs, cancel_job, list_jobs
  *   tool_ws.c        list_workspaces, delete_workspace
+ *   tool_session.c   session_info, restart_session, close_session
  *   tool_write.c     write_file, edit_file, delete_path
  *   tool_files.c     list_files, read_file
  *   tool_packages.c  install_packages
@@ -141,6 +142,9 @@ const char *tool_res_mime(const char *path);           /* by its name, or NULL *
 	TOOL(sandbox_info, sandbox_info, 0, NULL) \
 	TOOL(list_workspaces, files_list_workspaces, 0, NULL) \
 	TOOL(delete_workspace, files_delete_workspace, 0, NULL) \
+	TOOL(session_info, session_info, 0, NULL) \
+	TOOL(restart_session, restart_session, 0, NULL) \
+	TOOL(close_session, close_session, 0, NULL) \
 	TOOL(list_files, files_list, 0, NULL) \
 	TOOL(read_file, files_read, 0, NULL) \
 	TOOL(write_file, files_write, 0, NULL) \

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "session.h"
 #include "tool.h"
 #include "sr.h"
 
@@ -16,7 +17,7 @@ const char sandbox_info_def[] =
 "ask up to (a workspace's size quota and how long an unused one is kept among them), and the "
 "network policy, and the environments runs may choose (run_code's environment) with what each has: "
 "its OS, Python and the scientific modules Python finds (python_modules: importable without "
-"install_packages), Node.js, Bash.\","
+"install_packages), Node.js, Bash; and your live sessions.\","
 "\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
@@ -35,7 +36,9 @@ const char sandbox_info_def[] =
 "\"name\":{\"type\":\"string\"},\"default\":{\"type\":\"boolean\"},\"os\":{\"type\":\"string\"},"
 "\"python\":{\"type\":\"string\"},\"python_modules\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
 "\"node\":{\"type\":\"string\"},\"bash\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"},"
-"\"error\":{\"type\":\"string\"}},\"required\":[\"name\",\"default\"]}}},"
+"\"error\":{\"type\":\"string\"}},\"required\":[\"name\",\"default\"]}},"
+"\"sessions\":{\"type\":\"array\",\"description\":\"Your live sessions (run_code session: true); "
+"session_info says more.\",\"items\":{\"type\":\"object\"}}},"
 "\"required\":[\"languages\",\"defaults\",\"caps\",\"network\"]},"
 "\"annotations\":{\"title\":\"Sandbox info\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
@@ -118,6 +121,8 @@ static void info_limits(cJSON *res)
 	/* finished jobs' output is kept this long, and in this much room */
 	num_or_null(c, "job_kept_s", cfg.job_ttl_ms != 0, (double)(cfg.job_ttl_ms / 1000));
 	num_or_null(c, "job_space_bytes", cfg.job_space != 0, (double)cfg.job_space);
+	/* a session idle this long is closed */
+	num_or_null(c, "session_idle_s", cfg.session_idle_ms != 0, (double)(cfg.session_idle_ms / 1000));
 }
 
 void sandbox_info(struct proto_req *r, const cJSON *args)
@@ -146,6 +151,7 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 		"(no_new_privs, seccomp)");
 	cJSON_AddStringToObject(res, "state_dir", cfg.state_dir);
 	cJSON_AddItemToObject(res, "environments", tool_env_facts());
+	cJSON_AddItemToObject(res, "sessions", session_list(r->tenant, NULL));
 	char *text = cJSON_Print(res);
 	tool_reply(r, res, text, 0);
 	free(text);

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "session.h"
 #include "tool.h"
 #include "sr.h"
 
@@ -29,7 +30,12 @@ const char run_code_def[] =
 "\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Environment variables for the program.\"},"
 "\"timeout_s\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit of the run.\"},"
 "\"memory_mb\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Memory limit of the run, in MiB: the whole run where sandbox_info says memory_enforcement cgroup, else each process's private memory.\"},"
-"\"wait_s\":{\"type\":\"number\",\"minimum\":0,\"description\":\"How long this call waits for the run to end (0: return at once).\"}"
+"\"wait_s\":{\"type\":\"number\",\"minimum\":0,\"description\":\"How long this call waits for the run to end (0: return at once).\"},"
+"\"session\":{\"type\":\"boolean\",\"description\":\"true: run the code in the workspace's live interpreter (python or javascript), "
+"where the variables, imports and data of earlier session calls still are, and the last expression's value is shown, as in a notebook. "
+"Use it to load data once and explore it over many calls; pass the same workspace_id each time. timeout_s interrupts the code and keeps the session; "
+"memory_mb applies when a session starts. If the session was lost (memory, idle, restart), the result says so and a new one starts: run the setup again. "
+"Not with stdin, args or env. session_info lists your sessions; close_session frees one you no longer need.\"}"
 "},\"required\":[\"language\",\"code\"],\"additionalProperties\":false},"
 "\"outputSchema\":" RESULT_SCHEMA ","
 "\"annotations\":{\"title\":\"Run code\",\"readOnlyHint\":false,\"destructiveHint\":false,"
@@ -173,6 +179,9 @@ cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t
 		  uint64_t err_off)
 {
 	cJSON *res = job_result_object(id, ws, st, out_off, err_off);
+	cJSON *info = job_info(id);
+	session_result(res, info);      /* a session call: its session's facts */
+	cJSON_Delete(info);
 	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
 	int going = !strcmp(status, "running") || !strcmp(status, "queued");
 	int is_error = strcmp(status, "succeeded") && !going;
@@ -265,6 +274,7 @@ static uint64_t ms_of(double s)
 struct run_args {
 	const char *lang, *code, *ws, *in;
 	double timeout, mem, wait;
+	int session;
 	const cJSON *a, *env;
 	const struct runner *run;
 };
@@ -299,7 +309,8 @@ static int run_args_read(struct proto_req *r, const cJSON *args, struct run_args
 	    tool_arg_str(r, T, args, "stdin", &v->in) < 0 ||
 	    tool_arg_num(r, T, args, "timeout_s", 0.001, &v->timeout) < 0 ||
 	    tool_arg_num(r, T, args, "memory_mb", 1, &v->mem) < 0 ||
-	    tool_arg_num(r, T, args, "wait_s", 0, &v->wait) < 0)
+	    tool_arg_num(r, T, args, "wait_s", 0, &v->wait) < 0 ||
+	    tool_arg_bool(r, T, args, "session", &v->session) < 0)
 		return -1;
 	if (!v->lang || !v->code) {
 		tool_bad_args(r, T, "language and code are required");
@@ -320,6 +331,16 @@ static int run_args_read(struct proto_req *r, const cJSON *args, struct run_args
 			tool_bad_args(r, T, "args must be an array of strings");
 			return -1;
 		}
+	}
+	if (v->session && (strcmp(v->lang, "python") && strcmp(v->lang, "javascript"))) {
+		tool_bad_args(r, T, "session: true runs python or javascript; other languages run "
+			      "stateless (the files in /workspace are kept between runs)");
+		return -1;
+	}
+	if (v->session && (v->a || v->env || v->in)) {
+		tool_bad_args(r, T, "session: true takes no stdin, args or env: set them in the "
+			      "code (os.environ, sys.argv; process.env), or run without session");
+		return -1;
 	}
 	if (v->env && (!cJSON_IsObject(v->env) || env_names_ok(v->env, why, sizeof why) < 0)) {
 		tool_bad_args(r, T, cJSON_IsObject(v->env) ? why : "env must be an object of strings");
@@ -351,9 +372,11 @@ static int run_caps(struct proto_req *r, struct run_args *v)
 
 /* The run queued in its workspace (s->workspace, made if need be): 0 with
  * its id, or -1 (answered). */
-static int run_submit(struct proto_req *r, struct run_spec *s, char *id)
+static int run_submit(struct proto_req *r, struct run_spec *s, char *id, int session)
 {
 	char err[512];
+	struct session_ref ref;
+	cJSON *sargs = NULL;
 	/* the workspace held against an idle sweep until its job is queued */
 	int hold = ws_hold(0), bad = ws_make(s->workspace, sizeof s->workspace, 0, err,
 						    sizeof err) < 0;
@@ -371,7 +394,10 @@ static int run_submit(struct proto_req *r, struct run_spec *s, char *id)
 			s->env_extra = extra;
 		}
 	}
+	if (!bad && session && !(bad = session_open(s, &ref, err, sizeof err) < 0))
+		session_call_spec(s, &ref, &sargs);
 	bad = bad || job_submit(s, id, err, sizeof err) < 0;
+	cJSON_Delete(sargs);
 	ws_release(hold);
 	if (bad) {
 		tool_error(r, "The run could not be started: %s. Nothing ran. Tell the user; "
@@ -399,7 +425,7 @@ void run_code(struct proto_req *r, const cJSON *args)
 	};
 	snprintf(s.workspace, sizeof s.workspace, "%s", v.ws ? v.ws : "");
 	char id[33];
-	if (tool_env_pick(r, args, &s) < 0 || run_submit(r, &s, id) < 0)
+	if (tool_env_pick(r, args, &s) < 0 || run_submit(r, &s, id, v.session) < 0)
 		return;
 	proto_req_set_job(r, id);
 	if (r->task_legacy) {    /* a task asked for (2025-11-25): answer at once */
@@ -498,7 +524,9 @@ static cJSON *job_entry(const cJSON *j, const cJSON *id, const cJSON *state)
 	if (cJSON_IsString(reason))
 		cJSON_AddStringToObject(o, "reason", reason->valuestring);
 	const cJSON *prog = cJSON_GetArrayItem(argv, 0);
-	if (cJSON_IsString(prog) && strrchr(prog->valuestring, '/'))
+	if (session_call_language(argv))     /* a session call: its session's language */
+		cJSON_AddStringToObject(o, "language", session_call_language(argv));
+	else if (cJSON_IsString(prog) && strrchr(prog->valuestring, '/'))
 		cJSON_AddStringToObject(o, "language", strrchr(prog->valuestring, '/') + 1);
 	const cJSON *cwd = cJSON_GetObjectItem(info, "cwd");
 	size_t wl = strlen(cfg.workspaces);

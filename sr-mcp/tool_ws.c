@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "session.h"
 #include "tool.h"
 #include "sr.h"
 
@@ -42,15 +43,16 @@ const char list_workspaces_def[] =
 "\"inode_quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"The most files, directories and links it may hold (null: no cap).\"},"
 "\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
 "\"scratch\":{\"type\":\"boolean\",\"description\":\"true: made by a call without a workspace_id, removed soon after its last use unless a call names it (which keeps it); false: kept.\"},"
-"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
+"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"},"
+"\"sessions\":{\"type\":\"array\",\"description\":\"Your live sessions in it (run_code session: true): language, age, idle, memory.\",\"items\":{\"type\":\"object\"}}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
 "\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"}},"
 "\"required\":[\"workspaces\"]},"
 "\"annotations\":{\"title\":\"List workspaces\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
 const char delete_workspace_def[] =
 "{\"name\":\"delete_workspace\",\"title\":\"Delete a workspace\","
-"\"description\":\"Remove a workspace and every file in it (links are removed, never followed). "
-"Refused while a job of the workspace is queued or running.\","
+"\"description\":\"Remove a workspace and every file in it (links are removed, never followed), "
+"and close its sessions. Refused while a job of the workspace is queued or running.\","
 "\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
 "\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
@@ -189,6 +191,24 @@ static cJSON *ws_entry(int dfd, const char *name, char *line, size_t len)
 	return o;
 }
 
+/* The caller's live sessions of workspace ws in o, and named in its line. */
+static void ws_sessions(cJSON *o, const char *tenant, const char *ws, char *line, size_t len)
+{
+	cJSON *all = session_list(tenant, ws), *e;
+	cJSON_AddItemToObject(o, "sessions", all);
+	size_t n = strlen(line);
+	if (!cJSON_GetArraySize(all) || n < 1)
+		return;
+	n--;   /* before the newline */
+	n += (size_t)snprintf(line + n, len - n, ", sessions:");
+	cJSON_ArrayForEach(e, all)
+		if (n < len)
+			n += (size_t)snprintf(line + n, len - n, " %s",
+					      cJSON_GetStringValue(cJSON_GetObjectItem(e, "language")));
+	if (n < len)
+		snprintf(line + n, len - n, "\n");
+}
+
 void files_list_workspaces(struct proto_req *r, const cJSON *args)
 {
 	double from = 0;
@@ -210,6 +230,8 @@ void files_list_workspaces(struct proto_req *r, const cJSON *args)
 			break;
 		char line[300];
 		cJSON *o = ws_entry(dirfd(d), names[i], line, sizeof line);
+		if (o)
+			ws_sessions(o, r->tenant, names[i], line, sizeof line);
 		free(names[i]);
 		if (!o)
 			continue;   /* not a directory, or a link: not a workspace */
@@ -257,6 +279,8 @@ void files_delete_workspace(struct proto_req *r, const cJSON *args)
 		     "wait for it to end, then delete the workspace", ws, job);
 		return;
 	}
+	/* its interpreters first: none writes into it while it goes */
+	session_close_ws(ws, "its workspace was deleted (delete_workspace)");
 	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root < 0 || sr_remove_tree(root, ws) < 0) {
 		int e = errno;

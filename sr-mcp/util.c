@@ -57,6 +57,7 @@ void cfg_defaults(void)
 	cfg.ws_inodes = 200000;
 	cfg.ws_ttl_ms = 7ULL * 86400000;
 	cfg.scratch_ttl_ms = 3600000;    /* an hour */
+	cfg.session_idle_ms = 1800000;   /* half an hour */
 	cfg.job_ttl_ms = 7ULL * 86400000;
 	cfg.job_space = 1ULL << 30;
 }

@@ -15,12 +15,6 @@ SR_TEST_MODULES=$(sr-jail sr-exec python3 -c 'import sys, importlib.util as u
 print(" ".join(m for m in sys.argv[1:] if u.find_spec(m)))' $mods)
 export SR_TEST_MODULES
 
-status=$(cat "$SR_ROOT/.cache/rootfs/status" 2>/dev/null || echo "not built: run make check (scripts/rootfs.sh builds it)")
-D=$(cat "$SR_ROOT/.cache/rootfs/path" 2>/dev/null)
-if [ "$status" = ok ] && [ -x "$D/usr/bin/python3" ]; then
-	export SR_TEST_ROOTFS=$D
-else
-	export SR_TEST_ROOTFS_WHY="no Debian rootfs: $status"
-fi
+rootfs_env
 node "$SR_ROOT/tests/mcp/environment.mjs"
 exit $?

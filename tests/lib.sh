@@ -210,6 +210,20 @@ tasks_gone() { local now; now=$(user_tasks); echo $(( $1 > now ? $1 - now : 0 ))
 
 # mcp_client_guard: skip the file unless the sandbox runs here and the
 # pinned MCP clients are installed (make check runs npm ci in tests/mcp).
+# The Debian rootfs make check builds (scripts/rootfs.sh), for the MCP
+# tests of environments: SR_TEST_ROOTFS its path, or SR_TEST_ROOTFS_WHY
+# why there is none (their TAP skip).
+rootfs_env() {
+	local status D
+	status=$(cat "$SR_ROOT/.cache/rootfs/status" 2>/dev/null || echo "not built: run make check (scripts/rootfs.sh builds it)")
+	D=$(cat "$SR_ROOT/.cache/rootfs/path" 2>/dev/null)
+	if [ "$status" = ok ] && [ -x "$D/usr/bin/python3" ]; then
+		export SR_TEST_ROOTFS=$D
+	else
+		export SR_TEST_ROOTFS_WHY="no Debian rootfs: $status"
+	fi
+}
+
 mcp_client_guard() {
 	need_userns
 	command -v node >/dev/null || skip_all "node is not installed"

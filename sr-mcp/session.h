@@ -1,0 +1,66 @@
+/* session.h - the sessions layer (prefix session_): a live interpreter
+ * per workspace, language and tenant (sr-mcp(1), SESSIONS; HACKING.md,
+ * Sessions). Below the protocol, above the jobs: the interpreter is a job
+ * of the sessions' spool, each call a job of the runs' spool whose program
+ * is sr-mcp itself in its --session-call mode.
+ *
+ *   session.c       find, start, close, list the sessions; a call's job
+ *   session_call.c  the call's program: the code handed to the interpreter
+ *                   over the session's FIFOs, its framed answer read back
+ */
+#ifndef SR_MCP_SESSION_H
+#define SR_MCP_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cJSON;
+struct runner;
+struct run_spec;
+
+#define SESSION_LIFE_MS (24ULL * 3600 * 1000)   /* an interpreter lives at most */
+#define SESSION_GRACE_MS 3000   /* after a call's timeout, the code has this to stop */
+#define SESSION_CALL_ARG "--session-call"
+
+/* What a call found: its session's directory and interpreter job; new:
+ * started for it; lost: why the state of the one before was lost ("" if
+ * none was, or if it was said already). */
+struct session_ref {
+	char dir[4200], job[33], lost[700];
+	int fresh;
+};
+
+/* The live session of (tenant, ws, run's language), or a new one started
+ * with the limits of s (its memory, network, environment): 0, or -1 with
+ * why in err. */
+int session_open(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen);
+/* The call's job made of s: its program sr-mcp --session-call, the session's
+ * facts in its arguments (kept in its record). s->args is set; *argv is
+ * freed by session_call_free. */
+void session_call_spec(struct run_spec *s, const struct session_ref *ref, struct cJSON **args);
+/* Close a session (why: said to the next call): 1 closed, 0 none live. */
+int session_close(const char *tenant, const char *ws, const char *lang, const char *why);
+/* Close the sessions of workspace ws, every tenant's (it was deleted). */
+void session_close_ws(const char *ws, const char *why);
+/* The session of (s->tenant, s->workspace, s->runner) closed if live, and
+ * a new one started at once with the limits of s: 1 (one was live), 0
+ * (none was), or -1 with err. */
+int session_restart(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen);
+/* The sessions of tenant (ws: that workspace's only, or NULL), each
+ * {workspace_id, language, interpreter_job_id, state, started_at, age_s,
+ * idle_s, calls, memory_bytes}; those idle past --session-idle closed. */
+struct cJSON *session_list(const char *tenant, const char *ws);
+/* A run's result res of job info (its record): when it is a session
+ * call, its session's facts, and what its exit code says (interrupted,
+ * state lost). */
+void session_result(struct cJSON *res, const struct cJSON *info);
+/* A job's argv (its record's): the language of its session when it is a
+ * session call (the last part of its session's directory), else NULL. */
+const char *session_call_language(const struct cJSON *argv);
+/* At exit: close the sessions this process started. */
+void session_close_owned(void);
+
+/* session_call.c: sr-mcp --session-call DIR JOB SPOOL TIMEOUT_MS NOTE */
+int session_call_main(int argc, char **argv);
+
+#endif
