@@ -605,6 +605,24 @@ static void close_if_owned(const char *dir, cJSON *rec, void *ctx)
 			    "ended)");
 }
 
+static void end_if(const char *dir, cJSON *rec, void *ctx)
+{
+	int (*over)(const char *, char *, size_t) = *(int (**)(const char *, char *, size_t))ctx;
+	char why[600], told[800];
+	if ((pid_t)num(rec, "owner_pid") != getpid() || !job_alive(str(rec, "job")) ||
+	    !over(str(rec, "workspace"), why, sizeof why))
+		return;
+	snprintf(told, sizeof told, "%s: the session was ended, its files kept; delete some "
+		 "(list_files shows them) before the next call", why);
+	end_session(dir, rec, told);
+}
+
+void session_end_owned_if(int (*over)(const char *ws, char *why, size_t len))
+{
+	if (cfg.state_dir && job_session_spool())
+		each_session(NULL, end_if, &over);
+}
+
 void session_close_owned(void)
 {
 	if (cfg.state_dir && job_session_spool())

@@ -7,6 +7,7 @@
  *   session.c       find, start, close, list the sessions; a call's job
  *   session_call.c  the call's program: the code handed to the interpreter
  *                   over the session's FIFOs, its framed answer read back
+ *   session_quota.c the workspace quota of a live session, watched
  */
 #ifndef SR_MCP_SESSION_H
 #define SR_MCP_SESSION_H
@@ -57,6 +58,12 @@ void session_result(struct cJSON *res, const struct cJSON *info);
 /* A job's argv (its record's): the language of its session when it is a
  * session call (the last part of its session's directory), else NULL. */
 const char *session_call_language(const struct cJSON *argv);
+/* End each live session this process started whose workspace over()
+ * says is past its quota (1, why in its buffer); the next call is told. */
+void session_end_owned_if(int (*over)(const char *ws, char *why, size_t len));
+/* session_quota.c: start the thread that ends a session once its
+ * workspace passes the quota (checked each second); nothing without one. */
+void session_quota_watch(void);
 /* At exit: close the sessions this process started. */
 void session_close_owned(void);
 

@@ -6,7 +6,8 @@
 // it: a look that must not stay cached. What a session call writes is in
 // the workspace when the call ends (its result lists it, read_file reads
 // it), what a run writes meanwhile is seen by the session, and a file past
-// the workspace's quota is refused to the session too.
+// the workspace's quota is refused to the session too, and a session whose
+// files together pass the quota is ended.
 import { mkdtempSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -62,6 +63,18 @@ r = await sess(s, 'javascript', 'let m = 1\ntry { require("fs").writeFileSync("b
 is(sc(r).stdout, "'EFBIG'\n", 'a javascript session too', text(r) + sc(r).stderr);
 r = await sess(s, 'javascript', 'm');
 is(sc(r).stdout, '1\n', 'and it lives on');
+
+// The sum: files each under the per-file cap, 12 MiB together past the
+// 8 MiB quota. The kernel lets each write through (the control: they are
+// all on disk after); sr-mcp's watch ends the session within a second or
+// two (during the call, or after it), and the call or the next one says why.
+const r1 = await sess(s, 'python', 'k = 7\nfor i in range(4):\n    open(f"part{i}", "wb").write(b"x" * (3 << 20))\nimport time; time.sleep(4)');
+await new Promise((res) => setTimeout(res, 2500));
+r = await sess(s, 'python', "'k' in dir()");
+like(`${sc(r1).hint} ${sc(r).hint}`, /passed its quota of 8 MiB/, 'a session whose workspace passed its quota is ended, and a call says why', JSON.stringify([sc(r1), sc(r)]));
+is(sc(r).stdout, 'False\n', 'the next call runs in a new session (the state was lost)', text(r));
+r = await s.call('run_code', { language: 'bash', workspace_id: 'pk', code: 'cat part0 part1 part2 part3 | wc -c; rm part0 part1 part2 part3' });
+is(sc(r).stdout, `${12 << 20}\n`, 'control: the four files of 3 MiB, each under the per-file cap, were all written: the kernel did not stop their sum', text(r));
 await s.client.close();
 
 s = await start({ SR_MCP_NETWORK: 'install' });
