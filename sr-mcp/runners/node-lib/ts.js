@@ -1,0 +1,79 @@
+// ts.js - the driver of sr-mcp's typescript runner, bound read-only at
+// /run/sr/node/ts.js and run by Node inside the chain (after oom.js).
+//
+// It type-checks the code (/run/sr/main.ts) with the TypeScript compiler
+// (bound at /run/sr/typescript) against ES2022 and node-globals.d.ts beside
+// it, prints each error as FILE:LINE:COL and its message and exits 1; code
+// that type-checks is emitted as an ES module (with an inline source map,
+// so that Node's stack traces name the lines of the TypeScript) and run
+// from memory by ts-hooks.mjs under its own name, where its imports resolve
+// as they would from /workspace (node_modules, relative files).
+'use strict';
+const fs = require('fs');
+const Module = require('module');
+
+const MAIN = '/run/sr/main.ts';
+const AS_IF = '/workspace/main.ts';   // where the code's imports resolve from
+const TS_DIR = '/run/sr/typescript';
+const GLOBALS = `${__dirname}/node-globals.d.ts`;
+
+function options(ts) {
+  return {
+    target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022,
+    moduleResolution: ts.ModuleResolutionKind.NodeJs, moduleDetection: ts.ModuleDetectionKind.Force,
+    lib: ['lib.es2022.d.ts'], types: [], strict: true, esModuleInterop: true,
+    allowSyntheticDefaultImports: true, resolveJsonModule: true, skipLibCheck: true,
+    useUnknownInCatchVariables: false, noEmitOnError: true, inlineSourceMap: true, inlineSources: true,
+  };
+}
+
+// A compiler host that reads the code from memory and resolves its imports
+// as if it were in /workspace.
+function host(ts, opts, code) {
+  const h = ts.createCompilerHost(opts, true);
+  const get = h.getSourceFile;
+  h.getSourceFile = (name, lang, onError) => name === MAIN ?
+    ts.createSourceFile(MAIN, code, lang, true) : get.call(h, name, lang, onError);
+  h.getDefaultLibLocation = () => `${TS_DIR}/lib`;
+  h.getCurrentDirectory = () => '/workspace';
+  h.resolveModuleNames = (names, from) => names.map((n) =>
+    ts.resolveModuleName(n, from === MAIN ? AS_IF : from, opts, h).resolvedModule);
+  return h;
+}
+
+// One error as a compiler prints it, with the line it is on.
+function describe(ts, d) {
+  const msg = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+  if (!d.file)
+    return `error TS${d.code}: ${msg}`;
+  const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+  const src = d.file.text.split('\n')[line].replace(/\r$/, '');
+  return `${d.file.fileName}:${line + 1}:${character + 1} - error TS${d.code}: ${msg}\n` +
+    `  ${line + 1} | ${src}\n  ${' '.repeat(String(line + 1).length)} | ${' '.repeat(character)}^`;
+}
+
+function check(code) {
+  const ts = require(TS_DIR);
+  const opts = options(ts);
+  const program = ts.createProgram([MAIN, GLOBALS], opts, host(ts, opts, code));
+  const errs = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (errs.length) {
+    process.stderr.write(errs.slice(0, 20).map((d) => describe(ts, d)).join('\n') + '\n' +
+      `sr-mcp: the TypeScript did not type-check (${errs.length} error${errs.length > 1 ? 's' : ''}` +
+      `${errs.length > 20 ? ', the first 20 shown' : ''}); nothing ran. Fix the code at the lines ` +
+      'given and run it again (Node.js\'s own APIs and packages without types are typed any).\n');
+    process.exit(1);
+  }
+  let js = '';
+  program.emit(program.getSourceFile(MAIN), (name, text) => { if (/\.js$/.test(name)) js = text; });
+  return js;
+}
+
+async function main() {
+  const js = check(fs.readFileSync(MAIN, 'utf8'));
+  Module.register('./ts-hooks.mjs', require('url').pathToFileURL(__filename), { data: { main: MAIN, asIf: AS_IF, js } });
+  globalThis.require = Module.createRequire(AS_IF);
+  process.argv.splice(1, 1, MAIN);
+  await import(require('url').pathToFileURL(MAIN).href);
+}
+main();
