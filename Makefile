@@ -53,7 +53,8 @@ DATA     := $(wildcard sr-*/data/*)
 # directory beside it (python-lib/, node-lib/) is data.
 RUNNER_DIRS := $(patsubst %/,%,$(wildcard sr-mcp/runners/*/))
 RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
-RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)))
+RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)) \
+		$(addsuffix /*.mjs,$(RUNNER_DIRS)) $(addsuffix /*.d.ts,$(RUNNER_DIRS)))
 OBJS      = $(LIB_OBJ) $(foreach t,$(TOOLS),$(patsubst %.c,%.o,$(wildcard $(t)/*.c)))
 
 .PHONY: all deps check-deps demo demo-mcp check check-vm check-slurm bench lint install uninstall clean install-env check-rootfs

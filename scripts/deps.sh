@@ -25,6 +25,9 @@ CHECK="perl mandoc bsdextrautils libcap2-bin python3 python3-pip python3-matplot
 # Debian root file system with mmdebstrap for sr-jail --rootfs and
 # sr-mcp --environment (scripts/rootfs.sh).
 ENV="python3 python3-numpy python3-pandas python3-scipy python3-matplotlib python3-sklearn python3-statsmodels python3-seaborn python3-openpyxl python3-pil python3-tabulate"
+# node-typescript: the compiler the typescript runner checks code with
+# (Debian's, 4.8 in bookworm; pure JavaScript, bound into the jail).
+ENV="$ENV node-typescript"
 CHECK="$CHECK $ENV mmdebstrap"
 
 case "${1:-build}" in
