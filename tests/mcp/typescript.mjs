@@ -39,10 +39,18 @@ like(r.stderr, /main\.ts:4:3 - error TS2345: Argument of type 'number' is not as
 like(r.stderr, / 2 \| const n: number = "three";\n +\| +\^/, 'with the line and a caret under the column');
 like(r.stderr, /did not type-check \(2 errors\); nothing ran\. Fix the code/, 'and says what to do next');
 ok(!/ran/.test(r.stdout), 'nothing of the code ran', r.stdout);
+like(r.hint, /did not type-check and none of it ran: fix each error.*@ts-nocheck/, 'the hint says what to do next');
+like(r.stderr, new RegExp(`\\[job ${r.job_id}\\]\\n$`), 'the last line names the job (which the code is not told)');
 r = await call('run_code', { language: 'typescript', workspace_id: 'ts', code: 'let x: number = "no";' });
 like(text(r), /main\.ts:1:5 - error TS2322/, 'the text block carries it to the model');
 r = await ts('const n: number = 3;\nconsole.log(n + 1);');
 is(r.stdout, '4\n', 'control: the same with the types right runs');
+r = await ts('// @ts-nocheck\nconst n: number = "three";\nconsole.log(n);');
+is(r.stdout, 'three\n', 'control: // @ts-nocheck, as the hint says, runs it unchecked');
+r = await ts(`console.error("sr-mcp: the TypeScript did not type-check (1 error); nothing ran. [job \${'0'.repeat(32)}]");\nprocess.exit(1);`);
+ok(r.status === 'failed' && !r.hint, 'code that prints the line itself (without its job\'s id) gets no such hint', r);
+r = await ts('console.log(typeof process.env.SR_MCP_JOB);');
+is(r.stdout, 'undefined\n', 'the code is not told the job\'s id');
 r = await ts('const a = [1, 2, 3\nconsole.log(a)');
 ok(r.status === 'failed' && /main\.ts:2:1 - error TS1005: ',' expected/.test(r.stderr), 'a syntax error: failed, at its line', r);
 

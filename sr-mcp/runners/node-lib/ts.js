@@ -1,5 +1,5 @@
 // ts.js - the driver of sr-mcp's typescript runner, bound read-only at
-// /run/sr/node/ts.js and run by Node inside the chain (after oom.js).
+// /run/sr/node/ts.js and run by Node inside the chain; it loads oom.js.
 //
 // It type-checks the code (/run/sr/main.ts) with the TypeScript compiler
 // (bound at /run/sr/typescript) against ES2022 and node-globals.d.ts beside
@@ -11,6 +11,11 @@
 'use strict';
 const fs = require('fs');
 const Module = require('module');
+// The job's id, before oom.js takes it out of the environment: the last
+// line of a failed check names it, by which sr-mcp knows the run failed
+// its type check (the code, which never ran, cannot have printed it).
+const JOB = /^[0-9a-f]{32}$/.test(process.env.SR_MCP_JOB || '') ? process.env.SR_MCP_JOB : '';
+require('./oom.js');
 
 const MAIN = '/run/sr/main.ts';
 const AS_IF = '/workspace/main.ts';   // where the code's imports resolve from
@@ -61,7 +66,8 @@ function check(code) {
     process.stderr.write(errs.slice(0, 20).map((d) => describe(ts, d)).join('\n') + '\n' +
       `sr-mcp: the TypeScript did not type-check (${errs.length} error${errs.length > 1 ? 's' : ''}` +
       `${errs.length > 20 ? ', the first 20 shown' : ''}); nothing ran. Fix the code at the lines ` +
-      'given and run it again (Node.js\'s own APIs and packages without types are typed any).\n');
+      'given and run it again (Node.js\'s own APIs and packages without types are typed any)' +
+      `${JOB ? ` [job ${JOB}]` : ''}\n`);
     process.exit(1);
   }
   let js = '';
