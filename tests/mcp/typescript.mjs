@@ -82,6 +82,24 @@ ok(r.status === 'failed' && /main\.ts:2:19 - error TS2345/.test(r.stderr), 'a pa
 r = await ts('import { nothere } from "no-such-package";\nconsole.log(nothere);');
 ok(r.status === 'failed' && /no-such-package/.test(r.stderr), 'a package that is not installed: failed, naming it', r);
 
+// Node.js's types where the workspace has them (npm @types/node), a small
+// stand-in here: its fs.readFileSync returns a string.
+const nodeTypes = 'declare var console: { log(...a: any[]): void };\ndeclare var require: any;\n' +
+  'declare module "fs" { export function readFileSync(p: string, e: "utf8"): string; ' +
+  'const fs: { readFileSync(p: string, e: "utf8"): string }; export default fs; }\n';
+await call('write_file', { workspace_id: 'tn', path: 'node_modules/@types/node/index.d.ts', content: nodeTypes });
+const typed = 'import fs from "fs";\nconst n: number = fs.readFileSync("out/r.txt", "utf8");\nconsole.log(typeof n);';
+r = await ts(typed, { workspace_id: 'tn' });
+ok(r.status === 'failed' && /main\.ts:2:7 - error TS2322: Type 'string' is not assignable to type 'number'/.test(r.stderr) &&
+  /typed by node_modules\/@types\/node/.test(r.stderr), 'with node_modules/@types/node, Node.js\'s API is type-checked', r);
+r = await ts(typed);
+is(r.stdout, 'string\n', 'control: without it the same code type-checks (fs is any) and runs');
+await call('write_file', { workspace_id: 'tn', path: 'node_modules/@types/node/index.d.ts', content: 'declare var x: = 1;\n' });
+r = await ts('console.log(1);', { workspace_id: 'tn' });
+ok(r.status === 'failed' && /node_modules\/@types\/node\/index\.d\.ts:1:\d+ - error TS/.test(r.stderr) &&
+  /some are in a package's types, which TypeScript [\d.]+ cannot read: install an older version/.test(r.stderr),
+  'types this TypeScript cannot read: failed, naming the file and what to do', r);
+
 // ---- run-time errors and argv ----------------------------------------------
 r = await ts('type P = { x: number };\nconst p: P = { x: 1 };\nthrow new Error(`boom ${p.x}`);');
 ok(r.status === 'failed' && /Error: boom 1/.test(r.stderr) && /main\.ts:3:7/.test(r.stderr),

@@ -1,8 +1,7 @@
 // node-globals.d.ts - what sr-mcp's typescript runner (ts.js) tells the
-// type checker of Node.js: its globals, loosely typed (any), and any module
-// a package's own types do not describe ('fs', a package without types) is
-// of type any. The check is of the code's own types; Node.js's API is
-// checked when it runs.
+// type checker of Node.js's globals, loosely typed (any), unless the
+// workspace has @types/node. The check is of the code's own types;
+// Node.js's API is checked when it runs.
 type LooseClass = { [k: string]: any };
 declare var process: any;
 declare var require: any;
@@ -42,4 +41,3 @@ declare namespace NodeJS {
   type ErrnoException = Error & LooseClass;
   type ProcessEnv = { [k: string]: string | undefined };
 }
-declare module '*';

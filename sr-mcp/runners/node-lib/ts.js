@@ -21,12 +21,17 @@ const MAIN = '/run/sr/main.ts';
 const AS_IF = '/workspace/main.ts';   // where the code's imports resolve from
 const TS_DIR = '/run/sr/typescript';
 const GLOBALS = `${__dirname}/node-globals.d.ts`;
+const ANY_MODULE = `${__dirname}/any-module.d.ts`;
+const TYPES = '/workspace/node_modules/@types';
+// Node.js's own types where install_packages put them (npm @types/node;
+// 20.x is what TypeScript 4.8 reads), else node-globals.d.ts.
+const NODE_TYPES = fs.existsSync(`${TYPES}/node/index.d.ts`);
 
 function options(ts) {
   return {
     target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022,
     moduleResolution: ts.ModuleResolutionKind.NodeJs, moduleDetection: ts.ModuleDetectionKind.Force,
-    lib: ['lib.es2022.d.ts'], types: [], strict: true, esModuleInterop: true,
+    lib: ['lib.es2022.d.ts'], types: NODE_TYPES ? ['node'] : [], typeRoots: [TYPES], strict: true, esModuleInterop: true,
     allowSyntheticDefaultImports: true, resolveJsonModule: true, skipLibCheck: true,
     useUnknownInCatchVariables: false, noEmitOnError: true, inlineSourceMap: true, inlineSources: true,
   };
@@ -57,21 +62,31 @@ function describe(ts, d) {
     `  ${line + 1} | ${src}\n  ${' '.repeat(String(line + 1).length)} | ${' '.repeat(character)}^`;
 }
 
+// The last line: what failed, what to do; keyed by the job's id.
+function verdict(ts, errs) {
+  const n = errs.length;
+  const why = errs.some((d) => d.file && /\/node_modules\//.test(d.file.fileName)) ?
+    `some are in a package's types, which TypeScript ${ts.version} cannot read: install an ` +
+    'older version of that package (@types/node: 20.x)' : NODE_TYPES ?
+    'Node.js\'s API is typed by node_modules/@types/node' :
+    'Node.js\'s own API and packages without types are typed any';
+  return `sr-mcp: the TypeScript did not type-check (${n} error${n > 1 ? 's' : ''}` +
+    `${n > 20 ? ', the first 20 shown' : ''}); nothing ran. Fix the code at the lines given and ` +
+    `run it again (${why})${JOB ? ` [job ${JOB}]` : ''}\n`;
+}
+
 function check(code) {
   const ts = require(TS_DIR);
   const opts = options(ts);
-  const program = ts.createProgram([MAIN, GLOBALS], opts, host(ts, opts, code));
+  const program = ts.createProgram([MAIN, ANY_MODULE].concat(NODE_TYPES ? [] : [GLOBALS]), opts, host(ts, opts, code));
   const errs = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errs.length) {
-    process.stderr.write(errs.slice(0, 20).map((d) => describe(ts, d)).join('\n') + '\n' +
-      `sr-mcp: the TypeScript did not type-check (${errs.length} error${errs.length > 1 ? 's' : ''}` +
-      `${errs.length > 20 ? ', the first 20 shown' : ''}); nothing ran. Fix the code at the lines ` +
-      'given and run it again (Node.js\'s own APIs and packages without types are typed any)' +
-      `${JOB ? ` [job ${JOB}]` : ''}\n`);
+    process.stderr.write(errs.slice(0, 20).map((d) => describe(ts, d)).join('\n') + '\n' + verdict(ts, errs));
     process.exit(1);
   }
   let js = '';
   program.emit(program.getSourceFile(MAIN), (name, text) => { if (/\.js$/.test(name)) js = text; });
+  delete require.cache[require.resolve(TS_DIR)];  // the compiler's memory is the code's again
   return js;
 }
 
