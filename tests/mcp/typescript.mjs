@@ -77,6 +77,17 @@ r = await ts('import { greet } from "greet";\nimport double from "untyped";\nimp
   'const fs = require("fs");\nconsole.log(greet("ts"), double(2), triple(2), require("untyped")(5), fs.existsSync("out/r.txt"));');
 succeeded(r, 'imports from the workspace\'s node_modules and files, and require');
 is(r.stdout, 'hi ts 4 6 10 true\n', 'they resolve as from /workspace (require too: CommonJS habits)');
+await put('lib/shape.ts', 'export interface Sq { side: number }\nexport const area = (s: Sq): number => s.side ** 2;\n');
+await put('lib/twice.ts', 'import { area } from "./shape.js";\nexport default (n: number) => 2 * area({ side: n });\n');
+r = await ts('import { area, Sq } from "./lib/shape";\nimport twice from "./lib/twice.js";\nconst s: Sq = { side: 3 };\nconsole.log(area(s), twice(2));');
+succeeded(r, 'the workspace\'s .ts files, imported as TypeScript names them (./lib/shape, ./lib/twice.js)');
+is(r.stdout, '9 8\n', 'are checked and run with the code');
+r = await ts('import { area } from "./lib/shape";\nconsole.log(area({ side: "3" }));');
+ok(r.status === 'failed' && /main\.ts:2:20 - error TS2322: Type 'string' is not assignable to type 'number'/.test(r.stderr),
+  'a call that breaks their types is a type error', r);
+await put('lib/bad.ts', 'export const b: number = "x";\n');
+r = await ts('import { b } from "./lib/bad";\nconsole.log(b);');
+ok(r.status === 'failed' && /\/workspace\/lib\/bad\.ts:1:14 - error TS2322/.test(r.stderr), 'an error in an imported .ts file names that file', r);
 r = await ts('import { greet } from "greet";\nconsole.log(greet(5));');
 ok(r.status === 'failed' && /main\.ts:2:19 - error TS2345/.test(r.stderr), 'a package\'s own types are checked', r);
 r = await ts('import { nothere } from "no-such-package";\nconsole.log(nothere);');

@@ -7,10 +7,12 @@
 // that type-checks is emitted as an ES module (with an inline source map,
 // so that Node's stack traces name the lines of the TypeScript) and run
 // from memory by ts-hooks.mjs under its own name, where its imports resolve
-// as they would from /workspace (node_modules, relative files).
+// as they would from /workspace (node_modules, relative files, the
+// workspace's .ts files it imports, checked and emitted with it).
 'use strict';
 const fs = require('fs');
 const Module = require('module');
+const url = require('url');
 // The job's id, before oom.js takes it out of the environment: the last
 // line of a failed check names it, by which sr-mcp knows the run failed
 // its type check (the code, which never ran, cannot have printed it).
@@ -84,17 +86,22 @@ function check(code) {
     process.stderr.write(errs.slice(0, 20).map((d) => describe(ts, d)).join('\n') + '\n' + verdict(ts, errs));
     process.exit(1);
   }
-  let js = '';
-  program.emit(program.getSourceFile(MAIN), (name, text) => { if (/\.js$/.test(name)) js = text; });
+  // The JavaScript of each TypeScript file it checked (the code, and the
+  // workspace's .ts files it imports), by the file's URL.
+  const files = {};
+  program.emit(undefined, (name, text, bom, onError, sources) => {
+    if (/\.js$/.test(name) && sources && sources.length)
+      files[url.pathToFileURL(sources[0].fileName).href] = text;
+  });
   delete require.cache[require.resolve(TS_DIR)];  // the compiler's memory is the code's again
-  return js;
+  return files;
 }
 
 async function main() {
-  const js = check(fs.readFileSync(MAIN, 'utf8'));
-  Module.register('./ts-hooks.mjs', require('url').pathToFileURL(__filename), { data: { main: MAIN, asIf: AS_IF, js } });
+  const files = check(fs.readFileSync(MAIN, 'utf8'));
+  Module.register('./ts-hooks.mjs', url.pathToFileURL(__filename), { data: { main: MAIN, asIf: AS_IF, files } });
   globalThis.require = Module.createRequire(AS_IF);
   process.argv.splice(1, 1, MAIN);
-  await import(require('url').pathToFileURL(MAIN).href);
+  await import(url.pathToFileURL(MAIN).href);
 }
 main();
