@@ -56,7 +56,8 @@ DATA     := $(wildcard sr-*/data/*)
 # directory beside it (python-lib/, node-lib/) is data.
 RUNNER_DIRS := $(patsubst %/,%,$(wildcard sr-mcp/runners/*/))
 RUNNERS     := $(filter-out $(RUNNER_DIRS),$(wildcard sr-mcp/runners/*))
-RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)))
+RUNNER_LIBS := $(wildcard $(addsuffix /*.py,$(RUNNER_DIRS)) $(addsuffix /*.js,$(RUNNER_DIRS)) \
+		$(addsuffix /*.mjs,$(RUNNER_DIRS)) $(addsuffix /*.d.ts,$(RUNNER_DIRS)))
 # sr-mcp-http (Node, no build): installed in DATADIR/sr-mcp/http, linked
 # from BINDIR; paths.json tells it where sr-mcp went.
 HTTP_FILES  := sr-mcp/http/sr-mcp-http $(wildcard sr-mcp/http/*.js)

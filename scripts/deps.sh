@@ -27,6 +27,9 @@ CHECK="$CHECK curl"
 # Debian root file system with mmdebstrap for sr-jail --rootfs and
 # sr-mcp --environment (scripts/rootfs.sh).
 ENV="python3 python3-numpy python3-pandas python3-scipy python3-matplotlib python3-sklearn python3-statsmodels python3-seaborn python3-openpyxl python3-pil python3-tabulate"
+# node-typescript: the compiler the typescript runner checks code with
+# (Debian's, 4.8 in bookworm; pure JavaScript, bound into the jail).
+ENV="$ENV node-typescript"
 CHECK="$CHECK $ENV mmdebstrap"
 # chromium: the browser tests/NN-mcp-app.t opens sr-mcp's MCP App in
 # (headless, driven by tests/app's pinned puppeteer-core).

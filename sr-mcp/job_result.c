@@ -285,6 +285,25 @@ static int result_limit(cJSON *o, const char *id, const char *status, const char
 	return disk;
 }
 
+/* The typescript runner's check failed and none of the code ran: its last
+ * stderr line (runners/node-lib/ts.js) names the job, which the code is
+ * not told. */
+static int typecheck_failed(const char *id)
+{
+	static const char tag[] = "sr-mcp: the TypeScript did not type-check (";
+	char key[64];
+	size_t got;
+	char *tail = job_tail(id, "stderr", 1024, &got);
+	if (!tail)
+		return 0;
+	size_t k = (size_t)snprintf(key, sizeof key, " [job %s]\n", id);
+	char *at = strstr(tail, tag);
+	int found = at && (at == tail || at[-1] == '\n') && got >= k &&
+		    !strcmp(tail + got - k, key) && !memchr(at, '\n', (size_t)(tail + got - k - at));
+	free(tail);
+	return found;
+}
+
 /* What to do next, in o: the status's hint, and the quota's. */
 static void result_hint(cJSON *o, const char *status, const char *id, int disk, const char *cap,
 			const cJSON *st, const char *oom)
@@ -294,6 +313,11 @@ static void result_hint(cJSON *o, const char *status, const char *id, int disk, 
 	if (!strcmp(status, "oom")) {
 		job_oom_hint(hm, sizeof hm, st, oom);
 		h = hm;
+	} else if (!strcmp(status, "failed") && typecheck_failed(id)) {
+		h = "The TypeScript did not type-check and none of it ran: fix each error at the "
+		    "/run/sr/main.ts:LINE:COL stderr gives, and run it again (a line's check can be "
+		    "skipped with // @ts-ignore above it, the whole file's with // @ts-nocheck at "
+		    "its top).";
 	}
 	if (disk) {
 		int inodes = strstr(cap, "inodes") != NULL;

@@ -211,11 +211,13 @@ cJSON *tool_env_facts(void)
 }
 
 /* Does environment e have the interpreter of runner lang (python, node,
- * bash; another runner is not known here: yes)? */
+ * bash; typescript's compiler comes from the host, its Node is the
+ * environment's; another runner is not known here: yes)? */
 static int env_has(struct environment *e, const char *lang)
 {
 	static const char *const interp[][2] = {
 		{"python", "python"}, {"javascript", "node"}, {"bash", "bash"},
+		{"typescript", "node"},
 	};
 	for (size_t i = 0; i < sizeof interp / sizeof *interp; i++) {
 		if (strcmp(lang, interp[i][0]))

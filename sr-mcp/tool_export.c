@@ -286,7 +286,7 @@ static void recipe_languages(char **bp, size_t *lp)
 {
 	static const struct { const char *runner, *cmd; } probe[] = {
 		{ "python", "python3 --version" }, { "javascript", "node --version" },
-		{ "bash", "bash --version" },
+		{ "bash", "bash --version" }, { "typescript", "tsc --version" },
 	};
 	runner_versions();
 	for (size_t i = 0; i < runner_count; i++) {

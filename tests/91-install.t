@@ -26,6 +26,10 @@ ok "the start-up module is not executable (sr-mcp takes no language from it)" te
 like "$(cat "$rd/python")" 'python-lib' "the installed Python runner binds python-lib from beside itself"
 ok "the javascript runner's start-up module is installed beside it, not executable" \
 	test -f "$rd/node-lib/oom.js" -a ! -x "$rd/node-lib/oom.js"
+for f in ts.js ts-hooks.mjs node-globals.d.ts any-module.d.ts; do
+	ok "the typescript runner's node-lib/$f is installed beside it, not executable" \
+		test -f "$rd/node-lib/$f" -a ! -x "$rd/node-lib/$f"
+done
 is "$(find "$d" -perm /6000 | wc -l | tr -d ' ')" 0 "nothing installed is setuid or setgid"
 getcap=$(PATH=$PATH:/usr/sbin:/sbin command -v getcap)
 if [ -n "$getcap" ]; then
@@ -68,7 +72,7 @@ for t in json.loads(sys.stdin.read() or "{}").get("result", {}).get("tools", [])
 mkdir -m 0700 "$T/empty"
 inst=(env PATH="$T/one/bin:/usr/bin:/bin" "${mcp_san[@]+"${mcp_san[@]}"}" "$T/one/bin/sr-mcp")
 run mcp_call "$list" "${inst[@]}" --state-dir "$T/st1"
-is "$(langs <<<"$out")" "bash bash-one javascript python" \
+is "$(langs <<<"$out")" "bash bash-one javascript python typescript" \
 	"the installed sr-mcp offers the runners installed beside it (PREFIX/share/sr/sr-mcp/runners)"
 run "${inst[@]}" --state-dir "$T/st2" --runners "$T/empty" </dev/null
 like "$rc:$err" "^111:sr-mcp: fatal: no runner in the runners directory $T/empty" \

@@ -178,9 +178,10 @@ const wrap = {
   python: (rs) => 'import sys\n' + rs.map((r) => `print("\\n@@case ${r.n}", flush=True)\ntry:\n    exec(${JSON.stringify(subst(r.code, '/workspace/p'))}, {})\nexcept BaseException as e:\n    print("exception", type(e).__name__, e)\nsys.stdout.flush()\n`).join(''),
   javascript: (rs) => rs.map((r) => `console.log("\\n@@case ${r.n}");\ntry { eval(${JSON.stringify(subst(r.code, "/workspace/p"))}); } catch (e) { console.log("exception", e.code || e.name, e.message); }\n`).join(''),
 };
+wrap.typescript = wrap.javascript;  // the same JavaScript, type-checked and run as an ES module
 const got = {};
 const active = rows.filter((r) => r.lang !== 'host' && !missing(r));
-for (const lang of ['bash', 'python', 'javascript']) {
+for (const lang of ['bash', 'python', 'javascript', 'typescript']) {
   const rs = active.filter((r) => r.lang === lang && !r.o.alone && !r.o.ws);
   if (!rs.length) continue;
   const r = await runCode(lang, wrap[lang](rs), {});
@@ -216,7 +217,7 @@ for (const r of rows) {
   match(trim(got[r.n]), re(r.want), desc);
   if (r.control === '-') continue;
   // The control: the same probe on the host, where the sandbox is absent.
-  const prog = { bash: ['bash', '-c'], python: ['python3', '-c'], javascript: ['node', '-e'], host: ['bash', '-c'] }[r.lang];
+  const prog = { bash: ['bash', '-c'], python: ['python3', '-c'], javascript: ['node', '-e'], typescript: ['node', '-e'], host: ['bash', '-c'] }[r.lang];
   const h = spawnSync(prog[0], [prog[1], subst(r.ccode, P)], { encoding: 'utf8', timeout: 30000, cwd: T,
     env: { ...process.env, HOME: home, SECRET_TOKEN: F.TOKEN, SSH_AUTH_SOCK: F.AGENT } });
   const hout = trim(h.stdout + h.stderr);
