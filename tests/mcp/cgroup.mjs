@@ -2,7 +2,8 @@
 // official SDK client: sandbox_info says the memory is bounded by the
 // cgroup, memory_mb is the whole run's (shared memory counts, and so do
 // several processes together), and a run over it ends with status oom,
-// reason memory. Run by tests/89-mcp-cgroup.t.
+// reason memory; a session killed by it loses its state and says why.
+// Run by tests/89-mcp-cgroup.t.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
@@ -17,7 +18,7 @@ const nocg = process.env.SR_TEST_NOCGROUP;
 if (nocg) {
   is(sc(r).memory_enforcement, 'rlimit data', 'without a delegated cgroup: memory_enforcement is rlimit data');
   like(sc(r).memory_note, /each process's private memory only.*not counted/, 'memory_note: per process, shared memory not counted');
-  for (const d of ['memory_enforcement is cgroup', 'the runs under memory_mb (7 cases)'])
+  for (const d of ['memory_enforcement is cgroup', 'the runs under memory_mb (7 cases)', 'a session killed for memory (3 cases)'])
     skip(d, nocg);
   await client.close();
   done();
@@ -49,6 +50,20 @@ is(sc(r).status, 'succeeded', 'control: one process of 80 MiB under memory_mb 12
 r = await run(`${hold(80, 20)} & ${hold(80, 20)} & wait`, 128);
 is(`${sc(r).status} ${sc(r).reason}`, 'oom memory', 'two of 80 MiB together: the run is stopped (the whole run counts)', sc(r));
 ok((sc(r).wall_ms || 0) < 20000, 'and stopped as a whole, at once, not after the sleeps', sc(r).wall_ms);
+
+// A session killed by the cgroup's OOM killer (not a MemoryError: the
+// memory is touched through a shared mapping, which the kernel must find
+// room for): its state is lost, the next call says so and why, and starts
+// a new one.
+const sess = (code) => call('run_code', { language: 'python', workspace_id: 'cgs', session: true,
+  memory_mb: 128, timeout_s: 120, code });
+r = await sess('x = 41\nx + 1');
+is(sc(r).stdout, '42\n', 'control: a session under memory_mb 128 keeps x', text(r));
+r = await sess('import mmap\nm = mmap.mmap(-1, 512 << 20)\nfor i in range(0, 512 << 20, 4096): m[i] = 1');
+ok(r.isError || sc(r).status !== 'succeeded', 'a session call that touches 512 MiB of shared memory is stopped', JSON.stringify(sc(r)));
+r = await sess("'x' in dir()");
+like(`${sc(r).hint} ${text(r)}`, /ran out of memory \(the session's limit is 128 MiB/, 'the next call says the state was lost, and that memory ended it', JSON.stringify(sc(r)));
+is(sc(r).stdout, 'False\n', 'and runs in a new session', text(r));
 
 await client.close();
 done();
