@@ -26,6 +26,12 @@ static int over_quota(const char *ws, char *why, size_t len)
 {
 	char err[300];
 	struct sr_usage u;
+	/* cfg.ws_quota is read anew each time: the default quota may have
+	 * been turned off since the thread started (ws_quota_probe: a kernel
+	 * whose tmpfs has no user xattrs). */
+	uint64_t quota = __atomic_load_n(&cfg.ws_quota, __ATOMIC_RELAXED);
+	if (!quota)
+		return 0;
 	int fd = ws_open(ws, 0, err, sizeof err);
 	if (fd < 0)
 		return 0;
@@ -34,9 +40,9 @@ static int over_quota(const char *ws, char *why, size_t len)
 	ws_size_forget(ws);
 	if (r < 0)
 		return 0;
-	if (u.bytes > cfg.ws_quota)
+	if (u.bytes > quota)
 		snprintf(why, len, "its workspace %s passed its quota of %llu MiB (%llu MiB in it)",
-			 ws, (unsigned long long)(cfg.ws_quota >> 20),
+			 ws, (unsigned long long)(quota >> 20),
 			 (unsigned long long)(u.bytes >> 20));
 	else if (cfg.ws_inodes && u.inodes > cfg.ws_inodes)
 		snprintf(why, len, "its workspace %s passed its quota of %llu files and "

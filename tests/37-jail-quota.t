@@ -392,4 +392,25 @@ run mcp_call "$info" sr-mcp --state-dir "$T/st2"
 is "$(json_get "$out" result.structuredContent.caps.workspace_bytes):$(json_get "$out" result.structuredContent.caps.workspace_quota_note)" 1073741824:'<missing>' \
 	"control: where --quota runs, the quota is on and there is no note"
 
+# There, a session's quota watch (session_quota.c) has no quota to hold it
+# to: a session that wrote a file lives on past the watch's next rounds.
+cp -r "$SR_ROOT/sr-mcp/runners/python" "$SR_ROOT/sr-mcp/runners/python-lib" "$T/noq/runners/"
+mkdir -m 0700 "$T/st3"
+run python3 -c '
+import json, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def call(i, code):
+    a = {"language": "python", "workspace_id": "wq", "session": True, "code": code}
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                              "params": {"name": "run_code", "arguments": a}}) + "\n")
+    p.stdin.flush()
+    return json.loads(p.stdout.readline())["result"]["structuredContent"]
+call(1, "x = 5\nopen(\"f\", \"w\").write(\"y\" * 4096)")
+time.sleep(2.5)
+r = call(2, "x")
+print(r.get("stdout", "").strip(), r.get("hint", ""))
+p.stdin.close(); p.wait()
+' "$T/noq/sr-mcp" --state-dir "$T/st3"
+is "$out" "5 " "where the default quota was turned off, a session's files do not end it (the state kept)"
+
 done_testing
