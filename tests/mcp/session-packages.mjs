@@ -55,11 +55,14 @@ like(text(r), /by the session/, 'read_file reads it while the session lives', te
 r = await s.call('run_code', { language: 'bash', workspace_id: 'pk', code: 'echo by-a-run > ran.txt' });
 r = await sess(s, 'python', 'open("ran.txt").read()');
 is(sc(r).stdout, "'by-a-run\\n'\n", 'the session reads what a run wrote after it looked', text(r));
-r = await sess(s, 'python', 'try:\n    open("big", "wb").write(b"x" * (9 << 20))\nexcept OSError as e:\n    print("refused", e.errno)');
+// The file refused is written unlinked: the 8 MiB the kernel let through
+// before it refused the rest would put the workspace past its quota, and
+// sr-mcp's watch would then end the session (as it should: tested below).
+r = await sess(s, 'python', 'import os\nf = open("big", "wb", buffering=0)\nos.remove("big")\ntry:\n    b = memoryview(b"x" * (9 << 20))\n    while b:\n        b = b[f.write(b):]\nexcept OSError as e:\n    print("refused", e.errno)\nf.close()');
 like(sc(r).stdout, /refused 27/, 'a file past the workspace quota is refused (EFBIG)', text(r) + sc(r).stderr);
 r = await sess(s, 'python', 'n');
 is(sc(r).stdout, '1\n', 'and the session lives on');
-r = await sess(s, 'javascript', 'let m = 1\ntry { require("fs").writeFileSync("big", Buffer.alloc(9 << 20)) } catch (e) { e.code }');
+r = await sess(s, 'javascript', 'let m = 1\n{ const fs = require("fs"), fd = fs.openSync("big", "w"), b = Buffer.alloc(9 << 20); fs.unlinkSync("big")\n  try { for (let n = 0; n < b.length;) n += fs.writeSync(fd, b, n) } catch (e) { e.code } finally { fs.closeSync(fd) } }');
 is(sc(r).stdout, "'EFBIG'\n", 'a javascript session too', text(r) + sc(r).stderr);
 r = await sess(s, 'javascript', 'm');
 is(sc(r).stdout, '1\n', 'and it lives on');
