@@ -4,6 +4,7 @@ run_code with bash `true`, N times in one session each way (HTTP: one
 keep-alive connection, JSON answers), and the ratio (target <= 1.5x).
 Usage: mcp_http.py WORKDIR RUNS. Prints Markdown."""
 import http.client, json, os, re, statistics, subprocess, sys, time
+from mcp_client import Server
 
 work, runs = sys.argv[1], int(sys.argv[2])
 root = os.environ["SR_ROOT"]
@@ -54,18 +55,11 @@ h = measure(ask_http)
 gw.terminate()
 gw.wait()
 
-p = subprocess.Popen(["sr-mcp", "--state-dir", os.path.join(work, "http-stdio-state")], stdin=subprocess.PIPE,
-                     stdout=subprocess.PIPE)
-def ask_stdio(method, params):
-    global nid
-    nid += 1
-    p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": nid, "method": method, "params": params}) + "\n").encode())
-    p.stdin.flush()
-    return json.loads(p.stdout.readline())
-ask_stdio("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
-s = measure(ask_stdio)
-p.stdin.close()
-p.wait()
+stdio = Server(os.path.join(work, "http-stdio-state"))
+stdio.ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
+s = measure(stdio.ask)
+stdio.p.stdin.close()
+stdio.p.wait()
 
 ms = lambda xs: f"{statistics.median(xs) * 1000:.2f} ms"
 ratio = statistics.median(h) / statistics.median(s)

@@ -442,54 +442,6 @@ static cJSON *entry(const char *dir, cJSON *rec)
 	return o;
 }
 
-/* Each language directory of workspace directory wdir, its live session
- * (closed when idle too long) added to out. */
-static void list_ws(const char *wdir, cJSON *out)
-{
-	DIR *d = opendir(wdir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		char dir[4300];
-		if (de->d_name[0] == '.')
-			continue;
-		if (snprintf(dir, sizeof dir, "%s/%s", wdir, de->d_name) < 0)
-			continue;
-		int lk = dir_lock(dir, "start.lock");
-		cJSON *rec = read_json(dir, "record.json");
-		struct session_ref ref = { .fresh = 0 };
-		if (snprintf(ref.dir, sizeof ref.dir, "%s", dir) < 0)
-			continue;
-		if (rec && still_live(rec, &ref))
-			cJSON_AddItemToArray(out, entry(dir, rec));
-		cJSON_Delete(rec);
-		if (lk >= 0)
-			close(lk);
-	}
-	if (d)
-		closedir(d);
-}
-
-cJSON *session_list(const char *tenant, const char *ws)
-{
-	char tdir[4300];
-	cJSON *out = cJSON_CreateArray();
-	if (!cfg.state_dir || !job_session_spool())
-		return out;
-	snprintf(tdir, sizeof tdir, "%s/sessions/t-%s", cfg.state_dir, tenant);
-	DIR *d = opendir(tdir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		char wdir[4600];
-		if (de->d_name[0] == '.' || (ws && strcmp(ws, de->d_name)))
-			continue;
-		snprintf(wdir, sizeof wdir, "%s/%s", tdir, de->d_name);
-		list_ws(wdir, out);
-	}
-	if (d)
-		closedir(d);
-	return out;
-}
-
 const char *session_call_language(const cJSON *argv)
 {
 	const char *a1 = cJSON_GetStringValue(cJSON_GetArrayItem(argv, 1));
@@ -558,15 +510,18 @@ void session_result(cJSON *res, const cJSON *info)
 }
 
 /* fn(dir, rec, ctx) for each session directory under STATE/sessions that
- * has a record (of workspace ws only, unless NULL), its start.lock held. */
-static void each_session(const char *ws, void (*fn)(const char *, cJSON *, void *), void *ctx)
+ * has a record (of tenant's and workspace ws's only, unless NULL), its
+ * start.lock held. */
+static void each_session(const char *tenant, const char *ws,
+			 void (*fn)(const char *, cJSON *, void *), void *ctx)
 {
 	char top[4300], p1[4400], p2[4700];
 	snprintf(top, sizeof top, "%s/sessions", cfg.state_dir);
 	DIR *t = opendir(top);
 	struct dirent *a, *b;
 	while (t && (a = readdir(t))) {
-		if (strncmp(a->d_name, "t-", 2) || snprintf(p1, sizeof p1, "%s/%s", top, a->d_name) < 0)
+		if (strncmp(a->d_name, "t-", 2) || (tenant && strcmp(a->d_name + 2, tenant)) ||
+		    snprintf(p1, sizeof p1, "%s/%s", top, a->d_name) < 0)
 			continue;
 		DIR *w = opendir(p1);
 		while (w && (b = readdir(w))) {
@@ -597,6 +552,23 @@ static void each_session(const char *ws, void (*fn)(const char *, cJSON *, void 
 		closedir(t);
 }
 
+/* A live session's entry added to the list ctx (one idle too long is
+ * closed by still_live instead). */
+static void list_one(const char *dir, cJSON *rec, void *out)
+{
+	struct session_ref ref = { .fresh = 0 };
+	if (snprintf(ref.dir, sizeof ref.dir, "%s", dir) >= 0 && still_live(rec, &ref))
+		cJSON_AddItemToArray(out, entry(dir, rec));
+}
+
+cJSON *session_list(const char *tenant, const char *ws)
+{
+	cJSON *out = cJSON_CreateArray();
+	if (cfg.state_dir && job_session_spool())
+		each_session(tenant, ws, list_one, out);
+	return out;
+}
+
 static void close_if_owned(const char *dir, cJSON *rec, void *ctx)
 {
 	(void)ctx;
@@ -620,13 +592,13 @@ static void end_if(const char *dir, cJSON *rec, void *ctx)
 void session_end_owned_if(int (*over)(const char *ws, char *why, size_t len))
 {
 	if (cfg.state_dir && job_session_spool())
-		each_session(NULL, end_if, &over);
+		each_session(NULL, NULL, end_if, &over);
 }
 
 void session_close_owned(void)
 {
 	if (cfg.state_dir && job_session_spool())
-		each_session(NULL, close_if_owned, NULL);
+		each_session(NULL, NULL, close_if_owned, NULL);
 }
 
 /* Ended, and said to its next call (whose caller did not close it). */
@@ -639,7 +611,7 @@ static void close_untold(const char *dir, cJSON *rec, void *why)
 void session_close_ws(const char *ws, const char *why)
 {
 	if (cfg.state_dir && job_session_spool())
-		each_session(ws, close_untold, (void *)why);
+		each_session(NULL, ws, close_untold, (void *)why);
 }
 
 int session_restart(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
