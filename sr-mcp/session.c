@@ -39,22 +39,10 @@ static uint64_t now_ms(void)
  * by another process has another start time). */
 static unsigned long long proc_start(pid_t pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	unsigned long long start = 0;
-	for (int field = 2; p && *p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		start = strtoull(p + 1, NULL, 10);
-	return start;
+	char dir[32];
+	long long start;
+	snprintf(dir, sizeof dir, "/proc/%d", (int)pid);
+	return sr_proc_stat_num(AT_FDCWD, dir, 22, &start) < 0 ? 0 : (unsigned long long)start;
 }
 
 /* The session's directory (made with its parents when make): 0 or -1. */
@@ -379,13 +367,12 @@ int session_close(const char *tenant, const char *ws, const char *lang, const ch
  * not found. */
 static double session_rss(const char *dir)
 {
-	char p[4300], link[4300], want[64];
+	char p[4300], link[4300];
 	struct stat fst;
 	if (snprintf(p, sizeof p, "%s/in", dir) < 0)
 		return 0;
 	if (stat(p, &fst) < 0)
 		return 0;
-	snprintf(want, sizeof want, "pipe:");   /* a FIFO reads as its path */
 	DIR *proc = opendir("/proc");
 	struct dirent *de;
 	double rss = 0;
@@ -402,21 +389,17 @@ static double session_rss(const char *dir)
 			    s2.st_dev != fst.st_dev)
 				continue;
 			snprintf(p, sizeof p, "/proc/%s/statm", de->d_name);
-			int fd = open(p, O_RDONLY | O_CLOEXEC);
 			char buf[256];
-			ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
 			unsigned long size, res;
-			if (n > 0 && (buf[n] = '\0', sscanf(buf, "%lu %lu", &size, &res) == 2))
+			if (sr_read_small_at(AT_FDCWD, p, buf, sizeof buf) > 0 &&
+			    sscanf(buf, "%lu %lu", &size, &res) == 2)
 				rss = (double)res * (double)sysconf(_SC_PAGESIZE);
-			if (fd >= 0)
-				close(fd);
 		}
 		if (fds)
 			closedir(fds);
 	}
 	if (proc)
 		closedir(proc);
-	(void)want;
 	return rss;
 }
 
