@@ -9,7 +9,7 @@ export function ok(cond, desc, ...diag) {
   console.log(`${cond ? 'ok' : 'not ok'} ${n} - ${desc}`);
   if (!cond) {
     failed++;
-    for (const d of diag) console.log(String(typeof d === 'string' ? d : JSON.stringify(d)).replace(/^/gm, '# '));
+    for (const d of diag) console.error(String(typeof d === 'string' ? d : JSON.stringify(d)).replace(/^/gm, '# '));
   }
   return cond;
 }
