@@ -176,12 +176,13 @@ static void print_losses(const struct sq_jstat *js)
 		printf(", %s: %s", sq_loss_label(&lv[i]), lv[i].text);
 }
 
-/* "ID STATE [exit N|signal N|timeout|REASON: ERROR][, output lost: ...]" */
+/* "ID STATE [exit N|signal N|timeout|REASON: ERROR][, output lost: ...]",
+ * "ID lost (WHY)" */
 void sq_print_status_line(const char *id, const struct sq_jstat *js)
 {
 	const cJSON *r = js->result;
 	const char *reason = sq_json_str(r, "reason"), *error = sq_json_str(r, "error");
-	char detail[256] = "";
+	char detail[1024] = "";     /* an error is at most 800 bytes (--via's) */
 	if (r && strcmp(js->state, "completed") == 0) {
 		if (reason && strcmp(reason, "exit") == 0)
 			snprintf(detail, sizeof detail, " exit %lld",
@@ -194,6 +195,8 @@ void sq_print_status_line(const char *id, const struct sq_jstat *js)
 	} else if (r && strcmp(js->state, "failed") == 0) {
 		snprintf(detail, sizeof detail, " %s: %s", reason ? reason : "?",
 			 error ? error : "?");
+	} else if (r && strcmp(js->state, "lost") == 0 && error) {
+		snprintf(detail, sizeof detail, " (%s)", error);   /* why it is lost */
 	}
 	printf("%s %s%s", id, js->state, detail);
 	print_losses(js);

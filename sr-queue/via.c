@@ -183,9 +183,12 @@ void sq_via_collect(int jobfd, int status, struct sq_report *rep, char *stats,
 		rep->node_cancel = 1;
 	} else if (!has(rec, "status")) {
 		if (!asked) {
+			char how[40];
+			status_text(status, how, sizeof how);
 			rep->node_lost = 1;
-			snprintf(rep->why, sizeof rep->why, "node %s ended without saying how the "
-				 "job ended (the node, or sr-queue land on it, died)", host);
+			snprintf(rep->why, sizeof rep->why, "node %.200s ended without saying how "
+				 "the job ended: the node, or sr-queue land on it, died, or land could "
+				 "not write its record (the launcher ended: %s)", host, how);
 		}
 	} else {
 		rep->status = (int32_t)sq_json_num(rec, "status", 0);

@@ -55,6 +55,11 @@ for sp in "$mnt/spool" "$T/roomy"; do
 	sr-queue list "$sp" > "$T/$tag.list"
 	sr-queue list "$sp" --json > "$T/$tag.list.json"
 done
+# --via: the job fills the disk, and the node's side cannot write how it ended
+mkdir "$T/mnt2" && mount -t tmpfs -o size=64k y "$T/mnt2" || exit 1
+via=$(cd "$T/mnt2" && sr-queue submit "$T/mnt2/via" -- sh -c 'cat /dev/zero > fill') || exit 1
+sr-queue run "$T/mnt2/via" --drain --via env 2>/dev/null
+sr-queue status "$T/mnt2/via" "$via" > "$T/via.status"
 EOF
 unshare -Urm bash "$T/inner.sh" "$mnt" "$T" || { diag "the namespace's script failed"; }
 
@@ -115,6 +120,10 @@ like "$(st spool big)" "report lost: sr-limit's report not stored \(20[0-9]{3} b
 like "$(st roomy big)" "report lost: sr-limit's report not stored \(20[0-9]{3} bytes, over the 16384 kept\)" \
 	"... and on a disk with room"
 is "$(cat "$T/spool.part.stdout.rc")" 0 "logs of a job that lost only its report: 0"
+
+# --- --via: the node's record of how the job ended could not be written --------------
+like "$(cat "$T/via.status")" "lost \(node .* ended without saying how the job ended: .*could not write its record \(the launcher ended: exit 111\)\)$" \
+	"--via on a full disk: lost, and the reason names the record land could not write"
 
 # --- list ---------------------------------------------------------------------------
 is "$(grep -c 'output lost' "$T/spool.list")" 2 "list marks the two jobs that lost output"
