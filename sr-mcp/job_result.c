@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "job.h"
+#include "spool.h"
 #include "sr.h"
 
 /* Stream output from offset, at most budget bytes: head and tail kept
@@ -22,7 +23,7 @@
  * out, whether bytes were replaced. Returns the cleaned text. */
 struct piece {
 	uint64_t size, dropped;
-	int replaced;
+	int replaced, absent;   /* absent: no file (none made, or removed since) */
 };
 
 static char *stream_text(const char *id, const char *stream, uint64_t off, size_t budget,
@@ -34,6 +35,7 @@ static char *stream_text(const char *id, const char *stream, uint64_t off, size_
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);
+		pc->absent = 1;
 		return xstrdup("");
 	}
 	pc->size = (uint64_t)st.st_size;
@@ -208,11 +210,51 @@ static int quota_hit(const char *id, char *cap, size_t len)
 	return found;
 }
 
+/* What the spool did not keep of a finished job (st its status), its
+ * files as the result found them (po, pe): sr-queue's account
+ * (sq_result_losses); the count in v. */
+static size_t losses(const cJSON *st, const struct piece *po, const struct piece *pe,
+		     struct sq_loss v[SQ_LOSS_MAX])
+{
+	long long size[2] = { po->absent ? -1 : (long long)po->size,
+			      pe->absent ? -1 : (long long)pe->size };
+	const char *state = str(st, "state");
+	if (!state || !strcmp(state, "queued") || !strcmp(state, "running"))
+		return 0;
+	return sq_result_losses(st, size, v);
+}
+
+/* A stream's text t with, at its end, what of the stream was not kept
+ * (v, n): nothing can read it, so never "job_logs reads them". */
+static char *lost_marker(char *t, const char *stream, const struct sq_loss *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *r;
+		if (strcmp(v[i].what, stream) ||
+		    asprintf(&r, "%s%s[... %s%s ...]\n", t, *t && t[strlen(t) - 1] != '\n' ?
+			     "\n" : "", v[i].text, v[i].bytes > 0 ?
+			     "; nothing can read them, job_logs neither" : "") < 0)
+			continue;
+		free(t);
+		t = r;
+	}
+	return t;
+}
+
+/* The bytes of stream that nothing can read. */
+static double lost_bytes(const char *stream, const struct sq_loss *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].what, stream) && v[i].bytes > 0)
+			return (double)v[i].bytes;
+	return 0;
+}
+
 /* A job's output in o: stdout gets three quarters of the room, stderr the
  * rest, and what one does not use the other may. The text block repeats
  * it, so the room is half the result's. */
-static void result_output(cJSON *o, const char *id, const cJSON *st, uint64_t out_off,
-			  uint64_t err_off)
+static size_t result_output(cJSON *o, const char *id, const cJSON *st, uint64_t out_off,
+			    uint64_t err_off, struct sq_loss lv[SQ_LOSS_MAX])
 {
 	size_t room = cfg.max_chars > 4000 ? (cfg.max_chars - 4000) / 2 : 1000;
 	struct piece po, pe;
@@ -223,6 +265,9 @@ static void result_output(cJSON *o, const char *id, const cJSON *st, uint64_t ou
 		free(e);
 		e = stream_text(id, "stderr", err_off, room - strlen(out), &pe);
 	}
+	size_t nl = losses(st, &po, &pe, lv);
+	out = lost_marker(out, "stdout", lv, nl);
+	e = lost_marker(e, "stderr", lv, nl);
 	cJSON_AddStringToObject(o, "stdout", out);
 	cJSON_AddStringToObject(o, "stderr", e);
 	free(out);
@@ -231,13 +276,15 @@ static void result_output(cJSON *o, const char *id, const cJSON *st, uint64_t ou
 	double se_total = num(st, "stderr_total", (double)pe.size);
 	cJSON_AddNumberToObject(o, "stdout_bytes", so_total);
 	cJSON_AddNumberToObject(o, "stderr_bytes", se_total);
-	cJSON_AddNumberToObject(o, "stdout_dropped_bytes", (double)po.dropped +
-				(so_total > (double)po.size ? so_total - (double)po.size : 0));
-	cJSON_AddNumberToObject(o, "stderr_dropped_bytes", (double)pe.dropped +
-				(se_total > (double)pe.size ? se_total - (double)pe.size : 0));
+	/* dropped: what job_logs reads; lost: what nothing can */
+	cJSON_AddNumberToObject(o, "stdout_dropped_bytes", (double)po.dropped);
+	cJSON_AddNumberToObject(o, "stderr_dropped_bytes", (double)pe.dropped);
+	cJSON_AddNumberToObject(o, "stdout_lost_bytes", lost_bytes("stdout", lv, nl));
+	cJSON_AddNumberToObject(o, "stderr_lost_bytes", lost_bytes("stderr", lv, nl));
 	cJSON_AddNumberToObject(o, "stdout_offset", (double)(po.size > out_off ? po.size : out_off));
 	cJSON_AddNumberToObject(o, "stderr_offset", (double)(pe.size > err_off ? pe.size : err_off));
 	cJSON_AddBoolToObject(o, "invalid_utf8", po.replaced || pe.replaced);
+	return nl;
 }
 
 /* What a done job used (lim: sr-limit's report, if any). */
@@ -335,6 +382,48 @@ static void result_hint(cJSON *o, const char *status, const char *id, int disk, 
 		cJSON_AddStringToObject(o, "hint", h);
 }
 
+/* What the spool did not keep (v, n), in o: "lost", one sentence, and
+ * what to do about it after the hint. status is still how the program
+ * ended: the loss is the spool's, not the program's. */
+static void result_lost(cJSON *o, const struct sq_loss *v, size_t n)
+{
+	struct text_buf b = {0}, h = {0};
+	const char *hint = str(o, "hint");
+	int failed = 0, cut = 0, report = 0;
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		text_put(&b, i ? "; " : "", i ? 2 : 0);
+		text_put(&b, v[i].text, strlen(v[i].text));
+		report |= !strcmp(v[i].what, "limit");
+		cut |= strcmp(v[i].what, "limit") && v[i].kind == SQ_LOSS_CAP;
+		failed |= strcmp(v[i].what, "limit") && v[i].kind != SQ_LOSS_CAP;
+	}
+	cJSON_AddStringToObject(o, "lost", b.p);
+	text_put(&h, hint ? hint : "", hint ? strlen(hint) : 0);
+	static const char *const say[] = {
+		" Part of the output was not kept (see lost): those bytes cannot be read, by "
+		"job_logs or otherwise, and status still says how the program ended. If the "
+		"reason is a full disk, tell the user: where sr-mcp keeps its jobs has no room.",
+		" The output went past what a run keeps of each stream: the rest was not kept.",
+		" sr-limit's report of the run was not kept (see lost): whether a limit stopped "
+		"it, and what it used, are not known; status comes from its exit alone.",
+		" To keep large output, write it to a file in /workspace and read it with "
+		"read_file.",
+	};
+	int want[] = { failed, cut, report, failed || cut };
+	for (size_t i = 0; i < 4; i++)
+		if (want[i])
+			text_put(&h, say[i] + (h.p && h.p[0] ? 0 : 1),
+				 strlen(say[i]) - (h.p && h.p[0] ? 0 : 1));
+	if (cJSON_GetObjectItem(o, "hint"))
+		cJSON_ReplaceItemInObject(o, "hint", cJSON_CreateString(h.p));
+	else
+		cJSON_AddStringToObject(o, "hint", h.p);
+	free(b.p);
+	free(h.p);
+}
+
 cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 		     uint64_t out_off, uint64_t err_off)
 {
@@ -375,7 +464,8 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	else
 		cJSON_AddNullToObject(o, "signal");
 
-	result_output(o, id, st, out_off, err_off);
+	struct sq_loss lv[SQ_LOSS_MAX];
+	size_t nl = result_output(o, id, st, out_off, err_off, lv);
 
 	result_usage(o, st, lim, done);
 	char cap[32] = "";
@@ -389,7 +479,29 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 		cJSON_AddStringToObject(o, "error", err);
 	free(sandbox);
 	result_hint(o, status, id, disk, cap, st, oom);
+	result_lost(o, lv, nl);
 	return o;
+}
+
+/* What of a finished job's stream was not kept, its file found at size
+ * (-1: not there): in l, 1; else 0 (or still running). */
+static int stream_lost(const char *id, const char *stream, long long size, struct sq_loss *l)
+{
+	struct sq_loss v[SQ_LOSS_MAX];
+	cJSON *res = NULL;
+	long long sizes[2] = { SQ_SIZE_UNKNOWN, SQ_SIZE_UNKNOWN };
+	int dfd = job_file(id, "."), found = 0;
+	if (dfd >= 0)
+		(void)sq_job_read_at(dfd, SQ_JOB_FILE, NULL, &res);
+	if (dfd >= 0)
+		close(dfd);
+	sizes[strcmp(stream, "stdout") != 0] = size;
+	size_t n = res ? sq_result_losses(res, sizes, v) : 0;
+	for (size_t i = 0; i < n && !found; i++)
+		if (!strcmp(v[i].what, stream))
+			*l = v[i], found = 1;
+	cJSON_Delete(res);
+	return found;
 }
 
 cJSON *job_result_logs(const char *id, const char *stream, uint64_t offset, uint64_t limit,
@@ -431,6 +543,11 @@ cJSON *job_result_logs(const char *id, const char *stream, uint64_t offset, uint
 	cJSON_AddNumberToObject(o, "total_bytes", (double)size);
 	cJSON_AddBoolToObject(o, "eof", offset + got >= size);
 	cJSON_AddBoolToObject(o, "invalid_utf8", p.replaced);
+	struct sq_loss l;
+	if (stream_lost(id, stream, fd >= 0 ? (long long)size : -1, &l)) {
+		cJSON_AddNumberToObject(o, "lost_bytes", l.bytes > 0 ? (double)l.bytes : 0);
+		cJSON_AddStringToObject(o, "lost", l.text);
+	}
 	free(t);
 	return o;
 }
@@ -499,6 +616,11 @@ char *job_result_text(const cJSON *res)
 		text_put(&b, images, strlen(images));
 	free(images);
 	made_note(&b, res);
+	if (str(res, "lost")) {
+		text_put(&b, "not kept: ", 10);
+		text_put(&b, str(res, "lost"), strlen(str(res, "lost")));
+		text_put(&b, "\n", 1);
+	}
 	if (str(res, "error")) {
 		snprintf(line, sizeof line, "error: %.500s\n", str(res, "error"));
 		text_put(&b, line, strlen(line));

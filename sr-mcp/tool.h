@@ -53,8 +53,11 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 "\"signal\":{\"type\":[\"string\",\"null\"],\"description\":\"The signal that killed it, e.g. KILL.\"}," \
 "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"}," \
 "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"}," \
-"\"stdout_dropped_bytes\":{\"type\":\"integer\",\"description\":\"Bytes of stdout not in this result (job_logs reads them).\"}," \
+"\"stdout_dropped_bytes\":{\"type\":\"integer\",\"description\":\"Bytes of stdout kept but not in this result (job_logs reads them).\"}," \
 "\"stderr_dropped_bytes\":{\"type\":\"integer\"}," \
+"\"stdout_lost_bytes\":{\"type\":\"integer\",\"description\":\"Bytes the program wrote to stdout that were not kept (a full disk, the output cap): nothing reads them.\"}," \
+"\"stderr_lost_bytes\":{\"type\":\"integer\"}," \
+"\"lost\":{\"type\":\"string\",\"description\":\"What of the output, or of the report on the run, was not kept, and why.\"}," \
 "\"stdout_offset\":{\"type\":\"integer\",\"description\":\"Pass back to job_status to get only newer output.\"}," \
 "\"stderr_offset\":{\"type\":\"integer\"}," \
 "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"Some bytes were not UTF-8 and were replaced by U+FFFD.\"}," \

@@ -67,7 +67,9 @@ const char job_logs_def[] =
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"job_id\":{\"type\":\"string\"},\"stream\":{\"type\":\"string\"},\"offset\":{\"type\":\"integer\"},"
 "\"text\":{\"type\":\"string\"},\"next_offset\":{\"type\":\"integer\"},\"total_bytes\":{\"type\":\"integer\"},"
-"\"eof\":{\"type\":\"boolean\"},\"invalid_utf8\":{\"type\":\"boolean\"}},"
+"\"eof\":{\"type\":\"boolean\"},\"invalid_utf8\":{\"type\":\"boolean\"},"
+"\"lost_bytes\":{\"type\":\"integer\",\"description\":\"Bytes the program wrote to this stream that were not kept: nothing reads them.\"},"
+"\"lost\":{\"type\":\"string\",\"description\":\"What of this stream was not kept, and why.\"}},"
 "\"required\":[\"job_id\",\"stream\",\"offset\",\"text\",\"next_offset\",\"total_bytes\",\"eof\"]},"
 "\"annotations\":{\"title\":\"Job output\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
@@ -92,7 +94,7 @@ const char list_jobs_def[] =
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"jobs\":{\"type\":\"array\",\"items\":"
 "{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
 "\"reason\":{\"type\":\"string\"},\"language\":{\"type\":\"string\"},\"workspace_id\":{\"type\":\"string\"},"
-"\"submitted_ms\":{\"type\":\"number\"}},\"required\":[\"job_id\",\"state\"]}},"
+"\"submitted_ms\":{\"type\":\"number\"},\"lost\":{\"type\":\"string\",\"description\":\"What of its output or report was not kept, and why.\"}},\"required\":[\"job_id\",\"state\"]}},"
 "\"total\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"}},\"required\":[\"jobs\",\"total\"]},"
 "\"annotations\":{\"title\":\"List jobs\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
 
@@ -138,10 +140,13 @@ static int halve_stream(cJSON *res, const char *k)
 	size_t keep = n / 2;
 	while (keep > 0 && ((unsigned char)v->valuestring[keep] & 0xc0) == 0x80)
 		keep--;
-	char *t = NULL;
+	char *t = NULL, key[32];
+	snprintf(key, sizeof key, "%s_lost_bytes", k);
+	const cJSON *lost = cJSON_GetObjectItem(res, key);
 	if (asprintf(&t, "%.*s\n[... the rest of this %s did not fit the result cap of %u bytes: "
-		     "job_logs with this job_id and stream %s reads all of it ...]\n", (int)keep,
-		     v->valuestring, k, MCP_RESULT_MAX, k) < 0)
+		     "job_logs with this job_id and stream %s reads all of it%s ...]\n", (int)keep,
+		     v->valuestring, k, MCP_RESULT_MAX, k, cJSON_IsNumber(lost) &&
+		     lost->valuedouble > 0 ? " that was kept (see lost)" : "") < 0)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	cJSON_ReplaceItemInObject(res, k, cJSON_CreateString(t));
 	free(t);
@@ -478,8 +483,19 @@ void job_logs(struct proto_req *r, const cJSON *args)
 		tool_error(r, "%s", err);
 		return;
 	}
+	/* At the end of what was kept, the text block says what was not:
+	 * nothing can read it, so a model must not page on for it. */
 	const char *t = cJSON_GetObjectItem(res, "text")->valuestring;
-	tool_reply(r, res, t, 0);
+	const cJSON *lost = cJSON_GetObjectItem(res, "lost");
+	char *tl = NULL;
+	if (cJSON_IsString(lost) && cJSON_IsTrue(cJSON_GetObjectItem(res, "eof")) &&
+	    asprintf(&tl, "%s%s[... %s: nothing can read %s, this tool neither ...]\n", t,
+		     *t && t[strlen(t) - 1] != '\n' ? "\n" : "", lost->valuestring,
+		     cJSON_GetObjectItem(res, "lost_bytes")->valuedouble > 0 ? "those bytes" :
+		     "what is missing") < 0)
+		tl = NULL;
+	tool_reply(r, res, tl ? tl : t, 0);
+	free(tl);
 }
 
 void cancel_job(struct proto_req *r, const cJSON *args)
@@ -511,6 +527,24 @@ static int newest_first(const void *a, const void *b)
 		      cJSON_GetObjectItem(x, "id")->valuestring);
 }
 
+/* What sr-queue list says the job lost (its "lost": [{text}]), in one
+ * sentence, or NULL. */
+static char *job_entry_lost(const cJSON *j)
+{
+	const cJSON *l;
+	char *s = NULL;
+	cJSON_ArrayForEach(l, cJSON_GetObjectItem(j, "lost")) {
+		const cJSON *t = cJSON_GetObjectItem(l, "text");
+		char *n = NULL;
+		if (cJSON_IsString(t) && asprintf(&n, "%s%s%s", s ? s : "", s ? "; " : "",
+						   t->valuestring) >= 0) {
+			free(s);
+			s = n;
+		}
+	}
+	return s;
+}
+
 /* A job of the list, as list_jobs shows it: j the spool's entry (its
  * id and state strings), its language and workspace from its record. */
 static cJSON *job_entry(const cJSON *j, const cJSON *id, const cJSON *state)
@@ -536,6 +570,10 @@ static cJSON *job_entry(const cJSON *j, const cJSON *id, const cJSON *state)
 	const cJSON *sub = cJSON_GetObjectItem(j, "submitted_ms");
 	if (cJSON_IsNumber(sub))
 		cJSON_AddNumberToObject(o, "submitted_ms", sub->valuedouble);
+	char *lost = job_entry_lost(j);
+	if (lost)
+		cJSON_AddStringToObject(o, "lost", lost);
+	free(lost);
 	cJSON_Delete(info);
 	return o;
 }
@@ -571,9 +609,11 @@ void list_jobs(struct proto_req *r, const cJSON *args)
 			continue;
 		cJSON_AddItemToArray(jobs, job_entry(j, id, state));
 		const cJSON *reason = cJSON_GetObjectItem(j, "reason");
-		int m = snprintf(line, sizeof line, "%s %s%s%s\n", id->valuestring, state->valuestring,
-				 cJSON_IsString(reason) ? " " : "",
-				 cJSON_IsString(reason) ? reason->valuestring : "");
+		int m = snprintf(line, sizeof line, "%s %s%s%s%s\n", id->valuestring,
+				 state->valuestring, cJSON_IsString(reason) ? " " : "",
+				 cJSON_IsString(reason) ? reason->valuestring : "",
+				 cJSON_GetObjectItem(j, "lost") ? " (output not all kept: "
+				 "job_status says what)" : "");
 		text = realloc(text, tlen + (size_t)m + 1);
 		memcpy(text + tlen, line, (size_t)m + 1);
 		tlen += (size_t)m;

@@ -141,15 +141,48 @@ cJSON *sq_status_json(const char *id, const struct sq_jstat *js, int jobinfo)
 	cJSON_ArrayForEach(e, js->result)
 		if (strcmp(e->string, "state") != 0)
 			cJSON_AddItemToObject(o, e->string, cJSON_Duplicate(e, 1));
+	struct sq_loss lv[SQ_LOSS_MAX];
+	cJSON *lost = sq_losses_json(lv, sq_job_losses(js, lv));
+	if (lost)
+		cJSON_AddItemToObject(o, "lost", lost);
 	return o;
 }
 
-/* "ID STATE [exit N|signal N|timeout|REASON: ERROR]" */
+/* What was not kept of a finished job, its files looked at now. */
+size_t sq_job_losses(const struct sq_jstat *js, struct sq_loss v[SQ_LOSS_MAX])
+{
+	long long size[2];
+	if (!js->result)
+		return 0;
+	sq_stream_sizes(js->fd, size);
+	return sq_result_losses(js->result, size, v);
+}
+
+/* "output lost", "output cut" (--max-output's cap, as asked) or "report
+ * lost": what the views print before a loss's text. */
+const char *sq_loss_label(const struct sq_loss *l)
+{
+	return !strcmp(l->what, "limit") ? "report lost" :
+	       l->kind == SQ_LOSS_CAP ? "output cut" : "output lost";
+}
+
+/* ", output lost: 34464 bytes of stdout not stored (...)", one clause
+ * per loss. */
+static void print_losses(const struct sq_jstat *js)
+{
+	struct sq_loss lv[SQ_LOSS_MAX];
+	size_t n = sq_job_losses(js, lv);
+	for (size_t i = 0; i < n; i++)
+		printf(", %s: %s", sq_loss_label(&lv[i]), lv[i].text);
+}
+
+/* "ID STATE [exit N|signal N|timeout|REASON: ERROR][, output lost: ...]",
+ * "ID lost (WHY)" */
 void sq_print_status_line(const char *id, const struct sq_jstat *js)
 {
 	const cJSON *r = js->result;
 	const char *reason = sq_json_str(r, "reason"), *error = sq_json_str(r, "error");
-	char detail[256] = "";
+	char detail[1024] = "";     /* an error is at most 800 bytes (--via's) */
 	if (r && strcmp(js->state, "completed") == 0) {
 		if (reason && strcmp(reason, "exit") == 0)
 			snprintf(detail, sizeof detail, " exit %lld",
@@ -162,8 +195,12 @@ void sq_print_status_line(const char *id, const struct sq_jstat *js)
 	} else if (r && strcmp(js->state, "failed") == 0) {
 		snprintf(detail, sizeof detail, " %s: %s", reason ? reason : "?",
 			 error ? error : "?");
+	} else if (r && strcmp(js->state, "lost") == 0 && error) {
+		snprintf(detail, sizeof detail, " (%s)", error);   /* why it is lost */
 	}
-	printf("%s %s%s\n", id, js->state, detail);
+	printf("%s %s%s", id, js->state, detail);
+	print_losses(js);
+	printf("\n");
 }
 
 /* Resolve or exit: 1 when there is no such job, 111 on a system error. */

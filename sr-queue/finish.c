@@ -100,7 +100,43 @@ static cJSON *how_it_ended(const struct sq_slot *s)
 	return r;
 }
 
-static cJSON *build_result(const struct sq_slot *s, int with_limit)
+/* sr-limit's report (the job's fd 3), whole (how 0), only its fields
+ * that are not objects or arrays (1), or none (2): how much of it the
+ * disk had room for (err, the failure that asked for less). What was not
+ * kept, and why, goes into limit_error. */
+static void add_limit(cJSON *r, const struct sq_slot *s, int how, int err)
+{
+	char why[200] = "";
+	uint64_t total = s->rep.stats_total > s->statslen ? s->rep.stats_total : s->statslen;
+	if (!total)
+		return; /* the job wrote no report */
+	cJSON *limit = s->statslen ? cJSON_ParseWithLength(s->stats, s->statslen) : NULL;
+	if (total > s->statslen)
+		snprintf(why, sizeof why, "not stored (%llu bytes, over the %d kept)",
+			 (unsigned long long)total, SQ_STATS_MAX);
+	else if (!cJSON_IsObject(limit))
+		snprintf(why, sizeof why, "not stored (%llu bytes that are not a JSON object)",
+			 (unsigned long long)total);
+	else if (how == 1)
+		snprintf(why, sizeof why, "stored in part, its objects and arrays left out "
+			 "(%s)", strerror(err));
+	else if (how == 2)
+		snprintf(why, sizeof why, "not stored (%s)", strerror(err));
+	for (cJSON *e = cJSON_IsObject(limit) && how == 1 ? limit->child : NULL, *next; e;
+	     e = next) {
+		next = e->next;
+		if (cJSON_IsObject(e) || cJSON_IsArray(e))
+			cJSON_Delete(cJSON_DetachItemViaPointer(limit, e));
+	}
+	if (cJSON_IsObject(limit) && total == s->statslen && how < 2)
+		cJSON_AddItemToObject(r, "limit", limit);
+	else
+		cJSON_Delete(limit);
+	if (why[0])
+		cJSON_AddStringToObject(r, "limit_error", why);
+}
+
+static cJSON *build_result(const struct sq_slot *s, int how, int err)
 {
 	const struct sq_report *p = &s->rep;
 	cJSON *r = how_it_ended(s);
@@ -112,27 +148,26 @@ static cJSON *build_result(const struct sq_slot *s, int with_limit)
 	add_stream(r, "stdout", p->out_stored, p->out_total, p->out_err);
 	add_stream(r, "stderr", p->err_stored, p->err_total, p->err_err);
 	cJSON_AddNumberToObject(r, "attempts", sq_read_attempts(s->fd) + 1);
-	cJSON *limit = with_limit && s->statslen ? cJSON_ParseWithLength(s->stats, s->statslen)
-						 : NULL;
-	if (cJSON_IsObject(limit))
-		cJSON_AddItemToObject(r, "limit", limit);
-	else
-		cJSON_Delete(limit);
+	add_limit(r, s, how, err);
 	return r;
 }
 
+/* The result, with as much of sr-limit's report as the disk has room
+ * for: the room kept at submit holds the rest. */
 static int record(struct sq_slot *s)
 {
 	if (s->result_written)
 		return 0;
-	cJSON *r = build_result(s, 1);
-	int rc = sq_result_write(s->fd, r);
-	cJSON_Delete(r);
-	if (rc < 0 && errno == ENOSPC) { /* sr-limit's stats did not fit */
-		r = build_result(s, 0);
+	int rc = -1, err = 0;
+	for (int how = 0; how < 3 && rc < 0; how++) {
+		cJSON *r = build_result(s, how, err);
 		rc = sq_result_write(s->fd, r);
+		err = errno;
 		cJSON_Delete(r);
+		if (rc < 0 && err != ENOSPC && err != EDQUOT)
+			break;
 	}
+	errno = err;
 	if (rc == 0)
 		s->result_written = 1;
 	return rc;

@@ -219,12 +219,20 @@ static void store(struct pump *p, const char *buf, size_t len)
 		if (p->file < 0)
 			p->err = errno;
 	}
-	if (p->err)
-		return;
-	if (sr_write_all(p->file, buf, len) < 0)
-		p->err = errno;
-	else
-		p->stored += len;
+	/* Bytes a write took before it failed are stored: counted, so that
+	 * the record's count is the file's size. */
+	while (!p->err && len) {
+		ssize_t n = write(p->file, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			p->err = errno;
+			return;
+		}
+		p->stored += (uint64_t)n;
+		buf += n;
+		len -= (size_t)n;
+	}
 }
 
 /* Copy what is in the pipe to the sink, up to the cap; count the rest. */
@@ -461,6 +469,7 @@ static void finish_report(struct run *r, struct sq_report *rep)
 	rep->out_err = r->out.err;
 	rep->err_err = r->err.err;
 	rep->stats_len = (uint32_t)r->stats.stored;
+	rep->stats_total = r->stats.total;
 }
 
 /* Close every fd from 3 up but the n in keep (-1s ignored). */

@@ -127,7 +127,7 @@ static unsigned char *read_page(struct page *pg)
 }
 
 static int page_json(const char *id, const char *stream, const struct sq_jstat *js,
-		     struct page *pg)
+		     struct page *pg, const struct sq_loss *lost)
 {
 	unsigned char *buf = read_page(pg);
 	if (pg->offset + pg->len < pg->size) {
@@ -153,6 +153,11 @@ static int page_json(const char *id, const char *stream, const struct sq_jstat *
 		long long total = sq_json_num(js->result, key, 0);
 		cJSON_AddNumberToObject(o, "total", (double)total);
 		cJSON_AddBoolToObject(o, "truncated", (uint64_t)total > pg->size);
+	}
+	if (lost) {
+		cJSON *l = sq_losses_json(lost, 1);
+		cJSON_AddItemToObject(o, "lost", cJSON_DetachItemFromArray(l, 0));
+		cJSON_Delete(l);
 	}
 	cJSON_AddStringToObject(o, "data", data);
 	free(data);
@@ -180,9 +185,24 @@ int sq_cmd_logs(int argc, char **argv)
 		pg.len = pg.size - pg.offset;
 	if (o.has_max && pg.len > o.max_bytes)
 		pg.len = o.max_bytes;
-	int r = o.json ? page_json(ops[1], o.stream, &js, &pg) : copy_raw(&pg);
+	/* At the end of what was kept, say what of the stream was not. */
+	struct sq_loss lv[SQ_LOSS_MAX], *lost = NULL;
+	long long size[2];
+	sq_stream_sizes(js.fd, size);
+	size[strcmp(o.stream, "stdout") != 0] = pg.fd < 0 ? -1 : (long long)pg.size;
+	size_t nl = js.result && pg.offset + pg.len >= pg.size ?
+		sq_result_losses(js.result, size, lv) : 0;
+	for (size_t i = 0; i < nl; i++)
+		if (!strcmp(lv[i].what, o.stream))
+			lost = &lv[i];
+	int r = o.json ? page_json(ops[1], o.stream, &js, &pg, lost) : copy_raw(&pg);
 	if (pg.fd >= 0)
 		close(pg.fd);
+	if (lost && r == 0) {
+		sr_warn("job %s: %s: %s", ops[1], sq_loss_label(lost), lost->text);
+		if (lost->kind != SQ_LOSS_CAP)
+			r = SQ_EXIT_OUTPUT_LOST;
+	}
 	sq_jstat_free(&js);
 	sq_spool_close(&sp);
 	return r;

@@ -48,6 +48,9 @@ enum {
 	SQ_EXIT_CANCELLED = 98,
 	SQ_EXIT_WAIT_TIMEOUT = 99,
 };
+/* `logs`: it wrote what was kept, but some of what the job wrote to the
+ * stream was lost (not stored, or gone since); a line says what and why. */
+#define SQ_EXIT_OUTPUT_LOST 95
 
 struct sq_spool {
 	const char *path;
@@ -91,6 +94,26 @@ struct cJSON *sq_result_new(const char *state, const char *reason);
 int sq_result_exit_code(const struct cJSON *res);
 const char *sq_json_str(const struct cJSON *obj, const char *key);
 long long sq_json_num(const struct cJSON *obj, const char *key, long long dflt);
+/* What was not kept of a finished job (res its result): per stream, bytes
+ * it wrote that cannot be read (not stored: an error, or past
+ * --max-output; stored but gone since), and sr-limit's report not kept.
+ * size: stdout's and stderr's sizes now (sq_stream_sizes; -1 not there;
+ * NULL, or SQ_SIZE_UNKNOWN: not looked at). The count of v used. */
+enum sq_loss_kind { SQ_LOSS_CAP = 1, SQ_LOSS_ERROR, SQ_LOSS_GONE };
+struct sq_loss {
+	const char *what;       /* "stdout", "stderr", "limit" (sr-limit's report) */
+	int kind;               /* the worst: cap (as asked), error, gone */
+	long long bytes;        /* the job's bytes that cannot be read; -1 unknown */
+	char why[200];          /* "No space left on device" ... */
+	char text[400];         /* "34464 bytes of stdout not stored (No space ...)" */
+};
+#define SQ_LOSS_MAX 3
+#define SQ_SIZE_UNKNOWN (-2LL)
+void sq_stream_sizes(int jobfd, long long size[2]);
+size_t sq_result_losses(const struct cJSON *res, const long long size[2],
+			struct sq_loss v[SQ_LOSS_MAX]);
+const char *sq_loss_kind_name(int kind);
+struct cJSON *sq_losses_json(const struct sq_loss *v, size_t n);
 
 /* spool_submit.c: storing a new job (sr-queue submit, sr-mcp). */
 struct sq_new_job {

@@ -279,3 +279,119 @@ int sq_result_exit_code(const cJSON *res)
 		return (int)code;
 	return strcmp(state, "failed") == 0 ? SR_EXIT_NOEXEC : SQ_EXIT_LOST;
 }
+
+/* What a finished job's record, and its files as they are now, say was
+ * not kept. The worker records what it could not store (stdout_error,
+ * stderr_error, limit_error; a total over the bytes stored); a file
+ * shorter than what was stored, or gone, was cut or removed since (gc
+ * removes a job while a view may read it). */
+
+/* The sizes of the job's stdout and stderr now: -1 when not there. */
+void sq_stream_sizes(int jobfd, long long size[2])
+{
+	static const char *const names[] = { "stdout", "stderr" };
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+		size[i] = SQ_SIZE_UNKNOWN;
+		if (jobfd < 0)
+			continue;
+		if (fstatat(jobfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			size[i] = S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
+		else if (errno == ENOENT)
+			size[i] = -1;
+	}
+}
+
+static void loss_part(struct sq_loss *l, const char *text, const char *why)
+{
+	size_t t = strlen(l->text), w = strlen(l->why);
+	snprintf(l->text + t, sizeof l->text - t, "%s%s", t ? "; " : "", text);
+	snprintf(l->why + w, sizeof l->why - w, "%s%s", w ? "; " : "", why);
+}
+
+/* One stream's loss in l: 1, or 0 when all it wrote can be read. */
+static int stream_loss(const cJSON *res, int i, long long have, struct sq_loss *l)
+{
+	static const char *const names[] = { "stdout", "stderr" };
+	const char *s = names[i];
+	char key[32], text[300], why[160];
+	snprintf(key, sizeof key, "%s_bytes", s);
+	long long stored = sq_json_num(res, key, -1);
+	snprintf(key, sizeof key, "%s_total", s);
+	long long total = sq_json_num(res, key, stored);
+	snprintf(key, sizeof key, "%s_error", s);
+	const char *err = sq_json_str(res, key);
+	if (stored < 0)
+		return 0;
+	memset(l, 0, sizeof *l);
+	l->what = s;
+	long long unstored = total > stored ? total - stored : 0;
+	long long gone = have != SQ_SIZE_UNKNOWN && stored > (have < 0 ? 0 : have) ?
+		stored - (have < 0 ? 0 : have) : 0;
+	if (unstored && err) {
+		snprintf(text, sizeof text, "%lld bytes of %s not stored (%s)", unstored, s, err);
+		loss_part(l, text, err);
+	} else if (unstored) {
+		snprintf(text, sizeof text, "%lld bytes of %s not stored (past its --max-output "
+			 "of %lld bytes)", unstored, s, stored);
+		snprintf(why, sizeof why, "past --max-output (%lld bytes)", stored);
+		loss_part(l, text, why);
+	} else if (err) {
+		snprintf(text, sizeof text, "%s may not all be on disk (%s)", s, err);
+		loss_part(l, text, err);
+	}
+	if (gone && have < 0)
+		snprintf(text, sizeof text, "the %lld stored bytes of %s are gone (its file was "
+			 "removed since: by gc, most likely)", stored, s);
+	else if (gone)
+		snprintf(text, sizeof text, "%lld of the %lld stored bytes of %s are gone (its "
+			 "file was cut short since)", gone, stored, s);
+	if (gone)
+		loss_part(l, text, have < 0 ? "its file was removed" : "its file was cut short");
+	l->bytes = unstored + gone;
+	l->kind = gone ? SQ_LOSS_GONE : err ? SQ_LOSS_ERROR : unstored ? SQ_LOSS_CAP : 0;
+	return l->kind != 0;
+}
+
+size_t sq_result_losses(const cJSON *res, const long long size[2], struct sq_loss v[SQ_LOSS_MAX])
+{
+	size_t n = 0;
+	for (int i = 0; i < 2; i++)
+		n += (size_t)stream_loss(res, i, size ? size[i] : SQ_SIZE_UNKNOWN, &v[n]);
+	const char *lerr = sq_json_str(res, "limit_error");
+	if (lerr) {
+		struct sq_loss *l = &v[n++];
+		memset(l, 0, sizeof *l);
+		l->what = "limit";
+		l->kind = SQ_LOSS_ERROR;
+		l->bytes = -1;
+		snprintf(l->why, sizeof l->why, "%s", lerr);
+		snprintf(l->text, sizeof l->text, "sr-limit's report %s", lerr);
+	}
+	return n;
+}
+
+const char *sq_loss_kind_name(int kind)
+{
+	return kind == SQ_LOSS_CAP ? "cap" : kind == SQ_LOSS_GONE ? "gone" : "error";
+}
+
+/* [{"what", "kind", "bytes" (when known), "why", "text"}], or NULL when
+ * nothing was lost. */
+cJSON *sq_losses_json(const struct sq_loss *v, size_t n)
+{
+	if (!n)
+		return NULL;
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "what", v[i].what);
+		cJSON_AddStringToObject(o, "kind", sq_loss_kind_name(v[i].kind));
+		if (v[i].bytes >= 0)
+			cJSON_AddNumberToObject(o, "bytes", (double)v[i].bytes);
+		cJSON_AddStringToObject(o, "why", v[i].why);
+		cJSON_AddStringToObject(o, "text", v[i].text);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}

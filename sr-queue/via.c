@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -182,9 +183,12 @@ void sq_via_collect(int jobfd, int status, struct sq_report *rep, char *stats,
 		rep->node_cancel = 1;
 	} else if (!has(rec, "status")) {
 		if (!asked) {
+			char how[40];
+			status_text(status, how, sizeof how);
 			rep->node_lost = 1;
-			snprintf(rep->why, sizeof rep->why, "node %s ended without saying how the "
-				 "job ended (the node, or sr-queue land on it, died)", host);
+			snprintf(rep->why, sizeof rep->why, "node %.200s ended without saying how "
+				 "the job ended: the node, or sr-queue land on it, died, or land could "
+				 "not write its record (the launcher ended: %s)", host, how);
 		}
 	} else {
 		rep->status = (int32_t)sq_json_num(rec, "status", 0);
@@ -197,7 +201,10 @@ void sq_via_collect(int jobfd, int status, struct sq_report *rep, char *stats,
 		rep->user_ns = rec_u64(rec, "user_ns");
 		rep->sys_ns = rec_u64(rec, "sys_ns");
 		ssize_t n = read_job_file(jobfd, SQ_STATS_FILE, stats, SQ_STATS_MAX);
+		struct stat st;
 		*statslen = n > 0 ? (size_t)n : 0;
+		rep->stats_total = fstatat(jobfd, SQ_STATS_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 ?
+			(uint64_t)st.st_size : *statslen;
 	}
 	cJSON_Delete(rec);
 }

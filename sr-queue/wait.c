@@ -24,6 +24,11 @@ int sq_cmd_wait(int argc, char **argv)
 	int code = r == 1 ? SQ_EXIT_WAIT_TIMEOUT : sq_result_exit_code(js.result);
 	if (o.json && sq_print_state(ops[1], &js, 1) != 0)
 		code = SR_EXIT_SYS;
+	/* Its code is the job's: what it lost is said on stderr. */
+	struct sq_loss lv[SQ_LOSS_MAX];
+	size_t n = r == 0 ? sq_job_losses(&js, lv) : 0;
+	for (size_t i = 0; i < n; i++)
+		sr_warn("job %s: %s: %s", ops[1], sq_loss_label(&lv[i]), lv[i].text);
 	sq_jstat_free(&js);
 	sq_spool_close(&sp);
 	return code;

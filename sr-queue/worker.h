@@ -61,6 +61,7 @@ struct sq_report {
 	uint64_t started_ms, finished_ms, wall_ns, user_ns, sys_ns;
 	uint64_t out_stored, out_total, err_stored, err_total;
 	uint32_t stats_len;     /* that many bytes of sr-limit stats follow */
+	uint64_t stats_total;   /* of stats_total the job wrote (over SQ_STATS_MAX: cut) */
 	int32_t node_lost;      /* --via: the node ended without telling how the job did */
 	int32_t node_cancel;    /* --via: the node was asked to stop it (scancel) */
 	char why[800];          /* --via: why the job did not start on a node */

@@ -170,8 +170,11 @@ is "$off" "$(stat -c %s "$T/want")" "json pages end at the size of the output"
 is "$(tr -d '\n' < "$T/got")" "$(tr -d '\n' < "$T/want")" "json pages carry the output"
 is "$(field "$p2" stdout_bytes)/$(field "$p2" stdout_total)" "100/$(seq 1 1000 | wc -c)" \
 	"--max-output caps what is stored and counts the rest"
-is "$(sr-queue logs "$sp" "$p2" | wc -c)" 100 "logs returns the stored 100 bytes"
-is "$(json_get "$(sr-queue logs "$sp" "$p2" --json)" truncated)" true "logs --json says truncated"
+run sr-queue logs "$sp" "$p2"
+is "$rc:$(wc -c < "$T/.out")" 0:100 "logs returns the stored 100 bytes, exit 0 (the cut was asked for)"
+like "$err" "output cut: [0-9]+ bytes of stdout not stored \(past its --max-output of 100 bytes\)" \
+	"... and says the rest was cut"
+is "$(json_get "$(sr-queue logs "$sp" "$p2" --json 2>/dev/null)" truncated)" true "logs --json says truncated"
 is "$(sr-queue logs "$sp" "$p2" --stream stderr)" tail "stderr has its own cap"
 
 # --- gc -----------------------------------------------------------------------------

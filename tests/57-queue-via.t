@@ -81,7 +81,7 @@ is "$(live_pids "$(cat n/main.pid)")" "" "and its process is dead"
 l=$(sr-queue submit "$sp" -- sh -c 'kill -9 $PPID; sleep 300')
 run sr-queue wait "$sp" "$l" --timeout 20s
 is "$rc" 97 "land killed on the node: the job is lost"
-like "$(field "$l" error)" "ended without saying how the job ended" "and its result says why"
+like "$(field "$l" error)" "ended without saying how the job ended: .* \(the launcher ended: (exit [0-9]+|killed by signal [0-9]+)\)" "and its result says why, with how the launcher ended"
 r=$(sr-queue submit "$sp" --retry 1 -- sh -c 'echo try >> "$0"; kill -9 $PPID; sleep 300' "$T/tries")
 run sr-queue wait "$sp" "$r" --timeout 20s
 is "$rc" 97 "with --retry 1 it is run again, then lost"
