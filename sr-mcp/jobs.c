@@ -154,6 +154,8 @@ int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errl
 {
 	char code[4096], envf[4096] = "", ws[4096];
 	int deps[2], ndeps = 0;
+	if (runner_trusted(s->runner->path, s->env_extra, err, errlen) < 0)
+		return -1;      /* what runs is no longer what was checked at start */
 	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
 					 errlen)) < 0)
 		return -1;
