@@ -306,11 +306,15 @@ static int finished(const cJSON *st)
 /* One inotify watch on SPOOL/done for the life of the process: a job that
  * ends is renamed there, and every waiting call is woken. (`sr-queue
  * wait` would do, but an inotify instance costs some 15 ms to close, and
- * one per call is on every call's path.) */
+ * one per call is on every call's path.) When the user's inotify
+ * instances or watches are all taken (another tenant's runs may hold
+ * them), waits look every 50 ms instead, the log says so once, and the
+ * watch is tried again every 10 s. */
 static pthread_mutex_t news_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t news = PTHREAD_COND_INITIALIZER;
 static unsigned long generation;
-static int watching;      /* 0 not yet, 1 watching, -1 cannot */
+static int watching;      /* 0 not yet, 1 watching, -1 cannot (polling) */
+static uint64_t watch_retry;      /* polling: when to try again (ms) */
 
 static void *watch_done(void *arg)
 {
@@ -329,22 +333,44 @@ static void *watch_done(void *arg)
 	}
 }
 
-static void watch_start(void)
+/* Under news_lock: the watch, or why not (errno; ENOENT: no spool yet). */
+static int watch_try(void)
 {
 	char done[4200];
 	pthread_t t;
-	pthread_mutex_lock(&news_lock);
-	if (watching == 0) {
-		snprintf(done, sizeof done, "%s/done", cfg.spool);
-		int ino = inotify_init1(IN_CLOEXEC);
-		if (ino >= 0 && inotify_add_watch(ino, done, IN_MOVED_TO | IN_ONLYDIR) >= 0 &&
-		    pthread_create(&t, NULL, watch_done, (void *)(intptr_t)ino) == 0) {
+	snprintf(done, sizeof done, "%s/done", cfg.spool);
+	int ino = inotify_init1(IN_CLOEXEC), e;
+	if (ino >= 0 && inotify_add_watch(ino, done, IN_MOVED_TO | IN_ONLYDIR) >= 0) {
+		if ((e = pthread_create(&t, NULL, watch_done, (void *)(intptr_t)ino)) == 0) {
 			pthread_detach(t);
+			return 0;
+		}
+		errno = e;
+	}
+	e = errno;
+	if (ino >= 0)
+		close(ino);
+	errno = e;
+	return -1;
+}
+
+static void watch_start(void)
+{
+	static int told;
+	uint64_t now = sr_now_ns() / 1000000;
+	pthread_mutex_lock(&news_lock);
+	if (watching == 0 || (watching < 0 && now >= watch_retry)) {
+		if (watch_try() == 0) {
+			if (watching < 0)
+				mcp_log("inotify is available again: waits for runs are woken by it");
 			watching = 1;
-		} else {
-			watching = errno == ENOENT ? 0 : -1;   /* no spool yet: later */
-			if (ino >= 0)
-				close(ino);
+		} else if (errno != ENOENT || watching < 0) {       /* no spool yet: later */
+			if (!told++)
+				mcp_log("unable to watch %s/done with inotify (%s: the user's inotify "
+					"instances or watches are taken); waits for runs look every 50 "
+					"ms instead", cfg.spool, strerror(errno));
+			watching = -1;
+			watch_retry = now + 10000;
 		}
 	}
 	pthread_mutex_unlock(&news_lock);
