@@ -150,12 +150,10 @@ static size_t job_env(const struct run_spec *s, const char *code, const char *ws
 	return nenv;
 }
 
-int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
+static int submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
 {
 	char code[4096], envf[4096] = "", ws[4096];
 	int deps[2], ndeps = 0;
-	if (runner_trusted(s->runner->path, s->env_extra, err, errlen) < 0)
-		return -1;      /* what runs is no longer what was checked at start */
 	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
 					 errlen)) < 0)
 		return -1;
@@ -214,6 +212,13 @@ fail:
 	if (envf[0])
 		unlink(envf);
 	return -1;
+}
+
+/* What runs must still be what was checked at start (runners.c). */
+int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
+{
+	return runner_trusted(s->runner->path, s->env_extra, err, errlen) < 0 ? -1 :
+	       submit(s, job_id, err, errlen);
 }
 
 /* A job that has ended is read straight from its file in done/, through
@@ -333,45 +338,30 @@ static void *watch_done(void *arg)
 	}
 }
 
-/* Under news_lock: the watch, or why not (errno; ENOENT: no spool yet). */
-static int watch_try(void)
-{
-	char done[4200];
-	pthread_t t;
-	snprintf(done, sizeof done, "%s/done", cfg.spool);
-	int ino = inotify_init1(IN_CLOEXEC), e;
-	if (ino >= 0 && inotify_add_watch(ino, done, IN_MOVED_TO | IN_ONLYDIR) >= 0) {
-		if ((e = pthread_create(&t, NULL, watch_done, (void *)(intptr_t)ino)) == 0) {
-			pthread_detach(t);
-			return 0;
-		}
-		errno = e;
-	}
-	e = errno;
-	if (ino >= 0)
-		close(ino);
-	errno = e;
-	return -1;
-}
-
 static void watch_start(void)
 {
 	static int told;
+	char done[4200];
+	pthread_t t;
 	uint64_t now = sr_now_ns() / 1000000;
 	pthread_mutex_lock(&news_lock);
 	if (watching == 0 || (watching < 0 && now >= watch_retry)) {
-		if (watch_try() == 0) {
-			if (watching < 0)
-				mcp_log("inotify is available again: waits for runs are woken by it");
+		snprintf(done, sizeof done, "%s/done", cfg.spool);
+		int ino = inotify_init1(IN_CLOEXEC), e = 0;
+		if (ino >= 0 && inotify_add_watch(ino, done, IN_MOVED_TO | IN_ONLYDIR) >= 0 &&
+		    (e = pthread_create(&t, NULL, watch_done, (void *)(intptr_t)ino)) == 0) {
+			pthread_detach(t);
 			watching = 1;
-		} else if (errno != ENOENT || watching < 0) {       /* no spool yet: later */
+		} else if ((e = e ? e : errno) != ENOENT || watching < 0) {  /* ENOENT: no spool yet */
 			if (!told++)
-				mcp_log("unable to watch %s/done with inotify (%s: the user's inotify "
-					"instances or watches are taken); waits for runs look every 50 "
-					"ms instead", cfg.spool, strerror(errno));
+				mcp_log("unable to watch %s with inotify (%s: the user's inotify instances "
+					"or watches are taken); waits for runs look every 50 ms instead",
+					done, strerror(e));
 			watching = -1;
 			watch_retry = now + 10000;
 		}
+		if (watching < 1 && ino >= 0)
+			close(ino);
 	}
 	pthread_mutex_unlock(&news_lock);
 }
