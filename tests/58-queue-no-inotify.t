@@ -27,10 +27,12 @@ export U=$uid G=$gid
 
 cat >"$T/inside.sh" <<'INSIDE'
 set -u
+trap 'kill $holder 2>/dev/null' EXIT
+holder=
 sp=$T/spool-$1
 case $1 in
 instances)
-	stdbuf -oL "$T/rp" inotify 100000 60000 >"$T/held" &
+	stdbuf -oL "$T/rp" inotify 100000 600000 >"$T/held" &
 	holder=$!
 	for _ in $(seq 100); do grep -q inotify "$T/held" && break; sleep 0.1; done
 	echo "held: $(cat "$T/held")"
