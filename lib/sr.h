@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* Exit codes (HACKING.md has the table; after execline and s6). */
@@ -256,6 +257,9 @@ int sr_dir_private(const char *path, int may_be_missing, char *why, size_t len);
 int sr_dir_trusted(const char *path, int *fd, char *why, size_t len);
 int sr_tree_trusted(int dirfd, const char *name, int flags, const char *shown, char *why,
 		    size_t len);
+/* One entry's stat judged so (NULL: fine; else why, naming it as shown). */
+const char *sr_stat_trusted(const struct stat *st, int flags, const char *shown, char *why,
+			    size_t len);
 
 /* proc.c */
 /* Read at most size-1 bytes of a small file at dfd/name, NUL-terminated.

@@ -212,8 +212,8 @@ int sr_dir_trusted(const char *path, int *fd, char *why, size_t len)
  * group nor others; otherwise why not, with the fix. A symbolic link's
  * own mode means nothing, and only its directory's writers can change it;
  * a device, fifo or socket changes no file (sr-jail binds nodev). */
-static const char *judge_entry(const struct stat *st, int flags, const char *shown, char *why,
-			       size_t len)
+const char *sr_stat_trusted(const struct stat *st, int flags, const char *shown, char *why,
+			    size_t len)
 {
 	char owner[96], mine[96];
 	if (S_ISLNK(st->st_mode) && (flags & SR_TRUST_NO_LINKS)) {
@@ -271,7 +271,7 @@ static int tree_walk(int fd, int flags, const char *top, char *why, size_t len)
 		if (fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			snprintf(why, len, "unable to stat %s: %s", shown, strerror(errno));
 			r = -1;
-		} else if (judge_entry(&st, flags, shown, why, len)) {
+		} else if (sr_stat_trusted(&st, flags, shown, why, len)) {
 			errno = 0;
 			r = -1;
 		} else if (S_ISDIR(st.st_mode) && sr_tree_enter(&t) < 0) {
@@ -299,7 +299,7 @@ int sr_tree_trusted(int dirfd, const char *name, int flags, const char *shown, c
 		snprintf(why, len, "unable to stat %s: %s", shown, strerror(errno));
 		return -1;
 	}
-	if (judge_entry(&st, flags, shown, why, len)) {
+	if (sr_stat_trusted(&st, flags, shown, why, len)) {
 		errno = 0;
 		return -1;
 	}

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runner.h"
@@ -45,6 +47,108 @@ static const char *const root_parts[] = {
 	"usr", "etc", "bin", "sbin", "lib", "lib64", "lib32", "libx32", NULL
 };
 
+/* rel, a path in the root rfd, resolved as sr-jail --rootfs resolves the
+ * way to what it binds (RESOLVE_IN_ROOT): an O_PATH descriptor, or -1. */
+static int in_root(int rfd, const char *rel)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	return (int)syscall(SYS_openat2, rfd, rel, &how, sizeof how);
+}
+
+/* Where the descriptor fd is on the host, for messages. */
+static void fd_path(int fd, char *buf, size_t len)
+{
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* Is the directory fd inside one of the root's parts walked (top, their
+ * device and inode)? 1 yes; 0 no, and each directory from it up to the
+ * root rfd (itself judged already) is out of others' reach; -1 with why. */
+static int within(int rfd, int fd, const struct stat *top, size_t ntop, char *why, size_t len)
+{
+	char at[PATH_MAX];
+	struct stat st, root;
+	int cur = fstat(rfd, &root) == 0 ? dup(fd) : -1, r = -1;
+	while (cur >= 0 && fstat(cur, &st) == 0) {
+		r = 0;
+		if (st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+			break;
+		for (size_t i = 0; i < ntop && r == 0; i++)
+			r = st.st_dev == top[i].st_dev && st.st_ino == top[i].st_ino;
+		fd_path(cur, at, sizeof at);
+		if (r || (sr_stat_trusted(&st, 0, at, why, len) && (r = -1) < 0))
+			break;
+		int up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(cur);
+		cur = up;
+		r = -1;
+	}
+	if (r == -1 && !why[0])
+		snprintf(why, len, "unable to look above it: %s", strerror(errno));
+	if (cur >= 0)
+		close(cur);
+	return r;
+}
+
+/* A symbolic link rel of the root rfd that leads, in the root, to a
+ * directory (sr-jail follows such links on its way to the files of etc/
+ * it binds): that directory must be in a part walked, or out of others'
+ * reach with everything in it and above it. 1, or -1 with why. */
+static int link_ok(int rfd, const char *dir, const char *rel, const struct stat *top, size_t ntop,
+		   char *why, size_t len)
+{
+	char at[PATH_MAX], r2[PATH_MAX + 400];
+	struct stat st;
+	int fd = in_root(rfd, rel), r = 1;
+	if (fd < 0)
+		return 1;       /* leads nowhere: nothing is bound through it */
+	why[0] = '\0';
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (r = within(rfd, fd, top, ntop, r2, sizeof r2)) == 0) {
+		fd_path(fd, at, sizeof at);
+		r = sr_tree_trusted(fd, ".", 0, at, r2, sizeof r2) < 0 ? -1 : 1;
+	}
+	if (r < 0)
+		snprintf(why, len, "%s/%s is a link that sr-jail follows, to a part not judged "
+			 "otherwise: %s", dir, rel, r2);
+	close(fd);
+	return r;
+}
+
+/* The links among the root's parts and in its etc/, each by link_ok. */
+static int root_links(int rfd, const char *dir, char *why, size_t len)
+{
+	struct stat top[8], st;
+	size_t ntop = 0;
+	int r = 1, k;
+	for (size_t i = 0; root_parts[i]; i++)
+		if (fstatat(rfd, root_parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			top[ntop++] = st;
+	for (size_t i = 0; r > 0 && root_parts[i]; i++)
+		if (fstatat(rfd, root_parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			r = link_ok(rfd, dir, root_parts[i], top, ntop, why, len);
+	struct sr_tree t = { .path_max = PATH_MAX };
+	int efd = openat(rfd, "etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r < 0 || efd < 0 || sr_tree_open(&t, efd) < 0)
+		return r;
+	while (r > 0 && (k = sr_tree_next(&t)) > 0) {
+		char rel[PATH_MAX + 8];
+		if (k == SR_TREE_LEAVE || fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		snprintf(rel, sizeof rel, "etc/%s", t.path);
+		if (S_ISLNK(st.st_mode) && !t.path_cut)
+			r = link_ok(rfd, dir, rel, top, ntop, why, len);
+		else if (S_ISDIR(st.st_mode))
+			(void)sr_tree_enter(&t);
+	}
+	sr_tree_close(&t);
+	return r;
+}
+
 /* At start: dir (resolved), judged with every entry below it (flags:
  * SR_TRUST_NO_LINKS), or with the root file system's parts (rootfs);
  * recorded for runner_trusted. Fatal, naming what (an option and its
@@ -65,6 +169,8 @@ void runner_trust(const char *what, const char *dir, int rootfs, int flags)
 		r = sr_tree_trusted(fd, rootfs ? root_parts[i] : ".", flags, shown, why, sizeof why);
 		r = r < 0 ? r : 1;
 	}
+	if (r > 0 && rootfs)
+		r = root_links(fd, dir, why, sizeof why);
 	if (r < 0)
 		sr_fatal(SR_EXIT_SYS, "refusing %s: %s", what, why);
 	if (fstat(fd, &st) < 0 || ntrusted >= TRUSTED_MAX)

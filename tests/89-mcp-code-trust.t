@@ -85,6 +85,24 @@ mkdir -p "$T/e/good/var/tmp" && chmod 1777 "$T/e/good/var/tmp"
 start --environment "mini=$T/e/good"
 is "$rc" 0 "control: a world-writable var/tmp, which runs never see, is no reason to refuse"
 
+# sr-jail follows links in etc/ on its way to the files it binds there:
+# one that leads into the image's world-writable tmp/ would bind what
+# anyone put there
+mkdir -p "$T/e/good/tmp/ssl" && chmod 1777 "$T/e/good/tmp" && chmod 0777 "$T/e/good/tmp/ssl"
+ln -s ../tmp/ssl "$T/e/good/etc/ssl"
+start --environment "mini=$T/e/good"
+is "$rc" 111 "a link in etc/ that leads to a directory everyone may write is refused"
+like "$err" "$T/e/good/etc/ssl is a link that sr-jail follows.*$T/e/good/tmp/ssl is writable by others" \
+	"naming the link and where it leads"
+rm "$T/e/good/etc/ssl"
+mkdir -p "$T/e/good/var/ssl/certs" && chmod -R go-w "$T/e/good/var/ssl" && ln -s /var/ssl "$T/e/good/etc/ssl"
+start --environment "mini=$T/e/good"
+is "$rc" 0 "control: one that leads to a directory nobody else can write is taken"
+chmod o+w "$T/e/good/var/ssl/certs"
+start --environment "mini=$T/e/good"
+is "$rc" 111 "and what is in that directory is judged as the rest"
+rm "$T/e/good/etc/ssl"
+
 # --- swapped after start --------------------------------------------------------------
 mini_rootfs "$T/e/other" swapped
 steps --environment "mini=$T/e/good" -- 'run bash @mini cat /usr/share/which' \
