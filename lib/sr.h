@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* Exit codes (HACKING.md has the table; after execline and s6). */
@@ -243,6 +244,22 @@ char *sr_find_program(const char *prog);
  * hold it (make the rest, then ask again); -1 refused (errno 0: why names
  * the path and its owner) or failed (errno). */
 int sr_dir_private(const char *path, int may_be_missing, char *why, size_t len);
+/* A directory whose code runs (trust.c's head has the rule): the same
+ * path rule, but the directory may be root's as well as the user's; 1
+ * with its O_PATH descriptor in *fd (closed when fd is NULL), -1 as
+ * above. sr_tree_trusted: name in dirfd (a link not followed) and, a
+ * directory, everything below it, each owned by root or the user and,
+ * a directory or a regular file, writable by neither group nor others
+ * (with SR_TRUST_NO_LINKS, no symbolic link either); shown names it in
+ * why. 1 yes; 0 name is missing; -1 refused (errno 0: why names the
+ * first entry found and the fix) or failed (errno). */
+#define SR_TRUST_NO_LINKS 1
+int sr_dir_trusted(const char *path, int *fd, char *why, size_t len);
+int sr_tree_trusted(int dirfd, const char *name, int flags, const char *shown, char *why,
+		    size_t len);
+/* One entry's stat judged so (NULL: fine; else why, naming it as shown). */
+const char *sr_stat_trusted(const struct stat *st, int flags, const char *shown, char *why,
+			    size_t len);
 
 /* proc.c */
 /* Read at most size-1 bytes of a small file at dfd/name, NUL-terminated.

@@ -150,7 +150,7 @@ static size_t job_env(const struct run_spec *s, const char *code, const char *ws
 	return nenv;
 }
 
-int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
+static int submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
 {
 	char code[4096], envf[4096] = "", ws[4096];
 	int deps[2], ndeps = 0;
@@ -212,6 +212,13 @@ fail:
 	if (envf[0])
 		unlink(envf);
 	return -1;
+}
+
+/* What runs must still be what was checked at start (runners.c). */
+int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
+{
+	return runner_trusted(s->runner->path, s->env_extra, err, errlen) < 0 ? -1 :
+	       submit(s, job_id, err, errlen);
 }
 
 /* A job that has ended is read straight from its file in done/, through
@@ -304,11 +311,15 @@ static int finished(const cJSON *st)
 /* One inotify watch on SPOOL/done for the life of the process: a job that
  * ends is renamed there, and every waiting call is woken. (`sr-queue
  * wait` would do, but an inotify instance costs some 15 ms to close, and
- * one per call is on every call's path.) */
+ * one per call is on every call's path.) When the user's inotify
+ * instances or watches are all taken (another tenant's runs may hold
+ * them), waits look every 50 ms instead, the log says so once, and the
+ * watch is tried again every 10 s. */
 static pthread_mutex_t news_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t news = PTHREAD_COND_INITIALIZER;
 static unsigned long generation;
-static int watching;      /* 0 not yet, 1 watching, -1 cannot */
+static int watching;      /* 0 not yet, 1 watching, -1 cannot (polling) */
+static uint64_t watch_retry;      /* polling: when to try again (ms) */
 
 static void *watch_done(void *arg)
 {
@@ -329,21 +340,28 @@ static void *watch_done(void *arg)
 
 static void watch_start(void)
 {
+	static int told;
 	char done[4200];
 	pthread_t t;
+	uint64_t now = sr_now_ns() / 1000000;
 	pthread_mutex_lock(&news_lock);
-	if (watching == 0) {
+	if (watching == 0 || (watching < 0 && now >= watch_retry)) {
 		snprintf(done, sizeof done, "%s/done", cfg.spool);
-		int ino = inotify_init1(IN_CLOEXEC);
+		int ino = inotify_init1(IN_CLOEXEC), e = 0;
 		if (ino >= 0 && inotify_add_watch(ino, done, IN_MOVED_TO | IN_ONLYDIR) >= 0 &&
-		    pthread_create(&t, NULL, watch_done, (void *)(intptr_t)ino) == 0) {
+		    (e = pthread_create(&t, NULL, watch_done, (void *)(intptr_t)ino)) == 0) {
 			pthread_detach(t);
 			watching = 1;
-		} else {
-			watching = errno == ENOENT ? 0 : -1;   /* no spool yet: later */
-			if (ino >= 0)
-				close(ino);
+		} else if ((e = e ? e : errno) != ENOENT || watching < 0) {  /* ENOENT: no spool yet */
+			if (!told++)
+				mcp_log("unable to watch %s with inotify (%s: the user's inotify instances "
+					"or watches are taken); waits for runs look every 50 ms instead",
+					done, strerror(e));
+			watching = -1;
+			watch_retry = now + 10000;
 		}
+		if (watching < 1 && ino >= 0)
+			close(ino);
 	}
 	pthread_mutex_unlock(&news_lock);
 }

@@ -2,7 +2,8 @@
  * one executable file per language, and their versions. Below it: spawn,
  * text, util.
  *
- *   runners.c  runner_load, runner_find, runner_versions
+ *   runners.c  runner_load, runner_find, runner_versions, runner_trust,
+ *              runner_trusted
  */
 #ifndef SR_MCP_RUNNER_H
 #define SR_MCP_RUNNER_H
@@ -20,5 +21,9 @@ extern size_t runner_count;
 void runner_load(void);
 const struct runner *runner_find(const char *name);
 void runner_versions(void);
+/* The directories whose code runs (runners.c's head): checked at start
+ * (fatal), and again before each run (-1 with err). */
+void runner_trust(const char *what, const char *dir, int rootfs, int flags);
+int runner_trusted(const char *runner, const char *const *extra, char *err, size_t len);
 
 #endif

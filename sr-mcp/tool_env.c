@@ -3,7 +3,8 @@
  * each a root file system that the runners hand to sr-jail --rootfs
  * (SR_ROOTFS). What each has (its OS, Python and the scientific modules
  * Python finds, Node.js, Bash) is probed once, in the sandbox, on first
- * use, for sandbox_info. */
+ * use, for sandbox_info. Each root is checked at start as the runners
+ * directory is, and again before each run (runners.c: runner_trust). */
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,23 +40,6 @@ static const char probe[] =
 	"command -v bash >/dev/null && bash -c 'echo \"bash $BASH_VERSION\"'\n"
 	"exit 0\n";
 
-/* What runs in an environment reads the workspace: a root file system
- * that others may write (its top, usr/ or etc/ writable by group or
- * others) would let another user choose the programs that do. Fatal. */
-static void env_trusted(const char *opt, const char *dir)
-{
-	static const char *const parts[] = { "", "/usr", "/etc" };
-	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-		char p[PATH_MAX + 8];
-		struct stat st;
-		snprintf(p, sizeof p, "%s%s", dir, parts[i]);
-		if (stat(p, &st) == 0 && (st.st_mode & 022))
-			sr_fatal(SR_EXIT_SYS, "refusing %s %s: %s is writable by %s, who could "
-				 "change what runs there; make it writable by its owner only (chmod "
-				 "go-w)", opt, dir, p, st.st_mode & 002 ? "every user" : "its group");
-	}
-}
-
 /* --environment NAME=DIR: a name of [a-z0-9_-] (not "default") and a
  * directory holding a root file system, resolved now (sr-jail follows no
  * link to it). Fatal usage errors, at start. */
@@ -76,7 +60,11 @@ void tool_env_add(const char *opt, const char *arg)
 	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || stat(usr, &st) < 0)
 		sr_usage("%s: '%s' is not a root file system (a directory with usr/ in it)",
 			 opt, eq + 1);
-	env_trusted(opt, real);
+	/* What runs in it reads and writes the workspace: its path and the
+	 * parts runs use must be out of every other user's reach (runners.c) */
+	char what[PATH_MAX + 64];
+	snprintf(what, sizeof what, "%s %.*s=%s", opt, (int)n, arg, real);
+	runner_trust(what, real, 1, 0);
 	for (size_t i = 0; i < nenvs; i++)
 		if (strlen(envs[i].name) == n && !strncmp(envs[i].name, arg, n))
 			sr_usage("%s: the environment %.*s is named twice", opt, (int)n, arg);
@@ -171,8 +159,14 @@ static cJSON *facts_of(const struct environment *e, const char *out)
  * filter, with the environment's rootfs); under lock. */
 static const cJSON *env_probe(struct environment *e)
 {
+	char err[2 * PATH_MAX + 400];
 	if (e->facts)
 		return e->facts;
+	if (e->dir && runner_trusted("", e->extra, err, sizeof err) < 0) {
+		e->facts = facts_of(e, NULL);
+		cJSON_AddStringToObject(e->facts, "error", err);
+		return e->facts;
+	}
 	char *out = NULL, *argv[8];
 	int k = 0;
 	argv[k++] = "sr-jail";

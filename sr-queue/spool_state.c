@@ -114,16 +114,22 @@ static int is_final(const char *state)
 }
 
 /* Sleep until done/ID appears (inotify), or a second passed (then a dead
- * worker is noticed by sq_job_resolve), or the deadline (0: none) came. */
+ * worker is noticed by sq_job_resolve), or the deadline (0: none) came.
+ * Without inotify (ino -1: the user's instances are all taken), a tenth
+ * of a second, after which the caller looks again. */
 static void sleep_for_news(int ino, const char *id, uint64_t deadline)
 {
-	int ms = 1000;
+	int ms = ino < 0 ? 100 : 1000;
 	if (deadline) {
 		uint64_t now = sr_now_ns();
 		uint64_t left = deadline > now ? (deadline - now + 999999) / 1000000 : 0;
 		ms = left < 1000 ? (int)left : 1000;
 	}
 	struct pollfd pf = { ino, POLLIN, 0 };
+	if (ino < 0) {
+		(void)poll(NULL, 0, ms);
+		return;
+	}
 	while (poll(&pf, 1, ms) > 0) {
 		char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 		ssize_t n = read(ino, buf, sizeof buf);
@@ -150,8 +156,10 @@ int sq_job_wait(struct sq_spool *sp, const char *id, uint64_t timeout_ns,
 	sq_jstat_free(js);
 	char *done = sq_spool_subpath(sp, "done");
 	int ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (ino < 0 || inotify_add_watch(ino, done, IN_MOVED_TO | IN_ONLYDIR) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to watch %s", done);
+	if (ino >= 0 && inotify_add_watch(ino, done, IN_MOVED_TO | IN_ONLYDIR) < 0) {
+		close(ino);     /* watches all taken: poll instead, as without one */
+		ino = -1;
+	}
 	free(done);
 	uint64_t deadline = timeout_ns ? sr_now_ns() + timeout_ns : 0;
 	int r;
@@ -172,7 +180,8 @@ int sq_job_wait(struct sq_spool *sp, const char *id, uint64_t timeout_ns,
 		sleep_for_news(ino, id, deadline);
 	}
 	int e = errno;
-	close(ino);
+	if (ino >= 0)
+		close(ino);
 	errno = e;
 	return r;
 }

@@ -3,7 +3,14 @@
  * One process, one epoll: inotify on queue/ (new jobs) and cancel/
  * (cancel requests), a signalfd (children, stop), and one report pipe per
  * running job. No polling: the loop sleeps until an event, a deferred
- * claim, a CPU budget refill, or the safety rescan (once a minute) is due. */
+ * claim, a CPU budget refill, or the safety rescan (once a minute) is due.
+ *
+ * Unless inotify cannot be had: the kernel counts inotify instances and
+ * watches per user, and another program of the user (another tenant's
+ * runs) may hold them all (EMFILE, ENOSPC). Then the worker says so once
+ * and looks at queue/ and cancel/ itself, every 50 ms after a change and
+ * up to every 200 ms while nothing changes, trying inotify again at each
+ * rescan: never dying, so that no job stays queued for want of it. */
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +23,9 @@
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sr.h"
@@ -24,6 +33,8 @@
 
 #define RESCAN_NS (60ULL * 1000000000ULL)
 #define BUSY_RETRY_NS (20ULL * 1000000ULL)
+#define POLL_MIN_MS 50
+#define POLL_MAX_MS 200
 #define TAG_INOTIFY 0
 #define TAG_SIGNAL 1
 
@@ -64,25 +75,96 @@ static void rescan(struct sq_worker *w)
 	w->next_rescan = sr_now_ns() + RESCAN_NS;
 }
 
+static void watch(struct sq_worker *w);
+
 static void periodic(struct sq_worker *w)
 {
 	struct sq_recover_counts rc;
 	sq_recover_all(&w->sp, &rc);
+	if (w->poll_ms)
+		watch(w);       /* inotify may be there again */
 	rescan(w);
 }
 
-static void watch(struct sq_worker *w)
+/* inotify on queue/ and cancel/: 0, or -1 (errno) with nothing held. */
+static int watch_try(struct sq_worker *w)
 {
 	char *q = sq_spool_subpath(&w->sp, "queue"), *c = sq_spool_subpath(&w->sp, "cancel");
-	w->ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	if (w->ino < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to start inotify");
-	w->wd_queue = inotify_add_watch(w->ino, q, IN_MOVED_TO | IN_ONLYDIR);
-	w->wd_cancel = inotify_add_watch(w->ino, c, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
-	if (w->wd_queue < 0 || w->wd_cancel < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to watch %s", w->sp.path);
+	int ino = inotify_init1(IN_CLOEXEC | IN_NONBLOCK), e;
+	if (ino >= 0) {
+		w->wd_queue = inotify_add_watch(ino, q, IN_MOVED_TO | IN_ONLYDIR);
+		w->wd_cancel = inotify_add_watch(ino, c, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+	}
+	e = errno;
 	free(q);
 	free(c);
+	if (ino >= 0 && w->wd_queue >= 0 && w->wd_cancel >= 0) {
+		w->ino = ino;
+		return 0;
+	}
+	if (ino >= 0)
+		close(ino);
+	errno = e;
+	return -1;
+}
+
+/* Watch, or else poll (said once). Again at each rescan while polling. */
+static void watch(struct sq_worker *w)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_INOTIFY };
+	if (watch_try(w) == 0) {
+		if (epoll_ctl(w->ep, EPOLL_CTL_ADD, w->ino, &ev) < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "unable to set up the event loop");
+		if (w->poll_ms)
+			sr_warn("inotify is available again: watching %s", w->sp.path);
+		w->poll_ms = 0;
+		return;
+	}
+	if (!w->poll_ms)
+		sr_warn("unable to watch %s with inotify (%s: the user's inotify instances or "
+			"watches are taken); looking at it every %d to %d ms instead", w->sp.path,
+			strerror(errno), POLL_MIN_MS, POLL_MAX_MS);
+	w->ino = -1;
+	w->poll_ms = POLL_MIN_MS;
+}
+
+/* A directory's state, for polling: its modification time (ns) and
+ * link count mixed; *sec the time's seconds. */
+static uint64_t changed_at(int dfd, time_t *sec)
+{
+	struct stat st;
+	*sec = 0;
+	if (fstat(dfd, &st) < 0)
+		return 0;
+	*sec = st.st_mtim.tv_sec;
+	return ((uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec) * 31 +
+	       (uint64_t)st.st_nlink;
+}
+
+/* Without inotify: what the events would have said. A directory changed
+ * since the last look, or changed so recently that a second change could
+ * share its time stamp (the kernel's clock ticks coarsely), is read
+ * again: queue/ indexed anew, cancel/ looked up for each running job. */
+static void poll_dirs(struct sq_worker *w)
+{
+	time_t qs, cs, now = time(NULL);
+	uint64_t q = changed_at(w->sp.queue, &qs), c = changed_at(w->sp.cancel, &cs);
+	int news = q != w->seen_queue || c != w->seen_cancel;
+	if (q != w->seen_queue || qs + 2 > now) {
+		w->seen_queue = q;
+		rescan(w);
+	}
+	if (c != w->seen_cancel || cs + 2 > now) {
+		w->seen_cancel = c;
+		for (unsigned i = 0; i < w->nslots; i++) {
+			struct sq_slot *s = &w->slots[i];
+			if (s->used && s->keeper > 0 && !s->cancel && sq_exists_at(w->sp.cancel, s->id)) {
+				s->cancel = 1;
+				(void)kill(s->keeper, SIGTERM);
+			}
+		}
+	}
+	w->poll_ms = news ? POLL_MIN_MS : w->poll_ms * 2 < POLL_MAX_MS ? w->poll_ms * 2 : POLL_MAX_MS;
 }
 
 /* --via 'srun --quiet --': its words (split on white space, no shell),
@@ -149,19 +231,18 @@ static void setup(struct sq_worker *w, const struct sq_run_opts *o, const char *
 	w->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (w->sfd < 0 || w->ep < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to set up the event loop");
-	watch(w);
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_INOTIFY };
 	struct epoll_event es = { .events = EPOLLIN, .data.u64 = TAG_SIGNAL };
-	if (epoll_ctl(w->ep, EPOLL_CTL_ADD, w->ino, &ev) < 0 ||
-	    epoll_ctl(w->ep, EPOLL_CTL_ADD, w->sfd, &es) < 0)
+	if (epoll_ctl(w->ep, EPOLL_CTL_ADD, w->sfd, &es) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to set up the event loop");
+	watch(w);
 }
 
 static void teardown(struct sq_worker *w)
 {
 	sq_flush_sync(w);
 	close(w->ep);
-	close(w->ino);
+	if (w->ino >= 0)
+		close(w->ino);
 	close(w->sfd);
 	sq_spool_close(&w->sp);
 	sq_fair_free(&w->fair);
@@ -410,6 +491,8 @@ static void loop(struct sq_worker *w)
 		if (budget_wait)
 			next = min_nonzero(next, now + budget_wait);
 		int timeout = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+		if (w->poll_ms && (timeout < 0 || timeout > w->poll_ms))
+			timeout = w->poll_ms;
 		int n = epoll_wait(w->ep, ev, 32, timeout);
 		if (n < 0 && errno != EINTR)
 			sr_fatal_sys(SR_EXIT_SYS, "unable to wait for events");
@@ -423,6 +506,8 @@ static void loop(struct sq_worker *w)
 				 w->slots[tag - 2].repfd >= 0)
 				on_report(w, &w->slots[tag - 2]);
 		}
+		if (w->poll_ms)
+			poll_dirs(w);
 		if (sr_now_ns() >= w->next_rescan)
 			periodic(w);
 		(void)due_work(w);

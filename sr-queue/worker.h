@@ -124,6 +124,8 @@ struct sq_worker {
 	int *syncq;             /* finished job dirs waiting for fsync + close */
 	size_t nsync;
 	uint64_t next_rescan;
+	int poll_ms;            /* 0: inotify; else polling, the next interval */
+	uint64_t seen_queue, seen_cancel;       /* polling: queue/'s, cancel/'s last change */
 	struct sq_via via, *viap;       /* viap NULL: jobs run here */
 	char (*refused)[SQ_ID_LEN + 1];    /* jobs refused: never claimed again */
 	size_t nrefused, caprefused;
