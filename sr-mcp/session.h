@@ -68,8 +68,10 @@ void session_quota_watch(void);
  * --control DIR/ctl: its jail applies what it wrote to the workspace, its
  * processes stopped meanwhile, and session_sync waits for that (at most
  * timeout_ms). SESSION_SYNC_OK, SESSION_SYNC_FULL (applied; its writes
- * reached the quota, why says so), SESSION_SYNC_NONE (no control socket:
- * the session is gone, or runs without one), or -1 with why. Call it when
+ * reached the quota, why says so), SESSION_SYNC_NONE (no control socket,
+ * or the jail ended before it answered: the session is gone, and its jail
+ * applied everything as it ended; or it runs without one), or -1 with why
+ * (an answer "failed: ...", or none within timeout_ms). Call it when
  * a call ends, before its job does (the workspace then has the call's
  * files), and before the host reads or writes a workspace with a session. */
 #define SESSION_SYNC_OK 0

@@ -128,12 +128,15 @@ int session_sync(const char *dir, unsigned timeout_ms, char *why, size_t len)
 	}
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
 	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	int e = 0;
 	while (n < sizeof line - 1) {
 		ssize_t got = read(s, line + n, sizeof line - 1 - n);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0)
+		if (got <= 0) {
+			e = got < 0 ? errno : 0;
 			break;
+		}
 		n += (size_t)got;
 		if (memchr(line, '\n', n))
 			break;
@@ -147,6 +150,8 @@ int session_sync(const char *dir, unsigned timeout_ms, char *why, size_t len)
 		snprintf(why, len, "the workspace reached its quota: writes past it failed (ENOSPC)");
 		return SESSION_SYNC_FULL;
 	}
+	if (!n && (e == 0 || e == ECONNRESET))
+		return SESSION_SYNC_NONE;       /* the jail ended: it applied all at its end */
 	snprintf(why, len, "%s", n ? line : "no answer from the session's jail in time");
 	return -1;
 }
