@@ -78,6 +78,12 @@ void jail_control_arm(const struct jail *j)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to watch --control");
 }
 
+/* A connection made before it was watched raised no SIGIO. */
+void jail_control_pending(struct jail *j)
+{
+	jail_control_serve(j);
+}
+
 /* Has the thread whose stat file is at dir/name stopped (or ended)? */
 static int stopped_at(int dir, const char *name)
 {

@@ -12,6 +12,8 @@ void jail_control_listen(struct jail *j);
 void jail_control_remove(const struct jail *j);
 /* In PID 1, the root built: a connection raises SIGIO. */
 void jail_control_arm(const struct jail *j);
+/* In PID 1, the program started: connections made before the watch. */
+void jail_control_pending(struct jail *j);
 /* In PID 1, on SIGIO: each connection waiting is served. */
 void jail_control_serve(struct jail *j);
 

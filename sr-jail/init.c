@@ -166,7 +166,9 @@ void jail_init(struct jail *j)
 	/* With --quota, SIGTERM (sr-limit's timeout) ends the run here: the
 	 * jail is killed and the changes applied in the grace period. */
 	jail_control_arm(j);
-	int status = jail_wait(jail_spawn(j), 1, j->nquotas > 0, j);
+	pid_t child = jail_spawn(j);
+	jail_control_pending(j);
+	int status = jail_wait(child, 1, j->nquotas > 0, j);
 	(void)sr_write_all(j->sync_fd, &status, sizeof status);
 	reap_all();
 	if (j->nquotas)
