@@ -1,14 +1,21 @@
 /* control.c - sr-jail --control PATH: a Unix socket the outer sr-jail
- * makes before the namespaces, served by PID 1. Each connection asks for
- * an apply: PID 1 stops every process of the jail (SIGSTOP to all of them,
- * which the init of a PID namespace can send, then a look at each thread
- * until all are stopped), applies the changes of each --quota made since
- * the last apply to the host directory (quota.c), lets them go on
- * (SIGCONT), and answers one line:
+ * makes before the namespaces, served by PID 1. Each connection sends one
+ * request line and gets one line back:
  *
- *   ok            applied
- *   ok full       applied; the quota's tmpfs is full: writes past it fail
- *   failed: WHY   not (all) applied
+ *   apply   PID 1 stops every process of the jail (SIGSTOP to all of
+ *           them, which the init of a PID namespace can send, then a look
+ *           at each thread until all are stopped), applies the changes of
+ *           each --quota made since the last apply to the host directory
+ *           (quota.c), lets them go on (SIGCONT), and answers
+ *             ok            applied
+ *             ok full       applied; the quota's tmpfs is full: writes
+ *                           past it fail
+ *             failed: WHY   not (all) applied
+ *   view    "ok", with a descriptor (SCM_RIGHTS): a detached clone of the
+ *           (first) --quota's overlay, the program's view of the
+ *           directory, for the caller to read and write through, since
+ *           overlayfs does not support changes to its lower layer (the
+ *           host directory) while it is mounted
  *
  * The socket's directory is the caller's; the connecting process must be
  * of the jail's own user. Nothing in the jail sees the socket. */
@@ -144,23 +151,65 @@ static int stop_all(void)
 	return -1;
 }
 
+/* "ok\n" with the view's descriptor. */
+static void send_view(const struct jail *j, int c)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec io = { "ok\n", 3 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &j->quotas[0].view_fd, sizeof(int));
+	(void)sendmsg(c, &m, MSG_NOSIGNAL);
+}
+
+/* The request line, read within the socket's timeout: 0, or -1. */
+static int request(int c, char *req, size_t len)
+{
+	size_t n = 0;
+	while (n < len - 1) {
+		ssize_t got = read(c, req + n, 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		if (req[n] == '\n')
+			break;
+		n++;
+	}
+	req[n] = '\0';
+	return 0;
+}
+
 static void serve_one(struct jail *j, int c)
 {
-	char line[600], why[512];
+	char line[600], why[512], req[16];
 	struct ucred cr;
 	socklen_t len = sizeof cr;
 	int full = 0;
 	struct timeval tv = { 5, 0 };
 	(void)setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.uid != geteuid())
+	(void)setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.uid != geteuid() ||
+	    request(c, req, sizeof req) < 0)
 		return;
-	if (stop_all() < 0)
+	if (strcmp(req, "view") == 0 && j->nquotas && j->quotas[0].view_fd >= 0) {
+		send_view(j, c);
+		return;
+	}
+	if (strcmp(req, "apply") != 0)
+		snprintf(line, sizeof line, "failed: unknown request\n");
+	else if (stop_all() < 0)
 		snprintf(line, sizeof line, "failed: the jail's processes did not stop\n");
 	else if (jail_quota_apply_live(j, why, sizeof why, &full) < 0)
 		snprintf(line, sizeof line, "failed: %s\n", why);
 	else
 		snprintf(line, sizeof line, "ok%s\n", full ? " full" : "");
-	(void)kill(-1, SIGCONT);
+	if (strcmp(req, "apply") == 0)
+		(void)kill(-1, SIGCONT);
 	(void)sr_write_all(c, line, strlen(line));
 }
 

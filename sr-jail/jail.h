@@ -38,6 +38,7 @@ struct quota {
 	int upper_fd;           /* the root of the tmpfs holding the upper layer */
 	int cache_fd;           /* --quota-cache, or -1 */
 	struct seen *seen;      /* --control: what the applies so far carried (seen.h) */
+	int view_fd;            /* --control: a detached clone of the overlay, or -1 */
 };
 
 /* An environment change asked for on the command line, in order. */

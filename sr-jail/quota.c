@@ -103,7 +103,7 @@ void plan_quota(struct plan *p, struct jail *j, const struct mreq *m)
 	q->dst = m->dst;
 	q->cap = m->size;
 	q->inodes = m->inodes;
-	q->upper_fd = -1;
+	q->upper_fd = q->view_fd = -1;
 	q->seen = j->control ? calloc(1, sizeof *q->seen) : NULL;
 	if (j->control && !q->seen)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
@@ -175,6 +175,12 @@ void jail_mount_overlay(const struct step *s)
 		  "userxattr,index=off,metacopy=off") < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to mount an overlay of %s on %s (--quota)",
 			     s->text, s->dst);
+	/* --control's view: the overlay as the program sees it, for the
+	 * caller to write through (a clone needs the capability PID 1 is
+	 * about to drop) */
+	if (s->quota->seen &&
+	    (s->quota->view_fd = open_tree(AT_FDCWD, s->dst, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to clone the overlay of %s for --control", s->dst);
 	s->quota->upper_fd = open(UPPER, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->quota->upper_fd < 0 || umount2(UPPER, MNT_DETACH) < 0 ||
 	    umount2(LOWER, MNT_DETACH) < 0 || rmdir(UPPER) < 0 || rmdir(LOWER) < 0)

@@ -128,6 +128,10 @@ int session_sync(const char *dir, unsigned timeout_ms, char *why, size_t len)
 	}
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
 	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	if (write(s, "apply\n", 6) != 6) {
+		close(s);
+		return SESSION_SYNC_NONE;       /* it ended meanwhile */
+	}
 	int e = 0;
 	while (n < sizeof line - 1) {
 		ssize_t got = read(s, line + n, sizeof line - 1 - n);
