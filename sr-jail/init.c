@@ -11,6 +11,7 @@
 
 #include "jail.h"
 #include "caps.h"
+#include "control.h"
 #include "exec.h"
 #include "filter.h"
 #include "init.h"
@@ -23,6 +24,7 @@ static void wait_set(sigset_t *set)
 {
 	sr_supervisor_sigset(set);
 	sigaddset(set, SIGQUIT);   /* a jail passes SIGQUIT on too */
+	sigaddset(set, SIGIO);     /* PID 1: a connection on --control */
 }
 
 /* Signals are taken synchronously (sigwaitinfo), so none is lost between
@@ -39,8 +41,9 @@ void jail_block_signals(struct jail *j)
 /* Reap children until child exits, passing SIGTERM, SIGINT, SIGHUP and
  * SIGQUIT on to it. In PID 1 (outside_only), a signal some process in
  * the jail sent is dropped: a sender outside the PID namespace shows as
- * pid 0. Returns child's wait status. */
-int jail_wait(pid_t child, int outside_only, int term_ends)
+ * pid 0; ctl (PID 1 with --control) serves its connections on SIGIO.
+ * Returns child's wait status. */
+int jail_wait(pid_t child, int outside_only, int term_ends, struct jail *ctl)
 {
 	sigset_t set;
 	siginfo_t si;
@@ -51,6 +54,11 @@ int jail_wait(pid_t child, int outside_only, int term_ends)
 			if (errno == EINTR)
 				continue;
 			sr_fatal_sys(SR_EXIT_SYS, "unable to wait for signals");
+		}
+		if (sig == SIGIO) {
+			if (ctl)
+				jail_control_serve(ctl);
+			continue;
 		}
 		if (sig != SIGCHLD) {
 			int outside = !outside_only || si.si_code > 0 || si.si_pid == 0;
@@ -157,7 +165,10 @@ void jail_init(struct jail *j)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to change directory to %s", dir);
 	/* With --quota, SIGTERM (sr-limit's timeout) ends the run here: the
 	 * jail is killed and the changes applied in the grace period. */
-	int status = jail_wait(jail_spawn(j), 1, j->nquotas > 0);
+	jail_control_arm(j);
+	pid_t child = jail_spawn(j);
+	jail_control_pending(j);
+	int status = jail_wait(child, 1, j->nquotas > 0, j);
 	(void)sr_write_all(j->sync_fd, &status, sizeof status);
 	reap_all();
 	if (j->nquotas)

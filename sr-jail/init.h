@@ -14,7 +14,8 @@ void jail_die_like(int status) __attribute__((noreturn));
 void jail_block_signals(struct jail *j);
 /* term_ends: a SIGTERM from outside is not passed on but returned, as
  * the wait status of a death by SIGTERM (PID 1 with --quota). */
-int jail_wait(pid_t child, int outside_only, int term_ends);
+/* ctl: PID 1's jail, whose --control it serves meanwhile; NULL. */
+int jail_wait(pid_t child, int outside_only, int term_ends, struct jail *ctl);
 void jail_init(struct jail *j) __attribute__((noreturn));
 
 #endif

@@ -37,6 +37,8 @@ struct quota {
 	int host_fd;            /* the host directory, opened before pivot_root */
 	int upper_fd;           /* the root of the tmpfs holding the upper layer */
 	int cache_fd;           /* --quota-cache, or -1 */
+	struct seen *seen;      /* --control: what the applies so far carried (seen.h) */
+	int view_fd;            /* --control: a detached clone of the overlay, or -1 */
 };
 
 /* An environment change asked for on the command line, in order. */
@@ -65,6 +67,7 @@ struct jail {
 	size_t nquotas;
 	const char *quota_cache;        /* --quota-cache FILE */
 	const char *rootfs;             /* --rootfs DIR: the system comes from there */
+	const char *control;            /* --control PATH: applies on request */
 
 	/* worked out on the host side */
 	uid_t host_uid;
@@ -74,6 +77,9 @@ struct jail {
 	char **envp;
 	sigset_t oldmask;       /* the caller's signal mask, for the payload */
 	int sync_fd;            /* PID 1's end of the socket pair with the outer sr-jail */
+	int control_fd;         /* --control's listening socket, or -1 */
+	int control_dir;        /* its directory (O_PATH), or -1 */
+	const char *control_name;       /* its name there */
 	mode_t umask;           /* the caller's */
 	int tty_fd;             /* the first of 0-2 that is a terminal, or -1 */
 	struct termios tty;     /* its settings before the jail */
@@ -82,8 +88,8 @@ struct jail {
 /* Each file's declarations are in a header of its own, named after it:
  * this one holds only the types they share. The layers, top first (a file
  * calls and includes only what is below it; scripts/layers.conf):
- *   main.c; init.c; mounts.c exec.c env.c; etc.c prog.c quota.c; plan.c;
- *   opts.c ns.c caps.c filter.c. */
+ *   main.c; init.c; mounts.c exec.c env.c control.c; etc.c prog.c quota.c;
+ *   plan.c; opts.c ns.c caps.c filter.c seen.c. */
 
 /* What --verbose says: no function up in main.c for the layers below
  * to call. */

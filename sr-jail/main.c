@@ -17,6 +17,7 @@
 
 #include "jail.h"
 #include "caps.h"
+#include "control.h"
 #include "env.h"
 #include "init.h"
 #include "ns.h"
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
 	jail_die_with_parent();
 	jail_build_env(&j);
 	jail_block_signals(&j);
+	if (j.control)
+		jail_control_listen(&j);
 	jail_unshare(&j);
 	jail_resolve_prog(&j); /* in the new mount namespace: see plan_root */
 	jail_write_maps(&j);
@@ -60,14 +63,17 @@ int main(int argc, char **argv)
 	 * If PID 1 has failed already, the write fails (EPIPE) and the wait
 	 * reports how PID 1 ended. */
 	close(pfd[0]);
+	if (j.control_fd >= 0)
+		close(j.control_fd);    /* PID 1's alone: refused once it is gone */
 	jail_hostname(&j);
 	jail_loopback(&j);
 	signal(SIGPIPE, SIG_IGN);
 	if (write(pfd[1], "", 1) < 0 && errno != EPIPE)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to start the jail");
 	jail_drop_effective_caps(); /* it holds no capability it could use */
-	int status = jail_wait(pid, 0, 0), prog;
+	int status = jail_wait(pid, 0, 0, NULL), prog;
 	jail_restore_tty(&j);
+	jail_control_remove(&j);
 	if (read(pfd[1], &prog, sizeof prog) == (ssize_t)sizeof prog && WIFSIGNALED(prog))
 		jail_die_like(prog);
 	_exit(sr_status_to_exit(status));

@@ -29,6 +29,7 @@
 #include "jail.h"
 #include "plan.h"
 #include "quota.h"
+#include "seen.h"
 #include "sr.h"
 
 #define UPPER "/.sr-jail-upper"   /* transient, in the new root: see mount */
@@ -102,7 +103,10 @@ void plan_quota(struct plan *p, struct jail *j, const struct mreq *m)
 	q->dst = m->dst;
 	q->cap = m->size;
 	q->inodes = m->inodes;
-	q->upper_fd = -1;
+	q->upper_fd = q->view_fd = -1;
+	q->seen = j->control ? calloc(1, sizeof *q->seen) : NULL;
+	if (j->control && !q->seen)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
 	q->host_fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (q->host_fd < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open %s (--quota needs a directory)",
@@ -171,6 +175,12 @@ void jail_mount_overlay(const struct step *s)
 		  "userxattr,index=off,metacopy=off") < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to mount an overlay of %s on %s (--quota)",
 			     s->text, s->dst);
+	/* --control's view: the overlay as the program sees it, for the
+	 * caller to write through (a clone needs the capability PID 1 is
+	 * about to drop) */
+	if (s->quota->seen &&
+	    (s->quota->view_fd = open_tree(AT_FDCWD, s->dst, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to clone the overlay of %s for --control", s->dst);
 	s->quota->upper_fd = open(UPPER, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->quota->upper_fd < 0 || umount2(UPPER, MNT_DETACH) < 0 ||
 	    umount2(LOWER, MNT_DETACH) < 0 || rmdir(UPPER) < 0 || rmdir(LOWER) < 0)
@@ -285,6 +295,9 @@ struct apply {
 	struct sr_dirs up, host;
 	char *path;                     /* of the directory being applied */
 	size_t plen, pcap;
+	struct seen *seen;              /* --control: what earlier applies carried */
+	size_t base;                    /* the length of q->dst in path */
+	int root;                       /* the host directory, for the sweep */
 };
 
 static void warn_at(struct apply *a, const char *name, const char *what)
@@ -311,10 +324,26 @@ static void path_push(struct apply *a, const char *name)
 static void path_pop(struct apply *a)
 {
 	char *slash = strrchr(a->path, '/');
-	if (slash) {
+	if (slash && a->plen > a->base) {      /* never past q->dst, the root */
 		*slash = '\0';
 		a->plen = (size_t)(slash - a->path);
 	}
+}
+
+/* What the earlier applies of a live quota noted at name, in the
+ * directory being applied; NULL without --control (or out of memory:
+ * then applied as new). */
+static struct seen_ent *entry_of(struct apply *a, const char *name)
+{
+	if (!a->seen)
+		return NULL;
+	char *key = malloc(a->plen + strlen(name) + 2);
+	if (!key)
+		return NULL;
+	sprintf(key, "%s/%s", a->path, name);
+	struct seen_ent *e = seen_put(a->seen, key);
+	free(key);
+	return e;
 }
 
 static void gone(struct apply *a, const struct sr_usage *u)
@@ -403,6 +432,71 @@ static int remove_each(int fd, const char *name, void *arg)
 	return sr_remove_tree(fd, name) < 0 && errno != ENOENT ? -1 : 0;
 }
 
+/* The host's directory at name emptied (the upper one is opaque: the
+ * program removed what was in it). Not again for the same directory of a
+ * live quota; what earlier applies put in it is applied anew. */
+static void empty_host(struct apply *a, int sh, const struct stat *st, struct seen_ent *e)
+{
+	struct sr_usage old;
+	if (e && e->ino == st->st_ino && e->opaque)
+		return;
+	(void)sr_tree_usage(sh, &old);
+	if (sr_dir_each(sh, remove_each, NULL) < 0) {
+		warn_at(a, NULL, "unable to empty the directory before applying it");
+		return;
+	}
+	gone(a, &old);
+	if (e) {
+		seen_forget_under(a->seen, e->path);
+		e->ino = st->st_ino, e->opaque = 1;
+	}
+}
+
+/* A directory a live apply made on the host where the overlay saw none:
+ * marked opaque in the upper layer, so that the kernel, looking it up
+ * again, does not merge the copy made here below it (which would show a
+ * name the program has removed since, without a whiteout). */
+static void made_here(struct apply *a, int su, const struct stat *st, struct seen_ent *e)
+{
+	if (!e)
+		return;
+	int r = fsetxattr(su, "user.overlay.opaque", "y", 1, 0);
+	if (r < 0 && errno == EACCES && fchmod(su, (st->st_mode & 07777) | 0700) == 0) {
+		r = fsetxattr(su, "user.overlay.opaque", "y", 1, 0);
+		(void)fchmod(su, st->st_mode & 07777);
+	}
+	if (r == 0)
+		e->ino = st->st_ino, e->opaque = 1;
+	else
+		warn_at(a, NULL, "unable to mark the directory opaque");
+}
+
+/* The host's directory at name, for entering: opened, or (not in the
+ * removals) made, what is at its name that is not a directory replaced.
+ * Its fd, *made set when made; -2 not there (or past a cap), -1. */
+static int host_dir(struct apply *a, int host, const char *name, int *made)
+{
+	int sh = open_dir_at(host, name);
+	*made = 0;
+	if (sh >= 0)
+		return sh;
+	if (a->removals)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? -2 : -1;
+	if (errno == ELOOP || errno == ENOTDIR) {
+		struct sr_usage old;
+		(void)sr_entry_usage(host, name, &old);
+		if (unlinkat(host, name, 0) == 0)
+			gone(a, &old);
+	}
+	if (past_cap(a, name, 1, 0))
+		return -2;
+	if (mkdirat(host, name, 0700) < 0 || (sh = open_dir_at(host, name)) < 0)
+		return -1;
+	a->delta.inodes++;
+	*made = 1;
+	return sh;
+}
+
 /* A directory of the upper layer, entered. Removals: the host's one, if
  * there, emptied when the upper one is opaque. Then: the host's one made
  * (what is at its name, not a directory or a link to one, replaced).
@@ -412,47 +506,37 @@ static int enter_dir(struct apply *a, const char *name)
 {
 	char xa[2];
 	struct stat st;
-	int up = sr_dirs_fd(&a->up), host = sr_dirs_fd(&a->host);
+	int made, up = sr_dirs_fd(&a->up), host = sr_dirs_fd(&a->host);
 	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
-	int sh = open_dir_at(host, name);
-	if (sh < 0 && a->removals)
-		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : -1;
-	if (sh < 0 && (errno == ELOOP || errno == ENOTDIR)) {
-		struct sr_usage old;
-		(void)sr_entry_usage(host, name, &old);
-		if (unlinkat(host, name, 0) == 0)
-			gone(a, &old);
-	}
-	if (sh < 0 && past_cap(a, name, 1, 0))
-		return 0;
-	if (sh < 0) {
-		if (mkdirat(host, name, 0700) < 0 || (sh = open_dir_at(host, name)) < 0)
-			return -1;
-		a->delta.inodes++;
-	}
+	int sh = host_dir(a, host, name, &made);
+	if (sh < 0)
+		return sh == -2 ? 0 : -1;
 	int su = open_upper(up, name, O_RDONLY | O_DIRECTORY, st.st_mode);
 	if (su < 0) {
 		close(sh);
 		return -1;
 	}
-	int opaque = a->removals &&
-		     fgetxattr(su, "user.overlay.opaque", xa, sizeof xa) == 1 && xa[0] == 'y';
+	struct seen_ent *e = entry_of(a, name);
+	int opaque = fgetxattr(su, "user.overlay.opaque", xa, sizeof xa) == 1 && xa[0] == 'y';
+	/* made here, or not the directory earlier applies found at name:
+	 * the overlay holds it for its own alone; made here, it has nothing
+	 * to empty */
+	int fresh = made || (e && e->ino && e->ino != st.st_ino);
+	if (made && e)
+		e->ino = st.st_ino, e->opaque = 1;
+	if (!opaque && fresh)
+		made_here(a, su, &st, e);
 	if (sr_dirs_push(&a->up, su) < 0 || sr_dirs_push(&a->host, sh) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to apply %s", a->path);
 	path_push(a, name);
-	if (opaque) {
-		struct sr_usage old;
-		(void)sr_tree_usage(sh, &old);
-		if (sr_dir_each(sh, remove_each, NULL) < 0)
-			warn_at(a, NULL, "unable to empty the directory before applying it");
-		else
-			gone(a, &old);
-	}
+	if (opaque && a->removals)
+		empty_host(a, sh, &st, e);
 	return 1;
 }
 
-/* A whiteout: what is at name in the host directory goes. */
+/* A whiteout: what is at name in the host directory goes (unless a live
+ * apply did it already). */
 static int apply_removal(int up, const char *name, void *arg)
 {
 	struct apply *a = arg;
@@ -462,23 +546,38 @@ static int apply_removal(int up, const char *name, void *arg)
 	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISCHR(st.st_mode) || st.st_rdev != makedev(0, 0))
 		return 0;
+	struct seen_ent *e = entry_of(a, name);
+	if (e && seen_same(e, &st))
+		return 0;
 	(void)sr_entry_usage(host, name, &old);
-	if (sr_remove_tree(host, name) == 0)
+	if (sr_remove_tree(host, name) == 0 || errno == ENOENT) {
 		gone(a, &old);
-	else if (errno != ENOENT)
+		if (e)
+			seen_set(e, &st);
+	} else {
 		warn_at(a, name, "unable to apply the removal");
+	}
 	return 0;
 }
 
-/* Any other entry of the upper directory: applied, or noted to enter. */
+/* Any other entry of the upper directory: applied (unless a live apply
+ * applied it as it is), or noted to enter; found, for the sweep. */
 static int apply_entry(int up, const char *name, void *arg)
 {
 	struct apply *a = arg;
 	struct stat st;
 	int r = 0, host = sr_dirs_fd(&a->host);
-	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		r = -1;
-	else if (S_ISDIR(st.st_mode))
+	unsigned long long skipped = a->skipped;
+	if (fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		warn_at(a, name, "unable to apply the change");
+		return 0;
+	}
+	struct seen_ent *e = entry_of(a, name);
+	if (e)
+		e->round = a->seen->round;
+	if (e && !S_ISDIR(st.st_mode) && seen_same(e, &st))
+		return 0;
+	if (S_ISDIR(st.st_mode))
 		r = sr_dirs_add(&a->up, name);
 	else if (S_ISREG(st.st_mode))
 		r = apply_file(a, up, host, name, &st);
@@ -488,6 +587,10 @@ static int apply_entry(int up, const char *name, void *arg)
 	 * carried over */
 	if (r < 0)
 		warn_at(a, name, "unable to apply the change");
+	else if (e && !S_ISDIR(st.st_mode) && !S_ISCHR(st.st_mode) && a->skipped == skipped)
+		seen_set(e, &st);
+	else if (e && S_ISDIR(st.st_mode) && !e->ino)
+		e->ino = st.st_ino;
 	return 0;
 }
 
@@ -548,14 +651,47 @@ static void apply_pass(struct apply *a, int up, int host)
 	sr_dirs_free(&a->host);
 }
 
+/* A path an earlier live apply carried to the host, no longer in the
+ * upper layer and no whiteout for it: the program removed it where the
+ * overlay saw nothing below (a directory it had made), so it goes from
+ * the host too. Looked up from the host directory's root, no link
+ * followed. */
+static void gone_path(const char *path, void *arg)
+{
+	struct apply *a = arg;
+	char *rel = strdup(path + a->base + 1), *name = rel, *slash;
+	int dir = dup(a->root), next;
+	while (rel && dir >= 0 && (slash = strchr(name, '/'))) {
+		*slash = '\0';
+		next = open_dir_at(dir, name);
+		close(dir);
+		dir = next;
+		name = slash + 1;
+	}
+	if (rel && dir >= 0) {
+		struct sr_usage old;
+		(void)sr_entry_usage(dir, name, &old);
+		if (sr_remove_tree(dir, name) == 0)
+			gone(a, &old);
+		else if (errno != ENOENT && errno != ENOTDIR)
+			warn_at(a, name, "unable to apply the removal");
+	}
+	if (dir >= 0)
+		close(dir);
+	free(rel);
+}
+
 /* The removals first, all of them (room for what comes at the cap), then
- * the rest. */
+ * the rest; then, live, what the program removed without a whiteout. */
 static void apply_tree(struct apply *a, int up, int host)
 {
 	a->removals = 1;
 	apply_pass(a, up, host);
 	a->removals = 0;
 	apply_pass(a, up, host);
+	a->root = host;
+	if (a->seen)
+		seen_sweep(a->seen, gone_path, a);
 	close(up);
 	close(host);
 }
@@ -590,26 +726,60 @@ static void say_reached(const struct quota *q, const struct apply *a, int bytes_
 		sr_warn("%s: quota of %s reached (ENOSPC): writes past it failed", q->dst, cap);
 }
 
-void jail_quota_finish(const struct jail *j)
+/* One quota's upper layer onto the host directory, a->start its usage
+ * now; the cache (the caller holds its lock) brought up to date. */
+static void apply_quota(struct quota *q, struct apply *a)
+{
+	a->q = q;
+	a->seen = q->seen;
+	a->path = strdup(q->dst);
+	if (!a->path)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	a->plen = a->pcap = a->base = strlen(a->path);
+	if (a->seen)
+		a->seen->round++;
+	int up = open_dir_at(q->upper_fd, "u"), host = dup(q->host_fd);
+	if (up < 0 || host < 0) {
+		warn_at(a, NULL, "unable to read the changes");
+		if (up >= 0)
+			close(up);
+		if (host >= 0)
+			close(host);
+	} else {
+		apply_tree(a, up, host);
+	}
+	if (q->cache_fd >= 0) {
+		if (a->failed)
+			sr_qcache_drop(q->cache_fd);    /* measured again next time */
+		else
+			(void)sr_qcache_add(q->cache_fd, q->host_fd, &a->delta);
+	}
+	free(a->path);
+}
+
+/* Is the upper tmpfs full, of bytes or of inodes? */
+static void upper_full(const struct quota *q, int *bytes_full, int *inodes_full)
+{
+	struct statfs sf;
+	*bytes_full = *inodes_full = 0;
+	if (fstatfs(q->upper_fd, &sf) == 0) {
+		*bytes_full = sf.f_bavail == 0;
+		*inodes_full = sf.f_ffree == 0;
+	}
+}
+
+void jail_quota_finish(struct jail *j)
 {
 	for (size_t i = 0; i < j->nquotas; i++) {
-		const struct quota *q = &j->quotas[i];
-		struct statfs sf;
-		int bytes_full = 0, inodes_full = 0, measured;
-		if (fstatfs(q->upper_fd, &sf) == 0) {
-			bytes_full = sf.f_bavail == 0;
-			inodes_full = sf.f_ffree == 0;
-		}
+		struct quota *q = &j->quotas[i];
+		int bytes_full, inodes_full, measured;
+		upper_full(q, &bytes_full, &inodes_full);
 		/* Under the cache's lock, so that the size it keeps adds up when
 		 * runs in the same directory end together; the usage to hold
 		 * to the caps is the directory's now (other runs may have
 		 * ended): the cache's, or measured again under a lock of the
 		 * directory itself. */
-		struct apply a = { .q = q, .start = q->used };
-		a.path = strdup(q->dst);
-		if (!a.path)
-			sr_fatal(SR_EXIT_SYS, "out of memory");
-		a.plen = a.pcap = strlen(a.path);
+		struct apply a = { .start = q->used };
 		if (q->cache_fd >= 0 && (sr_qcache_lock(q->cache_fd) < 0 ||
 					 sr_qcache_used(q->cache_fd, q->host_fd, &a.start,
 							&measured) < 0))
@@ -617,25 +787,50 @@ void jail_quota_finish(const struct jail *j)
 		else if (q->cache_fd < 0 && (sr_qcache_lock(q->host_fd) < 0 ||
 					     sr_tree_usage(q->host_fd, &a.start) < 0))
 			a.start = q->used;      /* the measure at the start, then */
-		int up = open_dir_at(q->upper_fd, "u"), host = dup(q->host_fd);
-		if (up < 0 || host < 0) {
-			warn_at(&a, NULL, "unable to read the changes");
-			if (up >= 0)
-				close(up);
-			if (host >= 0)
-				close(host);
-		} else {
-			apply_tree(&a, up, host);
-		}
+		apply_quota(q, &a);
 		say_reached(q, &a, bytes_full, inodes_full);
-		if (q->cache_fd >= 0) {
-			if (a.failed)
-				sr_qcache_drop(q->cache_fd);    /* measured again next time */
-			else
-				(void)sr_qcache_add(q->cache_fd, q->host_fd, &a.delta);
+		if (q->cache_fd >= 0)
 			sr_qcache_unlock(q->cache_fd);
-		}
 		sr_qcache_unlock(q->host_fd);   /* without a cache, the directory's */
-		free(a.path);
 	}
+}
+
+/* While the program runs (--control), its processes stopped: what changed
+ * since the last apply. The usage to hold to the caps: the cache's, else
+ * what the last apply left (the host directory changes only through the
+ * applies while the overlay lives), measured again after a failed one.
+ * 0, or -1 with what failed; *full when the upper tmpfs is full. */
+int jail_quota_apply_live(struct jail *j, char *why, size_t len, int *full)
+{
+	int r = 0;
+	*full = 0;
+	for (size_t i = 0; i < j->nquotas; i++) {
+		struct quota *q = &j->quotas[i];
+		int bytes_full, inodes_full, measured;
+		upper_full(q, &bytes_full, &inodes_full);
+		*full |= bytes_full || inodes_full;
+		struct apply a = { .start = q->used };
+		if (sr_qcache_lock(q->cache_fd >= 0 ? q->cache_fd : q->host_fd) < 0 ||
+		    (q->cache_fd >= 0 && sr_qcache_used(q->cache_fd, q->host_fd, &a.start,
+							&measured) < 0))
+			a.failed = 1;
+		apply_quota(q, &a);
+		int64_t bytes = (int64_t)a.start.bytes + a.delta.bytes;
+		int64_t inodes = (int64_t)a.start.inodes + a.delta.inodes;
+		q->used.bytes = bytes > 0 ? (uint64_t)bytes : 0;
+		q->used.inodes = inodes > 0 ? (uint64_t)inodes : 0;
+		if (a.failed && sr_tree_usage(q->host_fd, &q->used) < 0)
+			q->used = a.start;
+		sr_qcache_unlock(q->cache_fd >= 0 ? q->cache_fd : q->host_fd);
+		if (a.failed && !r) {
+			snprintf(why, len, "%s: not every change could be applied", q->dst);
+			r = -1;
+		}
+		if (a.skipped && !r) {
+			snprintf(why, len, "%s: %llu entries past the quota not applied (the first: %s)",
+				 q->dst, a.skipped, a.first);
+			r = -1;
+		}
+	}
+	return r;
 }

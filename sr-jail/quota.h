@@ -10,7 +10,12 @@
  * when every process of the jail is gone. */
 void plan_quota(struct plan *p, struct jail *j, const struct mreq *m);
 void jail_mount_overlay(const struct step *s);
-/* In PID 1 after the run: say when a quota was reached, apply the changes. */
-void jail_quota_finish(const struct jail *j);
+/* In PID 1 after the run: say when a quota was reached, apply the changes
+ * (with --control: those made since the last apply). */
+void jail_quota_finish(struct jail *j);
+/* In PID 1 while the program runs (--control), every other process of the
+ * jail stopped: the changes since the last apply applied. 0, or -1 with
+ * why; *full: a quota's tmpfs is full (writes past it fail). */
+int jail_quota_apply_live(struct jail *j, char *why, size_t len, int *full);
 
 #endif

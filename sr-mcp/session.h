@@ -64,6 +64,20 @@ void session_end_owned_if(int (*over)(const char *ws, char *why, size_t len));
 /* session_quota.c: start the thread that ends a session once its
  * workspace passes the quota (checked each second); nothing without one. */
 void session_quota_watch(void);
+/* session_quota.c: a session whose interpreter runs under sr-jail --quota
+ * --control DIR/ctl: its jail applies what it wrote to the workspace, its
+ * processes stopped meanwhile, and session_sync waits for that (at most
+ * timeout_ms). SESSION_SYNC_OK, SESSION_SYNC_FULL (applied; its writes
+ * reached the quota, why says so), SESSION_SYNC_NONE (no control socket,
+ * or the jail ended before it answered: the session is gone, and its jail
+ * applied everything as it ended; or it runs without one), or -1 with why
+ * (an answer "failed: ...", or none within timeout_ms). Call it when
+ * a call ends, before its job does (the workspace then has the call's
+ * files), and before the host reads or writes a workspace with a session. */
+#define SESSION_SYNC_OK 0
+#define SESSION_SYNC_FULL 1
+#define SESSION_SYNC_NONE 2
+int session_sync(const char *dir, unsigned timeout_ms, char *why, size_t len);
 /* At exit: close the sessions this process started. */
 void session_close_owned(void);
 

@@ -365,6 +365,119 @@ ln -s "$w" "$T/wslink"
 run sr-jail --bind "$T/wslink" /w --quota 1M true
 like "$err" "symbolic link" "a --quota source that is a link is refused"
 
+# --control: the changes applied while the program runs, on request. The
+# program takes its steps from a fifo and says each is done on another;
+# between them the test asks for an apply on the socket (ctl_apply) and
+# looks at the host directory while the program still runs.
+ctl_apply() {
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+print(s.recv(600).decode().strip())' "$1" "${2:-apply}"
+}
+# The view: the program's /workspace as a descriptor; python writes NAME
+# with DATA through it (or SIZE bytes: the errno past the cap).
+ctl_view_write() {
+	python3 -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"view\n")
+msg, fds, _, _ = socket.recv_fds(s, 16, 1)
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=fds[0])
+try:
+    os.write(fd, sys.argv[3].encode()) if sys.argv[3] != "big" else [os.write(fd, b"h" * (1 << 20)) for _ in range(16)]
+    print(msg.decode().strip(), "written")
+except OSError as e:
+    print(msg.decode().strip(), "errno", e.errno)
+    os.unlink(sys.argv[2], dir_fd=fds[0])' "$@"
+}
+rm -rf "$w" && mkdir "$w" "$T/cv" && echo lower > "$w/old" && mkdir "$w/hd" && echo k > "$w/hd/k"
+echo precious > "$T/cv/victim"
+mkfifo "$T/cin" "$T/cout"
+sr-jail --bind "$w" /w --quota 4M --control "$T/ctl" --chdir /w sh -c '
+	echo one > new; mkdir -p made/sub; echo x > made/sub/x; echo y > made/y; rm old
+	cat viewed direct 2>/dev/null
+	echo step1; read a
+	cat viewed >saw-viewed 2>&1; cat direct >saw-direct 2>&1
+	rm made/sub/x; mv made moved; rm -r hd; mkdir hd; echo n > hd/n
+	ln -s "$1/victim" lnk; rm -f new; ln -s "$1" new; mkdir -p deep/er; ln -s "$1" deep/er/dl
+	echo step2; read a
+	: >res; fallocate -n -l 8M res
+	python3 -c "import os, sys
+f = open(\"gone\", \"wb\", buffering=0)
+os.remove(\"gone\")
+b = memoryview(b\"z\" * (8 << 20))
+try:
+    while b:
+        b = b[f.write(b):]
+except OSError as e:
+    print(\"unlinked:\", e.errno, flush=True)
+sys.stdin.readline()"
+	echo end' sh "$T/cv" <"$T/cin" >"$T/cout" 2>"$T/cerr" &
+cpid=$!
+exec 7>"$T/cin" 8<"$T/cout"
+read -r -t 60 step <&8
+is "$step" step1 "a program under --control writes its first files"
+is "$(stat -c %a "$T/ctl" 2>/dev/null)" 600 "the control socket is the caller's alone (0600)"
+ok "before any apply, the host directory is untouched" test -e "$w/old" -a ! -e "$w/new"
+is "$(ctl_apply "$T/ctl")" ok "an apply on request answers ok"
+is "$(cat "$w/new" 2>/dev/null):$(cat "$w/made/sub/x" 2>/dev/null)" one:x \
+	"the host directory has the program's files while it runs"
+ok "and its removal" test ! -e "$w/old"
+# The lower may not change under a live overlay: a name the program found
+# missing stays missing to it (overlayfs keeps the negative lookup). The
+# view is the way in: what the host writes through it the program sees,
+# and it counts against the same cap.
+echo "by the host" > "$w/direct"
+is "$(ctl_view_write "$T/ctl" viewed "by the view")" "ok written" "a file written through the view"
+is "$(ctl_view_write "$T/ctl" hbig big)" "ok errno 28" "through the view, writes past the quota get ENOSPC too"
+like "$(ctl_apply "$T/ctl" nonsense)" "^failed: unknown request" "an unknown request is refused"
+echo >&7
+read -r -t 60 step <&8
+is "$step" step2 "the program goes on after the apply"
+is "$(ctl_apply "$T/ctl")" ok "a second apply"
+ok "a file removed inside a directory the program made is removed (no whiteout says so)" \
+	test ! -e "$w/made/sub/x" -a ! -e "$w/made"
+is "$(cat "$w/moved/y" 2>/dev/null)" y "the directory's new name holds its files"
+is "$(ls -A "$w/hd" 2>/dev/null)" n "a host directory removed and made again holds only the new file"
+is "$(readlink "$w/lnk")" "$T/cv/victim" "a link the program made between applies is applied as a link"
+ok "a file replaced by a link to a directory: a link" test -L "$w/new"
+is "$(readlink "$w/deep/er/dl")" "$T/cv" "a link in new directories: a link"
+is "$(cat "$T/cv/victim"):$(ls -A "$T/cv")" precious:victim "nothing was written through the links"
+is "$(cat "$w/saw-viewed" 2>/dev/null)" "by the view" "the program read what the host wrote through the view, after it looked"
+like "$(cat "$w/saw-direct" 2>/dev/null)" "No such file" \
+	"control: a file the host wrote into the directory itself stays missing to the program that looked"
+is "$(cat "$w/viewed" 2>/dev/null)" "by the view" "and the apply brought it to the host directory"
+ino2=$(stat -c %i "$w/moved/y" 2>/dev/null)
+echo >&7
+read -r -t 60 step <&8
+like "$(cat "$T/cerr")" "No space left on device" "fallocate --keep-size past the quota: ENOSPC"
+is "$step" "unlinked: 28" "a file written after its unlink, past the quota: ENOSPC"
+like "$(ctl_apply "$T/ctl")" "^ok full$" "the apply says the quota's tmpfs is full"
+ok "the reservation and the unlinked file reached the host disk not at all" \
+	test "$(du -sk "$w" | cut -f1)" -lt 1024
+is "$(stat -c %i "$w/moved/y" 2>/dev/null)" "$ino2" "an unchanged file is not copied again"
+echo >&7
+read -r -t 60 step <&8
+is "$step" end "the program ends"
+wait "$cpid"
+is "$?" 0 "and sr-jail with it"
+exec 7>&- 8<&-
+ok "the control socket is removed when the jail ends" test ! -e "$T/ctl"
+is "$(ls -A "$w" | sort | tr '\n' ' ')" "deep direct hd lnk moved new res saw-direct saw-viewed viewed " "the last changes are applied at the end"
+run sr-jail --bind "$w" /w sh -c ': >/w/res; fallocate -n -l 8M /w/res && python3 -c "import os
+f = open(\"/w/gone\", \"wb\")
+os.remove(\"/w/gone\")
+f.write(b\"z\" * (8 << 20)); f.flush(); print(os.fstat(f.fileno()).st_blocks * 512 >= 8 << 20)"'
+is "$rc:$out" 0:True "control: without --quota both take the room on the host disk"
+rm -f "$w/res"
+run sr-jail --bind "$w" /w --control "$T/ctl2" true
+is "$rc" 100 "--control without --quota is a usage error"
+mkfifo "$T/ctl3"
+run sr-jail --bind "$w" /w --quota 1M --control "$T/ctl3" true
+is "$rc" 111 "--control where something is already: fails"
+
 # sr-mcp where --quota cannot run (an sr-jail that refuses it, as one does
 # on a kernel without user xattrs on tmpfs): its default quota is off, and
 # sandbox_info says so and why; where it runs, there is no such note.
