@@ -570,10 +570,12 @@ static void human(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%llu %s", (unsigned long long)n, unit[u]);
 }
 
-/* The line sr-mcp and the caller look for (sr-jail(1), --quota): which
- * cap was reached, in the run (the tmpfs full) or in the apply. */
+/* The line the caller looks for (sr-jail(1), --quota): which cap was
+ * reached, in the run (the tmpfs full) or in the apply; with --report-fd,
+ * "DST: quota of CAP reached" there too, where the program cannot write
+ * (no name the program chose in it). */
 static void say_reached(const struct quota *q, const struct apply *a, int bytes_full,
-			int inodes_full)
+			int inodes_full, int report_fd)
 {
 	char cap[48];
 	int64_t now = (int64_t)a->start.inodes + a->delta.inodes;
@@ -588,6 +590,8 @@ static void say_reached(const struct quota *q, const struct apply *a, int bytes_
 			q->dst, cap, a->skipped, a->first);
 	else
 		sr_warn("%s: quota of %s reached (ENOSPC): writes past it failed", q->dst, cap);
+	if (report_fd >= 0)
+		(void)dprintf(report_fd, "%s: quota of %s reached\n", q->dst, cap);
 }
 
 void jail_quota_finish(const struct jail *j)
@@ -627,7 +631,7 @@ void jail_quota_finish(const struct jail *j)
 		} else {
 			apply_tree(&a, up, host);
 		}
-		say_reached(q, &a, bytes_full, inodes_full);
+		say_reached(q, &a, bytes_full, inodes_full, j->report_fd);
 		if (q->cache_fd >= 0) {
 			if (a.failed)
 				sr_qcache_drop(q->cache_fd);    /* measured again next time */
