@@ -105,11 +105,13 @@ void job_made(struct cJSON *res, const char *id);
 
 /* The verdict file: SPOOL/run/ID/JOB_VERDICT_FILE, named to the runner in
  * SR_VERDICT_FILE. The runner opens it before the chain starts and passes
- * it to sr-jail's PID 1 (--report-fd), which adds "DST: quota of CAP
- * reached" lines after the program and all it started are dead; the
- * typescript runner's driver also writes JOB_VERDICT_TYPECHECK to it and
- * closes it before any of the code runs. The code never holds it open, so
- * what the file says the run's code cannot have written (job_result.c). */
+ * it to sr-exec (--report-fd), which writes "exec" before it executes the
+ * program ("exec failed" after) and closes it for the program, and to
+ * sr-jail's PID 1 (--report-fd), which adds "DST: quota of CAP reached"
+ * lines after the program and all it started are dead; the typescript
+ * runner's driver also writes JOB_VERDICT_TYPECHECK to it and closes it
+ * before any of the code runs. The code never holds it open, so what the
+ * file says the run's code cannot have written (job_result.c). */
 #define JOB_VERDICT_FILE "verdict"
 #define JOB_VERDICT_TYPECHECK "typecheck failed"
 

@@ -154,14 +154,32 @@ static const char *hint_for(const char *status, const char *id)
 	return h;
 }
 
+/* The program started: the verdict file's last word from sr-exec
+ * (--report-fd) is "exec", written before an exec that then succeeded
+ * (else "exec failed" follows). Without it (a runner that keeps no
+ * verdict file, or a chain that failed before sr-exec's exec) the stderr
+ * is the chain's alone. */
+static int program_started(const char *id)
+{
+	size_t got;
+	char *v = job_tail(id, JOB_VERDICT_FILE, 4096, &got), *p = v;
+	int started = 0;
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "exec\n", 5) || !strncmp(p, "exec failed\n", 12))
+			started = p[4] == '\n';
+	free(v);
+	return started;
+}
+
 /* The chain itself failed (a tool of it said "fatal" and exited 111, 126
- * or 127): its line, else NULL. The code's own failures are the code's. */
+ * or 127) before the program started: its line, else NULL. The code's
+ * own failures, and lines, are the code's. */
 static char *chain_failure(const char *id, const cJSON *st)
 {
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	double code = num(lim ? lim : st, "exit_code", 0);
 	size_t got;
-	char *tail = code == 111 || code == 126 || code == 127 ?
+	char *tail = (code == 111 || code == 126 || code == 127) && !program_started(id) ?
 		job_tail(id, "stderr", 1024, &got) : NULL;
 	if (!tail)
 		return NULL;

@@ -1,6 +1,7 @@
 #!/bin/bash
-# sr-mcp: a session call's "timed out" is the host's to say, not the
-# interpreter's, which shares its process with the code
+# sr-mcp: verdicts the code could forge: a session call's "timed out"
+# (the interpreter shares its process with the code) and "the sandbox could
+# not run the code" (a chain tool's fatal line printed)
 # (tests/mcp/verdict.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
