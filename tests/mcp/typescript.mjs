@@ -66,14 +66,14 @@ const forge = 'import fs from "fs";\nconst found: string[] = [];\n' +
   '  if (/verdict/.test(to)) found.push(`fd ${fd} ${to}`);\n' +
   '  if (+fd > 2 && /^\\//.test(to)) { try { fs.writeSync(+fd, "typecheck failed\\n"); found.push(`wrote ${fd} ${to}`); } catch (e) {} }\n' +
   '}\n' +
-  'for (const p of ["/proc/self/fd/9", "/proc/1/fd/9"]) { try { fs.writeFileSync(p, "typecheck failed\\n"); found.push("wrote " + p); } catch (e) { found.push(`${p} ${e.code}`); } }\n' +
+  'for (const p of ["/proc/self/fd/8", "/proc/self/fd/9", "/proc/1/fd/8", "/proc/1/fd/9"]) { try { fs.writeFileSync(p, "typecheck failed\\n"); found.push("wrote " + p); } catch (e) { found.push(`${p} ${e.code}`); } }\n' +
   'console.log(found.join("\\n"));\nprocess.exit(1);';
 r = await ts(forge);
-ok(r.status === 'failed' && !r.hint, 'forged: code that writes "typecheck failed" to every descriptor it has, /proc/self/fd/9 and /proc/1/fd/9, gets no hint', r);
-like(r.stdout, /^env:SR_VERDICT_FD=9\n/, 'control: its initial environment names the descriptor (the code knows where to look)');
+ok(r.status === 'failed' && !r.hint, 'forged: code that writes "typecheck failed" to every descriptor it has, /proc/self/fd/8 and 9, /proc/1/fd/8 and 9, gets no hint', r);
+like(r.stdout, /^env:SR_VERDICT_FD=8\n/, 'control: its initial environment names the descriptor (the code knows where to look)');
 ok(!/verdict/.test(r.stdout.split('\n').slice(1).join('\n')), 'no descriptor of the code reaches the verdict file', r.stdout);
-like(r.stdout, /\/proc\/1\/fd\/9 EACCES/, 'the jail\'s init holds it out of reach');
-await call('write_file', { workspace_id: 'ts', path: 'forge.js', content: 'try { require("fs").writeSync(9, "typecheck failed\\n"); console.error("preload wrote fd 9"); } ' +
+like(r.stdout, /\/proc\/1\/fd\/8 EACCES\n\/proc\/1\/fd\/9 EACCES/, 'the jail\'s init holds it out of reach');
+await call('write_file', { workspace_id: 'ts', path: 'forge.js', content: 'try { for (const fd of [8, 9]) require("fs").writeSync(fd, "typecheck failed\\n"); console.error("preload wrote"); } ' +
   'catch (e) { console.error("preload ran: " + e.code); }' });
 r = await call('run_code', { language: 'javascript', workspace_id: 'ts', code: 'console.log("js")', env: { NODE_OPTIONS: '--require /workspace/forge.js' } });
 like(sc(r).stderr, /^preload ran/, 'control: in the chain NODE_OPTIONS runs a preload before the code');
@@ -85,7 +85,7 @@ if (!gcc) {
   skip('forged: LD_PRELOAD before the check', 'no gcc here');
 } else {
   r = await call('run_code', { language: 'bash', workspace_id: 'ts', code:
-    'printf \'#include <unistd.h>\\n__attribute__((constructor)) static void f(void) { write(9, "typecheck failed\\\\n", 17); write(2, "preloaded\\\\n", 10); }\\n\' > f.c && gcc -shared -fPIC -o forge.so f.c && echo built' });
+    'printf \'#include <unistd.h>\\n__attribute__((constructor)) static void f(void) { write(8, "typecheck failed\\\\n", 17); write(9, "typecheck failed\\\\n", 17); write(2, "preloaded\\\\n", 10); }\\n\' > f.c && gcc -shared -fPIC -o forge.so f.c && echo built' });
   is(sc(r).stdout, 'built\n', 'a shared object that writes fd 9 when loaded, built in the workspace');
   r = await call('run_code', { language: 'javascript', workspace_id: 'ts', code: 'console.log("js")', env: { LD_PRELOAD: '/workspace/forge.so' } });
   like(sc(r).stderr, /preloaded/, 'control: in the chain LD_PRELOAD loads it before node');
