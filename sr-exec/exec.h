@@ -48,6 +48,7 @@ struct sx_opts {
 	struct sx_path *paths;
 	size_t npaths;
 	char **argv;               /* the program and its arguments */
+	int report_fd;             /* --report-fd, or -1 */
 };
 
 /* opts.c */

@@ -6,6 +6,7 @@
  * Everything that can fail is done before the filter is loaded, so the
  * filter only has to allow the final execve. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,12 +96,21 @@ static const char *prepare(const struct sx_opts *o, struct sx_policy *pol, struc
 	return exec_path;
 }
 
+/* --report-fd: what, as a line. */
+static void say(const struct sx_opts *o, const char *what)
+{
+	if (o->report_fd >= 0)
+		(void)dprintf(o->report_fd, "%s\n", what);
+}
+
 static void load(const struct sx_opts *o, const struct sx_policy *pol,
 		 const struct sx_bpf *bpf, int builtin)
 {
 	uint64_t t0 = sr_now_ns();
 	int err = sx_load(bpf, pol->load_flags);
 	uint64_t t1 = sr_now_ns();
+	if (err)
+		say(o, "exec failed");
 	if (err == EINVAL && o->bpf)
 		sr_fatal(SR_EXIT_USAGE, "%s: the kernel refused this filter: %s", o->bpf, strerror(err));
 	if (err) {
@@ -134,12 +144,21 @@ int main(int argc, char **argv)
 		sr_note("landlock: %s", ll);
 		sr_note("no_new_privs: set");
 	}
+	/* --report-fd: "exec", then "exec failed" unless the exec succeeds,
+	 * which closes it: the program never has it. Under a filter that
+	 * refuses write(2) (strict) the second line cannot be written. */
+	if (o.report_fd >= 0 && fcntl(o.report_fd, F_SETFD, FD_CLOEXEC) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to set fd %d close-on-exec", o.report_fd);
+	say(&o, "exec");
 	load(&o, &pol, &bpf, !o.bpf && (exec_path || strcmp(o.profile, "default") == 0));
 	free(o.bpf ? bpf.insns : NULL);
 
-	if (exec_path) {
+	if (exec_path)
 		execve(exec_path, o.argv, environ);
-		sr_fatal_run(o.argv[0]);
-	}
-	sr_exec(o.argv);
+	else
+		sr_execvp(o.argv, sr_sh_argv(o.argv));
+	int e = errno;
+	say(&o, "exec failed");
+	errno = e;
+	sr_fatal_run(o.argv[0]);
 }

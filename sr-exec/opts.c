@@ -1,5 +1,6 @@
 /* opts.c - sr-exec's command line. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +25,13 @@ static const char usage_text[] =
 	"      --ro PATH       Landlock: read-only access beneath PATH (repeatable)\n"
 	"      --rx PATH       Landlock: read and execute beneath PATH\n"
 	"      --rw PATH       Landlock: read, write, create, remove beneath PATH\n"
+	"      --report-fd N   say \"exec\" on fd N before the exec, close it for prog\n"
 	"  -v, --verbose       say what was enforced, on stderr\n"
 	"  -h, --help          show this help\n"
 	"  -V, --version       show the version\n";
 
-enum { O_NET = 256, O_ALLOW, O_DENY, O_LOG, O_PRINT, O_SAVE, O_BPF, O_LANDLOCK, O_RO, O_RX, O_RW };
+enum { O_NET = 256, O_ALLOW, O_DENY, O_LOG, O_PRINT, O_SAVE, O_BPF, O_LANDLOCK, O_RO, O_RX, O_RW,
+       O_REPORT_FD };
 
 static const struct option longopts[] = {
 	{"profile", required_argument, NULL, 'p'},
@@ -43,6 +46,7 @@ static const struct option longopts[] = {
 	{"ro", required_argument, NULL, O_RO},
 	{"rx", required_argument, NULL, O_RX},
 	{"rw", required_argument, NULL, O_RW},
+	{"report-fd", required_argument, NULL, O_REPORT_FD},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -97,6 +101,14 @@ static enum sx_landlock_mode landlock_mode(const char *s)
 	sr_usage_value("--landlock", "mode", s, "auto, off or require");
 }
 
+static int report_fd(const char *arg)
+{
+	int fd = (int)sr_opt_count("--report-fd", arg, 1 << 30);
+	if (fcntl(fd, F_GETFD) < 0)
+		sr_usage_value("--report-fd", "fd", arg, "an open file descriptor");
+	return fd;
+}
+
 /* Combinations that would silently do less than asked. */
 static void check(const struct sx_opts *o, int profile_given)
 {
@@ -118,6 +130,7 @@ void sx_parse_opts(int argc, char **argv, struct sx_opts *o)
 	int c, profile_given = 0;
 	memset(o, 0, sizeof *o);
 	o->profile = "default";
+	o->report_fd = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:vhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -133,6 +146,7 @@ void sx_parse_opts(int argc, char **argv, struct sx_opts *o)
 		case O_RO: add_path(o, "--ro", optarg, SX_RO); break;
 		case O_RX: add_path(o, "--rx", optarg, SX_RX); break;
 		case O_RW: add_path(o, "--rw", optarg, SX_RW); break;
+		case O_REPORT_FD: o->report_fd = report_fd(optarg); break;
 		case 'v': o->verbose = 1; break;
 		case 'h': fputs(usage_text, stdout); exit(SR_EXIT_OK);
 		case 'V': sr_version();

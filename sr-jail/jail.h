@@ -56,6 +56,7 @@ struct jail {
 	size_t nenvops;
 	int *keep;
 	size_t nkeep;
+	int report_fd;          /* --report-fd: PID 1's findings (quota.c), or -1 */
 	const char *chdir, *hostname;
 	uint64_t tmp_size, home_size, shm_size;
 	uid_t uid;              /* identity inside */

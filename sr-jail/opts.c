@@ -32,6 +32,8 @@ static const char usage_text[] =
 	"  --env-file FILE      set each KEY=VALUE of FILE (NUL-separated)\n"
 	"  --keep-env KEY       pass the caller's KEY through, if set\n"
 	"  --keep-fd N          let fd N survive into the jail\n"
+	"  --report-fd N        the jail's PID 1 says on fd N what it saw (a quota\n"
+	"                       reached); the program does not get fd N\n"
 	"  --share-net          keep the host's network (no network isolation)\n"
 	"  --allow-userns       let the program create nested user namespaces\n"
 	"  --uid N, --gid N     ids inside (default: the caller's)\n"
@@ -43,7 +45,7 @@ enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
 	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES, O_ROOTFS,
-	O_CONTROL,
+	O_CONTROL, O_REPORT_FD,
 };
 
 static const struct option longopts[] = {
@@ -62,6 +64,7 @@ static const struct option longopts[] = {
 	{"env-file", required_argument, 0, O_ENV_FILE},
 	{"keep-env", required_argument, 0, O_KEEP_ENV},
 	{"keep-fd", required_argument, 0, O_KEEP_FD},
+	{"report-fd", required_argument, 0, O_REPORT_FD},
 	{"share-net", no_argument, 0, O_SHARE_NET},
 	{"allow-userns", no_argument, 0, O_ALLOW_USERNS},
 	{"uid", required_argument, 0, O_UID},
@@ -181,12 +184,17 @@ static void opt_env_file(struct jail *j, const char *path, int argc)
 	}
 }
 
+static int open_fd(const char *opt, const char *arg)
+{
+	int fd = (int)sr_opt_count(opt, arg, 1 << 30);
+	if (fcntl(fd, F_GETFD) < 0)
+		sr_usage_value(opt, "fd", arg, "an open file descriptor");
+	return fd;
+}
+
 static void opt_keep_fd(struct jail *j, const char *arg)
 {
-	int fd = (int)sr_opt_count("--keep-fd", arg, 1 << 30);
-	if (fcntl(fd, F_GETFD) < 0)
-		sr_usage_value("--keep-fd", "fd", arg, "an open file descriptor");
-	j->keep[j->nkeep++] = fd;
+	j->keep[j->nkeep++] = open_fd("--keep-fd", arg);
 }
 
 static void opt_hostname(struct jail *j, const char *arg)
@@ -241,6 +249,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case O_ENV_FILE: opt_env_file(j, a, argc); break;
 	case O_KEEP_ENV: add_env(j, EK_KEEP, "--keep-env", a, NULL); break;
 	case O_KEEP_FD: opt_keep_fd(j, a); break;
+	case O_REPORT_FD: j->report_fd = open_fd("--report-fd", a); break;
 	case O_SHARE_NET: j->share_net = 1; break;
 	case O_ALLOW_USERNS: j->allow_userns = 1; break;
 	case O_UID:
@@ -271,7 +280,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 	if (!j->mounts || !j->envops || !j->keep || !j->quotas)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	j->tmp_size = j->home_size = j->shm_size = JAIL_TMPFS_SIZE;
-	j->prog_fd = j->sync_fd = j->control_fd = j->control_dir = -1;
+	j->prog_fd = j->sync_fd = j->control_fd = j->control_dir = j->report_fd = -1;
 
 	opterr = 0;
 	int c;

@@ -706,10 +706,12 @@ static void human(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%llu %s", (unsigned long long)n, unit[u]);
 }
 
-/* The line sr-mcp and the caller look for (sr-jail(1), --quota): which
- * cap was reached, in the run (the tmpfs full) or in the apply. */
+/* The line the caller looks for (sr-jail(1), --quota): which cap was
+ * reached, in the run (the tmpfs full) or in the apply; with --report-fd,
+ * "DST: quota of CAP reached" there too, where the program cannot write
+ * (no name the program chose in it). */
 static void say_reached(const struct quota *q, const struct apply *a, int bytes_full,
-			int inodes_full)
+			int inodes_full, int report_fd)
 {
 	char cap[48];
 	int64_t now = (int64_t)a->start.inodes + a->delta.inodes;
@@ -724,6 +726,8 @@ static void say_reached(const struct quota *q, const struct apply *a, int bytes_
 			q->dst, cap, a->skipped, a->first);
 	else
 		sr_warn("%s: quota of %s reached (ENOSPC): writes past it failed", q->dst, cap);
+	if (report_fd >= 0)
+		(void)dprintf(report_fd, "%s: quota of %s reached\n", q->dst, cap);
 }
 
 /* One quota's upper layer onto the host directory, a->start its usage
@@ -788,7 +792,7 @@ void jail_quota_finish(struct jail *j)
 					     sr_tree_usage(q->host_fd, &a.start) < 0))
 			a.start = q->used;      /* the measure at the start, then */
 		apply_quota(q, &a);
-		say_reached(q, &a, bytes_full, inodes_full);
+		say_reached(q, &a, bytes_full, inodes_full, j->report_fd);
 		if (q->cache_fd >= 0)
 			sr_qcache_unlock(q->cache_fd);
 		sr_qcache_unlock(q->host_fd);   /* without a cache, the directory's */

@@ -103,15 +103,29 @@ char *job_result_text(const struct cJSON *res);
 int job_made_snapshot(const char *ws, char *var, size_t len);
 void job_made(struct cJSON *res, const char *id);
 
-/* job_oom.c: whether a run that failed ran out of memory, its cause
- * ("Python: MemoryError" ...) in cause; the memory limit of sr-limit's
- * report lim (bytes, 0 for none); what to do about it, in h. A runner's
- * start-up module marks an allocation refused with a line JOB_OOM_MARK,
- * the cause, ") [job ", the job's id, "]". */
-#define JOB_OOM_MARK "sr-mcp: the program ran out of memory ("
+/* The verdict file: SPOOL/run/ID/JOB_VERDICT_FILE, named to the runner in
+ * SR_VERDICT_FILE. The runner opens it before the chain starts and passes
+ * it to sr-exec (--report-fd), which writes "exec" before it executes the
+ * program ("exec failed" after) and closes it for the program, and to
+ * sr-jail's PID 1 (--report-fd), which adds "DST: quota of CAP reached"
+ * lines after the program and all it started are dead; the typescript
+ * runner's driver also writes JOB_VERDICT_TYPECHECK to it and closes it
+ * before any of the code runs. The code never holds it open, so what the
+ * file says the run's code cannot have written (job_result.c). */
+#define JOB_VERDICT_FILE "verdict"
+#define JOB_VERDICT_TYPECHECK "typecheck failed"
+
+/* job_oom.c: a run that failed or was killed, under a memory limit, whose
+ * stderr ends as a runtime's report of an allocation refused (Python's
+ * MemoryError, Node.js's, V8's heap abort, C++'s std::bad_alloc): the
+ * cause ("Python: MemoryError") in cause, 1; else 0. The program could
+ * print the same, so this is the program's word, never a verdict: only
+ * sr-limit's report makes a run "oom". The memory limit of sr-limit's
+ * report lim (bytes, 0 for none). What to do, in h: for a run sr-limit
+ * stopped for memory (oom), or one whose program reported cause. */
 int job_oom_cause(const char *id, const struct cJSON *st, char *cause, size_t len);
 double job_oom_limit(const struct cJSON *lim);
-void job_oom_hint(char *h, size_t len, const struct cJSON *st, const char *cause);
+void job_oom_hint(char *h, size_t len, const struct cJSON *st, int oom, const char *cause);
 
 /* job_retention.c */
 void job_retention_sweep(void);

@@ -1,25 +1,26 @@
 /* job_oom.c - a run that failed for memory, and what to say of it.
  *
- * With a cgroup, the kernel counts the OOM kills and sr-limit says
- * "memory". Under an rlimit (RLIMIT_DATA) nothing is killed: an
- * allocation is refused, and the language turns that into its own error,
- * often long before the peak nears the limit (one large array asked for
- * at once). sr-limit's own test (a peak within 10% of the limit) misses
- * those, so the failure is recognised here from what the runtime does when
- * it gives up, never from text alone:
+ * Only sr-limit's report makes a run "oom" (job_result.c): with a
+ * delegated cgroup the kernel counts the OOM kills; under an rlimit
+ * sr-limit takes a run that ended abnormally with its peak within 10% of
+ * the limit to have reached it. Both are seen from outside the run.
  *
- *   Python   the runner's start-up module (runners/python-lib) ends an
- *            uncaught MemoryError with a last stderr line naming the
- *            job's id (which the program is not told: it cannot print it
- *            by chance), and Python exits 1;
- *   Node.js  the runner sets V8's heap limit below the memory limit, so a
- *            full heap ends in V8's fatal "JavaScript heap out of memory"
- *            (or "Allocation failed") and abort(): SIGABRT;
- *   C++      an uncaught std::bad_alloc ends in std::terminate's line and
- *            abort(): SIGABRT (134 when a shell ran it).
+ * Under an rlimit (RLIMIT_DATA) an allocation is often refused far below
+ * the limit (one large array asked for at once), and the only one to see
+ * it is the program: its runtime reports it and gives up. That report is
+ * the program's word (code can raise MemoryError itself, or print V8's
+ * fatal lines and abort()), so sr-mcp repeats it as the program's, never
+ * as its own verdict. What is recognised, with a memory limit in force
+ * and the run's status as the runtime leaves it:
  *
- * Each needs that status, the runtime's line near the end of stderr, and
- * a memory limit in force (sr-limit's report lists it). */
+ *   Python   exit 1, the last line of stderr MemoryError (the traceback's
+ *            end) or OSError [Errno 12] (an mmap refused);
+ *   Node.js  exit 1, "RangeError: Array buffer allocation failed" or an
+ *            ENOMEM error; SIGABRT with V8's fatal "JavaScript heap out of
+ *            memory" (the runner sets V8's heap limit below the memory
+ *            limit, so a full heap ends there);
+ *   C++      SIGABRT (134 from a shell) after std::terminate's line for
+ *            an uncaught std::bad_alloc. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,25 +59,42 @@ static int has_line(const char *tail, const char *pre, const char *has)
 	return 0;
 }
 
-/* A line of tail that is a runner's mark for job id: "JOB_OOM_MARK
- * CAUSE) [job ID]". Its cause, made printable, in buf; 1, or 0. */
-static int runner_mark(const char *tail, const char *id, char *buf, size_t len)
+/* The last line of tail that is not empty, in buf (at most len - 1). */
+static void last_line(const char *tail, char *buf, size_t len)
 {
-	char end[64];
-	size_t m = strlen(JOB_OOM_MARK), e = (size_t)snprintf(end, sizeof end, ") [job %s]", id);
-	for (const char *p = tail; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		size_t n = strcspn(p, "\n");
-		if (n <= m + e || strncmp(p, JOB_OOM_MARK, m) || memcmp(p + n - e, end, e))
-			continue;
-		size_t k = n - m - e < len ? n - m - e : len - 1;
-		for (size_t i = 0; i < k; i++) {
-			unsigned char c = (unsigned char)p[m + i];
-			buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-		}
-		buf[k] = '\0';
-		return 1;
-	}
-	return 0;
+	size_t n = strlen(tail);
+	while (n && tail[n - 1] == '\n')
+		n--;
+	size_t at = n;
+	while (at && tail[at - 1] != '\n')
+		at--;
+	snprintf(buf, len, "%.*s", (int)(n - at), tail + at);
+}
+
+/* The runtime's report in tail of an allocation refused: "Python:
+ * MemoryError" ..., or NULL. */
+static const char *reported(const char *tail, int code, int abrt)
+{
+	char last[256];
+	last_line(tail, last, sizeof last);
+	if (abrt && (has_line(tail, "FATAL ERROR: ", "JavaScript heap out of memory") ||
+		     has_line(tail, "FATAL ERROR: ", "Allocation failed") ||
+		     has_line(tail, "# Fatal process out of memory", NULL)))
+		return "Node.js: JavaScript heap out of memory";
+	if (abrt && has_line(tail, "terminate called after throwing an instance of "
+			     "'std::bad_alloc'", NULL))
+		return "C++: std::bad_alloc";
+	if (code != 1)
+		return NULL;
+	if (!strcmp(last, "MemoryError") || !strncmp(last, "MemoryError: ", 13))
+		return "Python: MemoryError";
+	if (!strncmp(last, "OSError: [Errno 12] ", 20))
+		return "Python: OSError ENOMEM";
+	if (has_line(tail, "RangeError: Array buffer allocation failed", NULL))
+		return "Node.js: RangeError: Array buffer allocation failed";
+	if (has_line(tail, "Error: ENOMEM", NULL) || has_line(tail, "  code: 'ENOMEM'", NULL))
+		return "Node.js: ENOMEM";
+	return NULL;
 }
 
 int job_oom_cause(const char *id, const cJSON *st, char *cause, size_t len)
@@ -92,41 +110,50 @@ int job_oom_cause(const char *id, const cJSON *st, char *cause, size_t len)
 		return 0;
 	size_t got;
 	char *tail = job_tail(id, "stderr", TAIL, &got);
-	const char *known = NULL;
-	if (!tail)
-		return 0;
-	if (abrt && (has_line(tail, "FATAL ERROR: ", "JavaScript heap out of memory") ||
-		     has_line(tail, "FATAL ERROR: ", "Allocation failed") ||
-		     has_line(tail, "# Fatal process out of memory", NULL)))
-		known = "Node.js: JavaScript heap out of memory";
-	else if (abrt && has_line(tail, "terminate called after throwing an instance of "
-				  "'std::bad_alloc'", NULL))
-		known = "C++: std::bad_alloc";
-	int found = known || (code == 1 && runner_mark(tail, id, cause, len));
+	const char *known = tail ? reported(tail, code, abrt) : NULL;
 	if (known)
 		snprintf(cause, len, "%s", known);
 	free(tail);
-	return found;
+	return known != NULL;
 }
 
-void job_oom_hint(char *h, size_t len, const cJSON *st, const char *cause)
+/* The limit and the peak, " of 256 MiB (peak measured: 12 MiB)", in buf. */
+static void limit_words(char *buf, size_t len, const cJSON *lim)
+{
+	const cJSON *peak = cJSON_GetObjectItem(lim, "peak_memory_bytes");
+	double mib = job_oom_limit(lim) / 1048576;
+	*buf = '\0';
+	if (mib > 0)
+		snprintf(buf, len, " of %.0f MiB", mib);
+	if (mib > 0 && cJSON_IsNumber(peak))
+		snprintf(buf + strlen(buf), len - strlen(buf), " (peak measured: %.0f MiB)",
+			 peak->valuedouble / 1048576);
+}
+
+void job_oom_hint(char *h, size_t len, const cJSON *st, int oom, const char *cause)
 {
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
-	const cJSON *peak = cJSON_GetObjectItem(lim, "peak_memory_bytes");
 	double mib = job_oom_limit(lim) / 1048576, cap = (double)(cfg.memory_max >> 20);
-	char what[200] = "", more[300];
-	if (mib > 0)
-		snprintf(what, sizeof what, " under its limit of %.0f MiB", mib);
-	if (mib > 0 && cJSON_IsNumber(peak))
-		snprintf(what + strlen(what), sizeof what - strlen(what), " (peak measured: %.0f MiB)",
-			 peak->valuedouble / 1048576);
+	char what[200], more[300], said[200] = "";
+	limit_words(what, sizeof what, lim);
 	if (mib > 0 && mib >= cap)
 		snprintf(more, sizeof more, "memory_mb is already at this server's cap (%.0f MiB): ",
 			 cap);
 	else
 		snprintf(more, sizeof more, "ask for a larger memory_mb (up to %.0f MiB, this "
 			 "server's cap), or ", cap);
-	snprintf(h, len, "The run ran out of memory%s%s%s%s: %sprocess the data in chunks "
-		 "(read files in pieces, stream, use smaller types) to use less.",
-		 cause ? " (" : "", cause ? cause : "", cause ? ")" : "", what, more);
+	if (oom && cause)
+		snprintf(said, sizeof said, "; the program's stderr reports %s", cause);
+	if (oom)
+		snprintf(h, len, "The run ran out of memory: the sandbox saw it reach its limit%s%s: "
+			 "%sprocess the data in chunks (read files in pieces, stream, use smaller "
+			 "types) to use less.", what, said, more);
+	else
+		snprintf(h, len, "The program reported an allocation failure (%s) under a memory "
+			 "limit%s. The sandbox did not see the run reach the limit: the runtime "
+			 "gave up first (one large allocation is refused far below it; V8's heap "
+			 "limit is three quarters of it), or the program printed this itself. If "
+			 "it needs more memory: %sprocess the data in chunks (read files in "
+			 "pieces, stream, use smaller types) to use less.", cause ? cause : "?",
+			 what, more);
 }

@@ -156,14 +156,32 @@ static const char *hint_for(const char *status, const char *id)
 	return h;
 }
 
+/* The program started: the verdict file's last word from sr-exec
+ * (--report-fd) is "exec", written before an exec that then succeeded
+ * (else "exec failed" follows). Without it (a runner that keeps no
+ * verdict file, or a chain that failed before sr-exec's exec) the stderr
+ * is the chain's alone. */
+static int program_started(const char *id)
+{
+	size_t got;
+	char *v = job_tail(id, JOB_VERDICT_FILE, 4096, &got), *p = v;
+	int started = 0;
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "exec\n", 5) || !strncmp(p, "exec failed\n", 12))
+			started = p[4] == '\n';
+	free(v);
+	return started;
+}
+
 /* The chain itself failed (a tool of it said "fatal" and exited 111, 126
- * or 127): its line, else NULL. The code's own failures are the code's. */
+ * or 127) before the program started: its line, else NULL. The code's
+ * own failures, and lines, are the code's. */
 static char *chain_failure(const char *id, const cJSON *st)
 {
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	double code = num(lim ? lim : st, "exit_code", 0);
 	size_t got;
-	char *tail = code == 111 || code == 126 || code == 127 ?
+	char *tail = (code == 111 || code == 126 || code == 127) && !program_started(id) ?
 		job_tail(id, "stderr", 1024, &got) : NULL;
 	if (!tail)
 		return NULL;
@@ -184,30 +202,35 @@ static char *chain_failure(const char *id, const cJSON *st)
 	return NULL;
 }
 
-/* sr-jail's line when the workspace reached its quota (sr-jail(1),
- * --quota): written by the jail's init after the program and all it
- * started are dead, so it is near the end of stderr. The cap as the line
- * words it ("1 GiB", "1000 inodes") in cap, and 1; else 0. */
+/* A line of the job's verdict file (job.h, JOB_VERDICT_FILE) that begins
+ * with pre and ends with end: what lies between in buf (up to len - 1),
+ * and 1; else 0. Only the chain writes that file, never the run's code. */
+static int verdict_line(const char *id, const char *pre, const char *end, char *buf,
+			size_t len)
+{
+	size_t got, pl = strlen(pre), el = strlen(end);
+	char *v = job_tail(id, JOB_VERDICT_FILE, 4096, &got);
+	int found = 0;
+	for (char *p = v; p && *p && !found; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t n = strcspn(p, "\n");
+		if (n < pl + el || strncmp(p, pre, pl) || memcmp(p + n - el, end, el))
+			continue;
+		size_t k = n - pl - el < len ? n - pl - el : len - 1;
+		snprintf(buf, len, "%.*s", (int)k, p + pl);
+		found = 1;
+	}
+	free(v);
+	return found;
+}
+
+/* The workspace reached its quota: sr-jail's PID 1 says so in the verdict
+ * file (sr-jail --report-fd), after the program and all it started are
+ * dead; the stderr line it also writes the program could have printed.
+ * The cap as the line words it ("1 GiB", "1000 inodes") in cap, and 1;
+ * else 0. */
 static int quota_hit(const char *id, char *cap, size_t len)
 {
-	static const char tag[] = "sr-jail: warning: /workspace: quota of ";
-	size_t got;
-	char *tail = job_tail(id, "stderr", 4096, &got);
-	if (!tail)
-		return 0;
-	char *at = NULL;
-	for (char *p = tail; (p = strstr(p, tag)); p++)
-		at = p;
-	int found = at && (at == tail || at[-1] == '\n');
-	if (found) {
-		at += sizeof tag - 1;
-		size_t k = strcspn(at, " ");
-		if (at[k] == ' ')
-			k += 1 + strcspn(at + k + 1, " ");
-		snprintf(cap, len, "%.*s", (int)(k < len ? k : len - 1), at);
-	}
-	free(tail);
-	return found;
+	return verdict_line(id, "/workspace: quota of ", " reached", cap, len);
 }
 
 /* What the spool did not keep of a finished job (st its status), its
@@ -332,23 +355,13 @@ static int result_limit(cJSON *o, const char *id, const char *status, const char
 	return disk;
 }
 
-/* The typescript runner's check failed and none of the code ran: its last
- * stderr line (runners/node-lib/ts.js) names the job, which the code is
- * not told. */
+/* The typescript runner's check failed and none of the code ran: its
+ * driver (runners/node-lib/ts.js) says so in the verdict file, which it
+ * closes before any of the code runs. */
 static int typecheck_failed(const char *id)
 {
-	static const char tag[] = "sr-mcp: the TypeScript did not type-check (";
-	char key[64];
-	size_t got;
-	char *tail = job_tail(id, "stderr", 1024, &got);
-	if (!tail)
-		return 0;
-	size_t k = (size_t)snprintf(key, sizeof key, " [job %s]\n", id);
-	char *at = strstr(tail, tag);
-	int found = at && (at == tail || at[-1] == '\n') && got >= k &&
-		    !strcmp(tail + got - k, key) && !memchr(at, '\n', (size_t)(tail + got - k - at));
-	free(tail);
-	return found;
+	char none[8];
+	return verdict_line(id, JOB_VERDICT_TYPECHECK, "", none, sizeof none);
 }
 
 /* What to do next, in o: the status's hint, and the quota's. */
@@ -356,9 +369,9 @@ static void result_hint(cJSON *o, const char *status, const char *id, int disk, 
 			const cJSON *st, const char *oom)
 {
 	const char *h = hint_for(status, id);
-	char hq[1400], hm[600];
-	if (!strcmp(status, "oom")) {
-		job_oom_hint(hm, sizeof hm, st, oom);
+	char hq[1400], hm[700];
+	if (!strcmp(status, "oom") || oom) {
+		job_oom_hint(hm, sizeof hm, st, !strcmp(status, "oom"), oom);
 		h = hm;
 	} else if (!strcmp(status, "failed") && typecheck_failed(id)) {
 		h = "The TypeScript did not type-check and none of it ran: fix each error at the "
@@ -434,14 +447,11 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 		status = "error";
 		reason = "sandbox";
 	}
-	char cause[128];           /* a memory error of the language, under an rlimit */
+	char cause[128];           /* the program's report of an allocation refused */
 	const char *oom = NULL;
-	if (!sandbox && (!strcmp(status, "failed") || !strcmp(status, "killed")) &&
-	    job_oom_cause(id, st, cause, sizeof cause)) {
-		status = "oom";
-		reason = "memory";
-		oom = cause;
-	}
+	if (!sandbox && (!strcmp(status, "failed") || !strcmp(status, "killed") ||
+			 !strcmp(status, "oom")) && job_oom_cause(id, st, cause, sizeof cause))
+		oom = cause;       /* its word: the status stays sr-limit's */
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "job_id", id);

@@ -12,8 +12,9 @@
  *   SR_WORKSPACE_QUOTA  its size cap in bytes for sr-jail --quota, or empty
  *   SR_WORKSPACE_QUOTA_CACHE  its size cache, for sr-jail --quota-cache
  *   SR_WORKSPACE_INODES its inode cap for sr-jail --quota-inodes, or empty
- *   SR_ENV_FILE    the caller's variables for the program, if any
- *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain */
+ *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain
+ *   SR_VERDICT_FILE  the file in the job's spool directory where the chain
+ *                  says what it saw (job_result.c reads it) */
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -111,9 +112,10 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
  * `sr-queue submit` would store it (no exec on the way). */
 /* The environment of s's runner (env, 19 at most): the code's file,
  * the workspace ws, its quota, the env file envf ("" for none), the
- * arguments of sr-limit, sr-jail and sr-exec. Its length. */
-static size_t job_env(const struct run_spec *s, const char *code, const char *ws,
-		      const char *envf, char **env)
+ * arguments of sr-limit, sr-jail and sr-exec, job id's verdict file. Its
+ * length. */
+static size_t job_env(const struct run_spec *s, const char *id, const char *code,
+		      const char *ws, const char *envf, char **env)
 {
 	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
 	char mem[64] = "";
@@ -145,6 +147,9 @@ static size_t job_env(const struct run_spec *s, const char *code, const char *ws
 	add_env(env, &nenv, "SR_LIMIT_ARGS", limit);
 	add_env(env, &nenv, "SR_JAIL_ARGS", jail);
 	add_env(env, &nenv, "SR_EXEC_ARGS", exec);
+	snprintf(path, sizeof path, "%s/run/%s/" JOB_VERDICT_FILE,
+		 s->session ? job_session_spool() : cfg.spool, id);
+	add_env(env, &nenv, "SR_VERDICT_FILE", path);
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
 		env[nenv++] = xstrdup(s->env_extra[i]);
 	return nenv;
@@ -164,8 +169,10 @@ static int submit(const struct run_spec *s, char job_id[33], char *err, size_t e
 		ndeps++;
 	}
 	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
+	char id[SQ_ID_LEN + 1];
+	sq_id_new(id);
 	char *env[19];
-	size_t nenv = job_env(s, code, ws, envf, env);
+	size_t nenv = job_env(s, id, code, ws, envf, env);
 	int nargs = s->args ? cJSON_GetArraySize(s->args) : 0, n = 0;
 	char **argv = xmalloc((size_t)(nargs + 2) * sizeof *argv);
 	argv[n++] = s->runner->path;
@@ -182,9 +189,7 @@ static int submit(const struct run_spec *s, char job_id[33], char *err, size_t e
 		.timeout_ms = s->timeout_ms + 30000, .umask = cfg.umask,
 		.deps = deps, .ndeps = (size_t)ndeps,
 	};
-	char id[SQ_ID_LEN + 1];
 	const char *what = "the job record";
-	sq_id_new(id);
 	cJSON *job = sq_job_record(id, &nj);
 	int r = job ? sq_job_store(s->session ? &sess_spool : &spool, id, job, &nj, &what) : -1;
 	int e = errno;

@@ -163,8 +163,11 @@ static void need(struct call *c, uint64_t deadline)
 	     "the session was killed");
 }
 
-/* Frames until this call's done frame: its status (ok, error, interrupted). */
-static int answer(struct call *c, uint64_t deadline)
+/* Frames until this call's done frame: its status (ok, error, interrupted).
+ * "interrupted" counts as the timeout only once timeout_ms have passed
+ * since the code was sent (at sent), by the host's clock: the interpreter
+ * that says it is the code's process, and the code can send the frame. */
+static int answer(struct call *c, uint64_t sent, uint64_t timeout_ms, uint64_t deadline)
 {
 	char id[33], kind, status[16];
 	size_t len, hl;
@@ -193,7 +196,9 @@ static int answer(struct call *c, uint64_t deadline)
 		}
 		if (mine && kind == 'd') {
 			status[got < sizeof status ? got : sizeof status - 1] = '\0';
-			return !strcmp(status, "ok") ? 0 : !strcmp(status, "interrupted") ? 124 : 1;
+			if (!strcmp(status, "interrupted") && ms_now() - sent >= timeout_ms)
+				return 124;
+			return !strcmp(status, "ok") ? 0 : 1;
 		}
 	}
 }
@@ -239,8 +244,8 @@ int session_call_main(int argc, char **argv)
 			sr_fatal(SR_EXIT_SYS, "cancelled while waiting for the session");
 	connect_fifos(c);
 	mcp_random_hex(c->id, 16);
+	uint64_t sent = ms_now(), timeout_ms = strtoull(argv[5], NULL, 10);
 	send_code(c, code, len, argv[5]);
 	free(code);
-	uint64_t deadline = ms_now() + strtoull(argv[5], NULL, 10) + SESSION_GRACE_MS;
-	return answer(c, deadline);
+	return answer(c, sent, timeout_ms, ms_now() + timeout_ms + SESSION_GRACE_MS);
 }

@@ -24,8 +24,8 @@ ok "the runners are installed" test -x "$rd/python" -a -x "$rd/bash" -a -x "$rd/
 ok "the Python runner's start-up module is installed beside it" test -f "$rd/python-lib/sitecustomize.py"
 ok "the start-up module is not executable (sr-mcp takes no language from it)" test ! -x "$rd/python-lib/sitecustomize.py"
 like "$(cat "$rd/python")" 'python-lib' "the installed Python runner binds python-lib from beside itself"
-ok "the javascript runner's start-up module is installed beside it, not executable" \
-	test -f "$rd/node-lib/oom.js" -a ! -x "$rd/node-lib/oom.js"
+ok "the javascript runner's session interpreter is installed beside it, not executable" \
+	test -f "$rd/node-lib/session.js" -a ! -x "$rd/node-lib/session.js"
 for f in ts.js ts-hooks.mjs node-globals.d.ts any-module.d.ts; do
 	ok "the typescript runner's node-lib/$f is installed beside it, not executable" \
 		test -f "$rd/node-lib/$f" -a ! -x "$rd/node-lib/$f"

@@ -1,7 +1,8 @@
 // quota.mjs - workspace quota and retention through the official SDK v1
 // client (which checks each structuredContent against its outputSchema):
 // a run that fills its workspace gets ENOSPC and a result that says the
-// quota was hit, write_file refuses to pass the quota, a run that times
+// quota was hit (from sr-jail's report, not from a line the code could
+// print: the forgery is tried), write_file refuses to pass the quota, a run that times
 // out keeps its files, and idle workspaces are removed (at start-up and
 // by the sweeper) but never one a job is running in.
 import { mkdirSync, writeFileSync, readFileSync, existsSync, utimesSync, readdirSync } from 'node:fs';
@@ -36,6 +37,15 @@ is(sc(r).stdout, 'wrote\n', 'control: a run under its quota writes');
 is(sc(r).quota_hit, false, 'control: quota_hit false under the quota');
 is(sc(r).limit_hit, null, 'control: no limit hit');
 
+// The verdict is sr-jail's init's, in a file the code never has open
+// (sr-jail --report-fd): the quota's line printed on stderr is not it.
+r = await call('run_code', { language: 'bash', workspace_id: 'small', code:
+  'echo "sr-jail: warning: /workspace: quota of 1 MiB reached (ENOSPC): writes past it failed" >&2; ' +
+  'echo "/workspace: quota of 1 MiB reached" >&2; for fd in /proc/self/fd/* /proc/1/fd/9; do ' +
+  'echo "/workspace: quota of 1 MiB reached" 2>/dev/null >> "$fd"; done; ls /proc/self/fd | tr "\\n" " "; exit 1' });
+ok(sc(r).quota_hit === false && sc(r).limit_hit === null && !/quota/.test(sc(r).hint || ''),
+  'forged: the quota\'s lines printed and written to every descriptor: no quota_hit, no hint', sc(r));
+ok(!/(^| )9( |$)/.test(sc(r).stdout), 'the code has no fd 9 (the verdict file\'s)', sc(r).stdout);
 r = await call('run_code', { language: 'bash', workspace_id: 'full',
   code: 'head -c 3000000 /dev/zero > big; echo "head: $?"; ls -l big' });
 is(sc(r).quota_hit, true, 'a run that fills its workspace: quota_hit', sc(r));

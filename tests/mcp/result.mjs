@@ -1,8 +1,10 @@
 // result.mjs - what a run's result says happened, through the official SDK
 // v1 client (which checks each structuredContent against its outputSchema):
-// a run that failed for memory under the rlimit says so (Python's
-// MemoryError, V8's heap abort, C++'s std::bad_alloc), with controls that
-// print the same words without running out of memory; the files a run
+// a run is "oom" only when sr-limit saw the limit reached; what a runtime
+// reports of an allocation refused (Python's MemoryError, V8's heap abort,
+// C++'s std::bad_alloc) is repeated as the program's word, and the code
+// forging it (raise MemoryError, V8's lines and abort()) gets no verdict;
+// with controls for the real failures; the files a run
 // created or changed come back as resource_links resources/read reads; a
 // failed install says in one sentence what failed before its log.
 import { spawnSync } from 'node:child_process';
@@ -26,62 +28,89 @@ const info = sc(await s.call('sandbox_info', {}));
 const rlimit = /^rlimit/.test(info.memory_enforcement || '');
 
 // ---- memory -----------------------------------------------------------------
+// Only sr-limit's report makes a run "oom" (the kernel's OOM kill, or a
+// peak at the limit): what the runtime prints, which the code could print
+// itself, is repeated as the program's own report, the status left as is.
 const py = (code, mb = 256) => s.call('run_code', { language: 'python', code, memory_mb: mb });
 const oom = (r, cause, desc) => {
   ok(sc(r).status === 'oom' && sc(r).reason === 'memory' && sc(r).limit_hit === 'memory',
     `${desc}: status oom, reason memory, limit_hit memory`, sc(r));
-  like(sc(r).hint, new RegExp(`${cause}.*limit of \\d+ MiB.*memory_mb.*chunks`), `${desc}: the hint names the cause, the limit, memory_mb and chunks`);
+  like(sc(r).hint, new RegExp(`^The run ran out of memory: the sandbox saw it reach its limit of \\d+ MiB.*${cause}.*memory_mb.*chunks`),
+    `${desc}: the hint: the sandbox saw the limit reached, the program's report, memory_mb and chunks`);
 };
-const failed = (r, desc) => ok(sc(r).status === 'failed' && sc(r).limit_hit === null,
-  `${desc}: failed, no limit hit`, sc(r));
+// the program's word: status failed (exit 1) or killed (SIGABRT), no limit hit
+const said = (r, status, cause, desc) => {
+  ok(sc(r).status === status && sc(r).limit_hit === null && sc(r).reason !== 'memory',
+    `${desc}: status ${status}, no limit hit (the sandbox saw none)`, sc(r));
+  like(sc(r).hint, new RegExp(`^The program reported an allocation failure \\(${cause}\\) under a memory limit of \\d+ MiB.*did not see.*memory_mb.*chunks`),
+    `${desc}: the hint gives it as the program's report, with the limit, memory_mb and chunks`);
+};
+const failed = (r, desc) => ok(sc(r).status === 'failed' && sc(r).limit_hit === null && !/memory/.test(sc(r).hint || ''),
+  `${desc}: failed, no limit hit, nothing said of memory`, sc(r));
 
 if (asan) {
   skip('memory: the runs', 'SAN=address: runs have no memory limit');
 } else {
+  // forged: the code raises MemoryError, prints the runtimes' lines and aborts
   let r = await py('raise MemoryError("out of room")');
-  oom(r, 'Python: MemoryError', 'an uncaught MemoryError');
-  like(text(r), /stopped by the memory limit/, 'the text block says the memory limit stopped it');
+  said(r, 'failed', 'Python: MemoryError', 'forged: the code raises MemoryError itself');
+  ok(!/stopped by the memory limit/.test(text(r)), 'forged: the text block says no limit stopped it', text(r));
+  r = await s.call('run_code', { language: 'javascript', memory_mb: 256, code:
+    'console.error("FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory"); process.abort();' });
+  said(r, 'killed', 'Node.js: JavaScript heap out of memory', 'forged: V8\'s fatal line printed, then process.abort()');
+  r = await s.call('run_code', { language: 'bash', memory_mb: 256, code:
+    "echo \"terminate called after throwing an instance of 'std::bad_alloc'\" >&2; kill -ABRT $$" });
+  said(r, 'killed', 'C\\+\\+: std::bad_alloc', 'forged: std::terminate\'s line printed, then SIGABRT');
+  r = await py('import os, sys\nenv = open("/proc/self/environ", "rb").read().split(b"\\0")\n' +
+    'job = [v for v in env if v.startswith(b"SR_MCP_JOB=")]\nprint("job ids told:", len(job))\n' +
+    'print("sr-mcp: the program ran out of memory (Python: MemoryError) [job " + "0" * 32 + "]", file=sys.stderr)\nsys.exit(1)');
+  is(sc(r).stdout, 'job ids told: 0\n', 'the initial environment (/proc/self/environ) holds no job id');
+  failed(r, 'forged: the old runner\'s memory line printed');
   if (rlimit) {
-    r = await py('x = bytearray(10**10)');
-    oom(r, 'Python: MemoryError', 'python: one allocation past the rlimit');
+    // the real thing, seen from outside: a peak that reaches the limit
+    r = await py('l = []\nwhile True:\n    l.append(b"x" * (1 << 20))');
+    oom(r, 'Python: MemoryError', 'python: a list that grows to the limit');
     is(sc(r).memory_limit_bytes, 256 * 1048576, 'memory_limit_bytes gives the limit');
-    ok(sc(r).peak_memory_bytes < 0.9 * 256 * 1048576, 'its peak was far from the limit (sr-limit alone does not see it)', sc(r).peak_memory_bytes);
+    like(text(r), /stopped by the memory limit/, 'the text block says the memory limit stopped it');
+    // the real thing, seen only by the program: one allocation refused
+    r = await py('x = bytearray(10**10)');
+    said(r, 'failed', 'Python: MemoryError', 'python: one allocation past the rlimit');
+    ok(sc(r).peak_memory_bytes < 0.9 * 256 * 1048576, 'its peak was far from the limit (sr-limit does not see it)', sc(r).peak_memory_bytes);
+    like(sc(r).hint, /limit of 256 MiB \(peak measured: \d+ MiB\)/, 'the hint gives the limit and the peak measured');
     r = await py('x = bytearray(10**10)', 1024);
     like(sc(r).hint, /already at this server's cap \(1024 MiB\)/, 'at the cap, the hint says so and asks for chunks');
     r = await s.call('run_code', { language: 'javascript', memory_mb: 512,
       code: 'const a = []; for (;;) a.push(new Array(1e6).fill(1.5));' });
-    oom(r, 'Node.js: JavaScript heap out of memory', 'javascript: a heap that grows past the limit');
-    ok(sc(r).peak_memory_bytes < 0.9 * 512 * 1048576, 'the heap limit stopped it under the rlimit', sc(r).peak_memory_bytes);
+    said(r, 'killed', 'Node.js: JavaScript heap out of memory', 'javascript: a heap that grows past V8\'s limit');
+    is(sc(r).signal, 'ABRT', 'V8 aborted');
     r = await py('import mmap\nm = mmap.mmap(-1, 10**11)');
-    oom(r, 'Python: OSError ENOMEM', 'python: an mmap the rlimit refused (ENOMEM)');
+    said(r, 'failed', 'Python: OSError ENOMEM', 'python: an mmap the rlimit refused (ENOMEM)');
     r = await s.call('run_code', { language: 'javascript', memory_mb: 256, code: 'const b = Buffer.alloc(2 ** 31); console.log(b.length);' });
-    oom(r, 'Node.js: RangeError: Array buffer allocation failed', 'javascript: a buffer the rlimit refused');
+    said(r, 'failed', 'Node.js: RangeError: Array buffer allocation failed', 'javascript: a buffer the rlimit refused');
     r = await s.call('run_code', { language: 'javascript', memory_mb: 256, code: '(async () => { await null; return new ArrayBuffer(1e10); })();' });
-    oom(r, 'Node.js: RangeError: Array buffer allocation failed', 'javascript: the same in a rejected promise');
+    said(r, 'failed', 'Node.js: RangeError: Array buffer allocation failed', 'javascript: the same in a rejected promise');
     r = await s.call('run_code', { language: 'javascript', memory_mb: 256,
       code: 'try { new ArrayBuffer(1e10); } catch (e) { console.error(String(e)); process.exit(1); }' });
-    failed(r, 'control: javascript catches the refused buffer and exits 1');
+    ok(sc(r).status === 'failed' && sc(r).limit_hit === null, 'control: javascript catches the refused buffer and exits 1: failed', sc(r));
     const gxx = spawnSync('g++', ['--version']).status === 0;
     if (!gxx) {
       skip('c++: std::bad_alloc', 'no g++ here');
     } else {
       r = await s.call('run_code', { language: 'bash', memory_mb: 256, code:
         "printf '#include <vector>\\nint main(){std::vector<char> v(20000000000ULL); return v[1];}\\n' > m.cc && g++ -o m m.cc && ./m" });
-      oom(r, 'C\\+\\+: std::bad_alloc', 'c++: an uncaught std::bad_alloc');
+      said(r, 'failed', 'C\\+\\+: std::bad_alloc', 'c++: an uncaught std::bad_alloc (134 from the shell)');
     }
   } else {
     skip('memory: allocations refused by the rlimit', `memory is enforced by ${info.memory_enforcement}`);
   }
-  // controls: the same words, without running out of memory
-  r = await py('import sys\nprint("Traceback\\nMemoryError", file=sys.stderr)\nsys.exit(1)');
-  failed(r, 'control: a program that prints MemoryError and exits 1');
-  r = await py('import sys\nprint("sr-mcp: the program ran out of memory (Python: MemoryError) [job ' + '0'.repeat(32) + ']", file=sys.stderr)\nsys.exit(1)');
-  failed(r, 'control: the runner\'s line with another job\'s id');
+  // controls: the same words, not as the runtime leaves them
+  r = await py('import sys\nprint("MemoryError", file=sys.stderr)\nprint("done", file=sys.stderr)\nsys.exit(1)');
+  failed(r, 'control: MemoryError printed, not the last line');
   r = await py('try:\n    x = bytearray(10**12)\nexcept MemoryError:\n    print("caught")\nraise ValueError(1)');
   failed(r, 'control: a MemoryError caught, then another error');
   r = await s.call('run_code', { language: 'bash', memory_mb: 256, code:
     "echo 'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory' >&2; echo \"terminate called after throwing an instance of 'std::bad_alloc'\" >&2; exit 1" });
-  failed(r, 'control: the runtimes\' lines printed, exit 1 (no abort)');
+  failed(r, 'control: the runtimes\' abort lines printed, exit 1 (no abort)');
 }
 
 // ---- the files a run made ---------------------------------------------------

@@ -1,5 +1,5 @@
 // ts.js - the driver of sr-mcp's typescript runner, bound read-only at
-// /run/sr/node/ts.js and run by Node inside the chain; it loads oom.js.
+// /run/sr/node/ts.js and run by Node inside the chain.
 //
 // It type-checks the code (/run/sr/main.ts) with the TypeScript compiler
 // (bound at /run/sr/typescript) against ES2022 and node-globals.d.ts beside
@@ -9,15 +9,21 @@
 // from memory by ts-hooks.mjs under its own name, where its imports resolve
 // as they would from /workspace (node_modules, relative files, the
 // workspace's .ts files it imports, checked and emitted with it).
+//
+// The verdict: the runner gives this process the job's verdict file open
+// on fd SR_VERDICT_FD (sr-mcp's job.h). A failed check is written there;
+// either way the fd is closed before any of the code runs, so the code
+// cannot write it. Nothing of the call runs before that: the runner starts
+// this process without the call's env (NODE_OPTIONS, LD_PRELOAD would run
+// code here first) and binds it at /run/sr/env, which is applied to
+// process.env once the fd is closed.
 'use strict';
 const fs = require('fs');
 const Module = require('module');
 const url = require('url');
-// The job's id, before oom.js takes it out of the environment: the last
-// line of a failed check names it, by which sr-mcp knows the run failed
-// its type check (the code, which never ran, cannot have printed it).
-const JOB = /^[0-9a-f]{32}$/.test(process.env.SR_MCP_JOB || '') ? process.env.SR_MCP_JOB : '';
-require('./oom.js');
+const VERDICT = /^[0-9]+$/.test(process.env.SR_VERDICT_FD || '') ? Number(process.env.SR_VERDICT_FD) : -1;
+delete process.env.SR_VERDICT_FD;
+const ENV_FILE = '/run/sr/env';
 
 const MAIN = '/run/sr/main.ts';
 const AS_IF = '/workspace/main.ts';   // where the code's imports resolve from
@@ -64,7 +70,7 @@ function describe(ts, d) {
     `  ${line + 1} | ${src}\n  ${' '.repeat(String(line + 1).length)} | ${' '.repeat(character)}^`;
 }
 
-// The last line: what failed, what to do; keyed by the job's id.
+// The last line: what failed, what to do.
 function verdict(ts, errs) {
   const n = errs.length;
   const why = errs.some((d) => d.file && /\/node_modules\//.test(d.file.fileName)) ?
@@ -74,7 +80,37 @@ function verdict(ts, errs) {
     'Node.js\'s own API and packages without types are typed any';
   return `sr-mcp: the TypeScript did not type-check (${n} error${n > 1 ? 's' : ''}` +
     `${n > 20 ? ', the first 20 shown' : ''}); nothing ran. Fix the code at the lines given and ` +
-    `run it again (${why})${JOB ? ` [job ${JOB}]` : ''}\n`;
+    `run it again (${why})\n`;
+}
+
+// The verdict fd, written (a failed check) or not, closed: from here on
+// nothing in this process holds the file.
+function close_verdict(failed) {
+  if (VERDICT < 0)
+    return;
+  try {
+    if (failed)
+      fs.writeSync(VERDICT, 'typecheck failed\n');
+  } finally {
+    fs.closeSync(VERDICT);
+  }
+}
+
+// The call's env (NUL-separated KEY=VALUE), as sr-jail --env-file would
+// have set it; NODE_PATH read again for require.
+function apply_env() {
+  let raw;
+  try {
+    raw = fs.readFileSync(ENV_FILE, 'utf8');
+  } catch (e) {
+    return;
+  }
+  for (const kv of raw.split('\0')) {
+    const eq = kv.indexOf('=');
+    if (eq > 0)
+      process.env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  Module._initPaths();
 }
 
 function check(code) {
@@ -83,6 +119,7 @@ function check(code) {
   const program = ts.createProgram([MAIN, ANY_MODULE].concat(NODE_TYPES ? [] : [GLOBALS]), opts, host(ts, opts, code));
   const errs = ts.getPreEmitDiagnostics(program).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errs.length) {
+    close_verdict(true);
     process.stderr.write(errs.slice(0, 20).map((d) => describe(ts, d)).join('\n') + '\n' + verdict(ts, errs));
     process.exit(1);
   }
@@ -99,6 +136,8 @@ function check(code) {
 
 async function main() {
   const files = check(fs.readFileSync(MAIN, 'utf8'));
+  close_verdict(false);
+  apply_env();
   Module.register('./ts-hooks.mjs', url.pathToFileURL(__filename), { data: { main: MAIN, asIf: AS_IF, files } });
   globalThis.require = Module.createRequire(AS_IF);
   process.argv.splice(1, 1, MAIN);

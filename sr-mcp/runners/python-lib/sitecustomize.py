@@ -12,9 +12,6 @@
 # file and nothing else. A figure the program saved itself (savefig) is
 # not saved again.
 #
-# An uncaught MemoryError gets a last line on stderr naming the job, by
-# which sr-mcp knows the run ran out of memory (_watch_memory_error).
-#
 # This module shadows Debian's sitecustomize, which only installs
 # Ubuntu's apport hook when apport is there.
 import sys
@@ -97,42 +94,3 @@ class _PyplotWatch:
 
 
 sys.meta_path.insert(0, _PyplotWatch())
-
-
-def _watch_memory_error():
-    """An uncaught MemoryError (or an OSError ENOMEM: an allocation the
-    limit refused) ends the run with a last stderr line that
-    names the job (the runner passes its id in SR_MCP_JOB, removed here
-    before the program runs), so that sr-mcp can say the run ran out of
-    memory (sr-mcp(1), run_code). The line is written at exit, after the
-    traceback and every other exit handler (the first registered runs
-    last)."""
-    import os
-    job = os.environ.pop("SR_MCP_JOB", "")
-    if len(job) != 32:
-        return
-    import atexit
-    import errno
-    seen = []
-    prev = sys.excepthook
-
-    def hook(kind, value, tb):
-        if isinstance(value, MemoryError):
-            seen.append("MemoryError")
-        elif isinstance(value, OSError) and value.errno == errno.ENOMEM:
-            seen.append("OSError ENOMEM")
-        prev(kind, value, tb)
-
-    def at_exit():
-        if seen and sys.excepthook is hook:
-            try:
-                sys.stderr.flush()
-            finally:
-                os.write(2, f"sr-mcp: the program ran out of memory (Python: {seen[0]}) "
-                         f"[job {job}]\n".encode())
-
-    sys.excepthook = hook
-    atexit.register(at_exit)
-
-
-_watch_memory_error()
