@@ -27,6 +27,8 @@ const usage = `usage: sr-mcp-http [options] [-- sr-mcp options]   (MCP over Stre
       --max-sessions N     sessions at once, all tenants (default 64)
       --tenant-sessions N  sessions at once per tenant (default 16)
       --idle-timeout DURATION  end a session idle that long (default 30m)
+      --tenant-rate N      messages a second one tenant may send, 0 for no
+                           bound (default 500; bursts of twice that)
       --max-connections N  connections at once, all clients (default 512)
       --address-connections N  connections at once from one client address
                            (default 64)
@@ -96,6 +98,7 @@ const valued = {
   '--tenant-sessions': (c, v) => { c.tenantSessions = count('--tenant-sessions', v); },
   '--idle-timeout': (c, v) => { c.idleMs = duration('--idle-timeout', v); },
   '--max-connections': (c, v) => { c.maxConns = count('--max-connections', v); },
+  '--tenant-rate': (c, v) => { c.tenantRate = v === '0' ? 0 : count('--tenant-rate', v); },
   '--address-connections': (c, v) => { c.addrConns = count('--address-connections', v); },
   '--header-timeout': (c, v) => { c.headerMs = duration('--header-timeout', v); },
   '--authorization-server': (c, v) => { c.authServer = url('--authorization-server', v); },
@@ -112,7 +115,7 @@ function defaults() {
   const home = process.env.XDG_STATE_HOME || (process.env.HOME && path.join(process.env.HOME, '.local/state'));
   return { listen: { host: '127.0.0.1', port: 8080 }, origins: [], hosts: [], maxBody: 4 << 20,
     maxSessions: 64, tenantSessions: 16, idleMs: 30 * 6e4, path: '/mcp',
-    maxConns: 512, addrConns: 64, headerMs: 10000, hostDirs: [],
+    maxConns: 512, addrConns: 64, headerMs: 10000, tenantRate: 500, hostDirs: [],
     stateDir: home ? path.join(home, 'sr-http') : null, srMcp: null, srArgs: [] };
 }
 

@@ -29,6 +29,7 @@ class Registry {
     this.sessions = new Map();
     this.all = new Set();
     this.bodies = 0;            // bytes of request bodies being read
+    this.buckets = new Map();   // tenant -> { tokens, at }: --tenant-rate
     this.rssAt = 0;
     this.timer = setInterval(() => this.sweep(), Math.min(1000, cfg.idleMs / 4));
     this.timer.unref();
@@ -49,6 +50,22 @@ class Registry {
       this.short = process.memoryUsage.rss() > L.PRESSURE_RSS;
     }
     return this.short;
+  }
+
+  // --tenant-rate: messages a second per tenant, with a burst of twice that
+  // (at least a batch); past it 429, with when to retry.
+  rate(tenant, n, ids) {
+    const r = this.cfg.tenantRate;
+    if (!r) return;
+    const now = Date.now(), burst = Math.max(2 * r, L.BATCH);
+    const b = this.buckets.get(tenant) || { tokens: burst, at: now };
+    b.tokens = Math.min(burst, b.tokens + (now - b.at) * r / 1000);
+    b.at = now;
+    this.buckets.set(tenant, b);
+    if (b.tokens < n)
+      throw new Refusal(429, `Too many requests: tenant ${tenant} sends more than ${r} messages a second (--tenant-rate); retry later.`,
+        { 'Retry-After': String(Math.max(1, Math.ceil((n - b.tokens) / r))) }, ids);
+    b.tokens -= n;
   }
 
   // Requests may enter (reqs: how many; s: their session, if it exists):
@@ -111,7 +128,7 @@ function refuse(res, status, message, headers = {}, ids = null) {
   const code = status === 400 && /JSON/.test(message) ? -32700 : status >= 500 || status === 429 ? -32603 : -32600;
   const one = (id) => ({ jsonrpc: '2.0', id, error: { code, message } });
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify(ids && ids.batch ? ids.map(one) : one(ids && ids.length ? ids[0] : null)));
+  res.end(JSON.stringify(ids && ids.batch && ids.length ? ids.map(one) : one(ids && ids.length ? ids[0] : null)));
 }
 
 // Host: the listen address, loopback names when listening on loopback,
@@ -254,6 +271,7 @@ async function post(reg, req, res, tenant) {
   const { msgs, batch } = parseMessages(await readBody(reg, req));
   const ids = msgs.filter(isRequest).map((m) => m.id);
   ids.batch = batch;
+  reg.rate(tenant, msgs.length, ids);
   let s;
   if (msgs.some((m) => m.method === 'initialize')) {
     if (req.headers['mcp-session-id'] !== undefined)

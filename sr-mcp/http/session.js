@@ -25,6 +25,8 @@ const MAX_LINE = 64 << 20;      // a line from sr-mcp, at most
 const KEEPALIVE_MS = 15000;
 
 const key = (id) => JSON.stringify(id);
+// The start of an answer as sr-mcp writes it (our ids are integers).
+const ANSWER = /^\{"jsonrpc":"2\.0","id":(\d{1,15}),(?="(?:result|error)":)/;
 const isRequest = (m) => m && typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 
 class Stream {
@@ -37,7 +39,7 @@ class Stream {
     this.pending = new Set();   // the session's ids of the requests it waits for
     this.events = [];           // [seq, text] kept for resumption (the session bounds them)
     this.seq = 0;
-    this.answers = [];          // JSON mode: the responses
+    this.answers = [];          // JSON mode: the responses, as text
     this.answerBytes = 0;
     this.ended = false;
     this.seen = Date.now();     // when a client last had it open
@@ -72,8 +74,8 @@ class Stream {
     this.session.checkUnsent(this);
   }
 
-  push(msg) {
-    const json = JSON.stringify(msg);
+  // A message (json: its text, when the caller has it) for this stream.
+  push(msg, json = JSON.stringify(msg)) {
     if (!this.sse) {
       if (msg.id !== undefined && !msg.method) this.session.holdAnswer(this, msg, json);
       return;
@@ -101,7 +103,7 @@ class Stream {
     this.answers = [];
     this.answerBytes = 0;
     if (!answers.length) return res.writeHead(202).end();   // all cancelled
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(this.batch ? answers : answers[0]));
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(this.batch ? `[${answers.join(',')}]` : answers[0]);
     this.session.checkUnsent(this);
   }
 }
@@ -241,19 +243,29 @@ class Session {
   }
 
   fromServer(line) {
+    // an answer, as sr-mcp writes one: its id replaced, the rest not parsed
+    const a = ANSWER.exec(line);
+    const e = a && this.byWire.get(Number(a[1]));
+    if (e) return this.answered(Number(a[1]), e, { id: e.cid }, `{"jsonrpc":"2.0","id":${e.ck},${line.slice(a[0].length)}`);
     let m;
     try { m = JSON.parse(line); } catch { return; }
     for (const one of Array.isArray(m) ? m : [m]) if (one && typeof one === 'object') this.route(one);
   }
 
   answer(m) {
-    const e = typeof m.id === 'number' && this.byWire.has(m.id) ? this.forget(m.id) : null;
+    const e = typeof m.id === 'number' ? this.byWire.get(m.id) : undefined;
     if (!e) {
       process.stderr.write(`${this.tag}an answer to no request of this session (id ${key(m.id).slice(0, 40)}) dropped\n`);
       return;
     }
-    e.stream.push({ ...m, id: e.cid });
-    e.stream.settle(m.id);
+    const msg = { ...m, id: e.cid };
+    this.answered(m.id, e, msg, JSON.stringify(msg));
+  }
+
+  answered(w, e, msg, json) {
+    this.forget(w);
+    e.stream.push(msg, json);
+    e.stream.settle(w);
     if (this.oneShot && !this.byWire.size) this.close('its request was answered');
   }
 
@@ -336,7 +348,7 @@ class Session {
       msg = { jsonrpc: '2.0', id: msg.id, error: { code: -32603, message: `The answer (${json.length} bytes) is more than this server holds for one session's JSON responses (${L.JSON_ANSWERS} bytes in all); send fewer requests at once, or accept text/event-stream.` } };
       json = JSON.stringify(msg);
     }
-    stream.answers.push(msg);
+    stream.answers.push(json);
     stream.answerBytes += json.length;
     this.answerBytes += json.length;
   }

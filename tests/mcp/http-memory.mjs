@@ -19,7 +19,8 @@ const until = async (f, ms) => {
   return !!(await f());
 };
 
-const gw = await startGateway(['--', '--max-result-chars', '500000']);
+// (no --tenant-rate: this tenant's requests are to reach the front's memory)
+const gw = await startGateway(['--tenant-rate', '0', '--', '--max-result-chars', '500000']);
 let maxRss = 0;
 const sample = setInterval(() => { maxRss = Math.max(maxRss, gw.rss()); }, 100);
 
@@ -148,6 +149,16 @@ is(st.inflight, 2, 'cancelled requests are forgotten at once (left: the other se
 r = await post(gb, 'alice', rq('after', 'ping'), { sid: s1, accept: 'application/json' });
 is(r.json && r.json.id, 'after', '... and the session takes requests again');
 await Promise.all([...pending, ...p2]);
+
+// --tenant-rate (default 500 messages a second, bursts of 1000): past it 429
+const s5 = await session(gb, 'alice'), sb2 = await session(gb, 'bob');
+const notes = Array.from({ length: 64 }, () => ({ jsonrpc: '2.0', method: 'notifications/sr-test' }));
+const codes = await Promise.all(Array.from({ length: 40 }, () => post(gb, 'alice', notes, { sid: s5 })));
+const limited = codes.find((x) => x.status === 429 && /--tenant-rate/.test(x.text));
+ok(limited && codes.filter((x) => x.status === 202).length >= 15, `40 batches of 64 notifications at once: the first are taken, then 429 (--tenant-rate) (${codes.filter((x) => x.status === 429).length} of 40)`, limited ? limited.text : codes.map((x) => x.status).join());
+ok(limited && Number(limited.headers.get('retry-after')) >= 1, '... with Retry-After');
+r = await post(gb, 'bob', rq(2, 'ping'), { sid: sb2, accept: 'application/json' });
+is(r.json && r.json.id, 2, 'control: the other tenant is served meanwhile');
 
 // a client that went away: its unanswered request does not keep the session past --idle-timeout
 const s3 = await session(gb, 'alice');
