@@ -32,6 +32,7 @@ call() {
 }
 path_of() { sed -n 's/.*"path":"\([^"]*\)".*/\1/p' <<<"$body"; }
 
+mkdir "$T/host"    # the administrator's directory, made before
 start_gw "$T/gw.log" "$gw" --listen 127.0.0.1:0 --tokens "$T/tokens" --state-dir "$T/state" -- --host-dir "$T/host"
 is "$(stat -c %a "$T/host/alice" "$T/host/bob" 2>&1 | tr '\n' ' ')" "700 700 " "--host-dir DIR: DIR/alice and DIR/bob made, mode 700"
 call "$A" write_file '{"workspace_id":"a","path":"secret.txt","content":"alice-secret"}'

@@ -3,7 +3,8 @@
 // limits, and the three methods of Streamable HTTP on one endpoint (POST a
 // message, GET a server stream, DELETE the session). Checks come first, in
 // this order, and a refused request reaches no sr-mcp: Host (403), Origin
-// (403), path (404), token (401), method (405), session (404), size (413).
+// (403), path (404), token (401), method (405), session (404), size (413),
+// then the bounds of limits.js and --tenant-rate (400, 413, 429, 503).
 const { Session, KEEPALIVE_MS, isRequest, key } = require('./session');
 const { tenantOf } = require('./config');
 const L = require('./limits');
