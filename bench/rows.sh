@@ -79,7 +79,8 @@ rss_section() {
 }
 
 # sr-mcp-http against stdio, then make check's load test at full length
-# (20 sessions calling run_code for 60 s; 10 s when quick).
+# (20 sessions calling run_code for 60 s; 10 s when quick), then a tenant's
+# latency with a noisy neighbour (tests/mcp/http-noisy.mjs, 30 s a side).
 http_section() {
 	have sr-mcp || { echo "(sr-mcp not built)"; return; }
 	command -v node >/dev/null || { echo "(node is not installed)"; return; }
@@ -91,6 +92,12 @@ http_section() {
 	echo
 	SR_HTTP_LOAD_SESSIONS=20 SR_HTTP_LOAD_SECONDS=${SR_BENCH_QUICK:+10}${SR_BENCH_QUICK:-60} \
 		node "$SR_ROOT/tests/mcp/http-load.mjs" | sed -n 's/^# //p; /^not ok/p'
+	echo
+	echo "A noisy tenant: bob's calls alone, then while alice posts batches of 64 from four sessions and keeps"
+	echo "hundreds of idle connections open (${SR_BENCH_QUICK:+8}${SR_BENCH_QUICK:-30} s each; medians, and their ratio):"
+	echo
+	SR_HTTP_NOISY_SECONDS=${SR_BENCH_QUICK:+8}${SR_BENCH_QUICK:-30} \
+		node "$SR_ROOT/tests/mcp/http-noisy.mjs" | sed -n 's/^# //p; /^not ok/p'
 }
 
 targets_section() {

@@ -4,7 +4,8 @@
 # unknown, closed, idle or other tenant's session (404), a body over
 # --max-body (413), sessions over --tenant-sessions (429) and
 # --max-sessions (503); and a refused request starts no sr-mcp (the
-# gateway runs a wrapper that counts the starts). Each refusal has its
+# gateway runs a wrapper that counts the starts); an Origin of another
+# scheme, host or port than the server's own. Each refusal has its
 # control: the same request, fault removed, is served. An idle session's
 # processes are all gone; a tokens file others can read is refused at start;
 # SR_MCP_TOKEN reaches no sr-mcp.
@@ -206,4 +207,17 @@ is "$code" 200 "SR_MCP_TOKEN: its token opens a session (tenant default)"
 post "$B" "$init"
 is "$code" 401 "... another token does not"
 ok "... its sr-mcp has no SR_MCP_TOKEN" test "$(tail -n 1 "$T/starts" | cut -d' ' -f2)" = "token:"
+
+# the server's own origin is exactly http://HOST:PORT as the request names it
+n4=$(starts)
+for o in "https://127.0.0.1:$port" "http://127.0.0.1" "http://127.0.0.1:$((port + 1))" "http://localhost:$port" \
+	"http://127.0.0.1:$port/" "HTTP://127.0.0.1:$port" "http://sandbox.example"; do
+	post "$A" "$init" -H "Origin: $o"
+	is "$code" 403 "Origin $o on http://127.0.0.1:$port: 403"
+done
+is "$(starts)" "$n4" "... none started an sr-mcp"
+post "$A" "$init" -H "Origin: http://127.0.0.1:$port"
+is "$code" 200 "control: Origin http://127.0.0.1:$port is served"
+post "$A" "$init" -H "Origin: https://sandbox.example"
+is "$code" 200 "control: the origin of --public-url (https://sandbox.example) is served"
 done_testing

@@ -12,6 +12,10 @@
 // listens on 127.0.0.1 only, answers only requests whose Host is that
 // address, and only POSTs carrying its own header (which a page of
 // another origin cannot send without a CORS preflight that is refused).
+// No page of another origin may frame it (clickjacking: a run button
+// under a decoy): the host page and every other answer say
+// frame-ancestors 'none' (and X-Frame-Options: DENY, for older browsers);
+// the view, framed by the host page itself, says 'self' (SAMEORIGIN).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -78,9 +82,12 @@ function body(req) {
   });
 }
 
+export const VIEW_FRAMING = { 'Content-Security-Policy': VIEW_CSP + "; frame-ancestors 'self'", 'X-Frame-Options': 'SAMEORIGIN' };
+const NO_FRAMING = { 'Content-Security-Policy': "frame-ancestors 'none'", 'X-Frame-Options': 'DENY' };
+
 function send(res, code, type, text, extra = {}) {
   res.writeHead(code, { 'Content-Type': type, 'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff', ...extra });
+    'X-Content-Type-Options': 'nosniff', ...NO_FRAMING, ...extra });
   res.end(text);
 }
 
@@ -107,9 +114,9 @@ export async function startHost({ command, env = process.env, port = 0, stderr =
     if (req.method === 'GET' && path === '/')
       return send(res, 200, 'text/html; charset=utf-8', page, { 'Content-Security-Policy':
         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
-        "connect-src 'self'; frame-src 'self'; img-src data:; base-uri 'none'; form-action 'none'" });
+        "connect-src 'self'; frame-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'" });
     if (req.method === 'GET' && path === '/view')
-      return send(res, 200, 'text/html; charset=utf-8', view, { 'Content-Security-Policy': VIEW_CSP });
+      return send(res, 200, 'text/html; charset=utf-8', view, VIEW_FRAMING);
     if (req.method !== 'POST' || path !== '/rpc') return send(res, 404, 'text/plain', 'not found\n');
     if (req.headers['x-sr-host'] !== '1' || !/^application\/json\b/.test(req.headers['content-type'] || ''))
       return send(res, 403, 'text/plain', 'forbidden\n');

@@ -27,6 +27,13 @@ const usage = `usage: sr-mcp-http [options] [-- sr-mcp options]   (MCP over Stre
       --max-sessions N     sessions at once, all tenants (default 64)
       --tenant-sessions N  sessions at once per tenant (default 16)
       --idle-timeout DURATION  end a session idle that long (default 30m)
+      --tenant-rate N      messages a second one tenant may send, 0 for no
+                           bound (default 500; bursts of twice that)
+      --max-connections N  connections at once, all clients (default 512)
+      --address-connections N  connections at once from one client address
+                           (default 64)
+      --header-timeout DURATION  a request's headers must arrive within it,
+                           and its body within 3 times it (default 10s)
       --authorization-server URL  the OAuth authorization server that
                            /.well-known/oauth-protected-resource names
       --public-url URL     this server's address as clients see it (for that document)
@@ -90,6 +97,10 @@ const valued = {
   '--max-sessions': (c, v) => { c.maxSessions = count('--max-sessions', v); },
   '--tenant-sessions': (c, v) => { c.tenantSessions = count('--tenant-sessions', v); },
   '--idle-timeout': (c, v) => { c.idleMs = duration('--idle-timeout', v); },
+  '--max-connections': (c, v) => { c.maxConns = count('--max-connections', v); },
+  '--tenant-rate': (c, v) => { c.tenantRate = v === '0' ? 0 : count('--tenant-rate', v); },
+  '--address-connections': (c, v) => { c.addrConns = count('--address-connections', v); },
+  '--header-timeout': (c, v) => { c.headerMs = duration('--header-timeout', v); },
   '--authorization-server': (c, v) => { c.authServer = url('--authorization-server', v); },
   '--public-url': (c, v) => { c.publicUrl = url('--public-url', v); },
   '--sr-mcp': (c, v) => { c.srMcp = v; },
@@ -104,6 +115,7 @@ function defaults() {
   const home = process.env.XDG_STATE_HOME || (process.env.HOME && path.join(process.env.HOME, '.local/state'));
   return { listen: { host: '127.0.0.1', port: 8080 }, origins: [], hosts: [], maxBody: 4 << 20,
     maxSessions: 64, tenantSessions: 16, idleMs: 30 * 6e4, path: '/mcp',
+    maxConns: 512, addrConns: 64, headerMs: 10000, tenantRate: 500, hostDirs: [],
     stateDir: home ? path.join(home, 'sr-http') : null, srMcp: null, srArgs: [] };
 }
 
@@ -127,8 +139,38 @@ function parseArgs(argv) {
     const k = a.split('=')[0];
     if (owned[k]) throw usageError(`the sr-mcp option ${k} is set by sr-mcp-http; use ${owned[k]}`);
   }
+  c.srArgs = hostDirs(c, c.srArgs);
   if (!c.stateDir) throw usageError('no state directory: set HOME, XDG_STATE_HOME or --state-dir');
+  c.argsOf = (tenant) => [...c.hostDirs.flatMap((d) => ['--host-dir', `${d}/${tenant}`]), ...c.srArgs];
   return c;
+}
+
+// sr-mcp's --host-dir DIR (and SR_MCP_HOST_DIRS) become DIR/TENANT, one
+// private directory per tenant: no tenant imports what another exported.
+function hostDirs(c, args) {
+  const rest = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    let d;
+    if (a === '--host-dir') {
+      if (i + 1 >= args.length) throw usageError('--host-dir: a value is needed');
+      d = args[++i];
+    } else if (a.startsWith('--host-dir=')) {
+      d = a.slice('--host-dir='.length);
+    } else {
+      rest.push(a);
+      continue;
+    }
+    c.hostDirs.push(hostDir(d));
+  }
+  if (!c.hostDirs.length && process.env.SR_MCP_HOST_DIRS)
+    for (const d of process.env.SR_MCP_HOST_DIRS.split(':').filter(Boolean)) c.hostDirs.push(hostDir(d));
+  return rest;
+}
+
+function hostDir(d) {
+  if (!path.isAbsolute(d)) throw usageError(`--host-dir: an absolute path is expected: '${d}'`);
+  return path.resolve(d);
 }
 
 // A file only its owner can read, opened without following a link.
@@ -200,16 +242,16 @@ function tenantOf(tokens, given) {
 
 // A private directory of ours: made if missing, refused if it is a link,
 // someone else's, or writable by others.
-function privateDir(dir) {
+function privateDir(dir, what = 'state directory') {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
-    throw new Fatal(EXIT_SYS, `unable to make the state directory ${dir}: ${e.message}`);
+    throw new Fatal(EXIT_SYS, `unable to make the ${what} ${dir}: ${e.message}`);
   }
   const st = fs.lstatSync(dir);
-  if (!st.isDirectory()) throw new Fatal(EXIT_SYS, `refusing the state directory ${dir}: not a directory (a link?)`);
-  if (st.uid !== process.getuid()) throw new Fatal(EXIT_SYS, `refusing the state directory ${dir}: owned by uid ${st.uid}, not by you`);
-  if (st.mode & 0o022) throw new Fatal(EXIT_SYS, `refusing the state directory ${dir}: others may write it; chmod go-w ${dir}`);
+  if (!st.isDirectory()) throw new Fatal(EXIT_SYS, `refusing the ${what} ${dir}: not a directory (a link?)`);
+  if (st.uid !== process.getuid()) throw new Fatal(EXIT_SYS, `refusing the ${what} ${dir}: owned by uid ${st.uid}, not by you`);
+  if (st.mode & 0o022) throw new Fatal(EXIT_SYS, `refusing the ${what} ${dir}: others may write it; chmod go-w ${dir}`);
 }
 
 // The sr-mcp to run: --sr-mcp, else the one make install put in BINDIR
@@ -225,5 +267,5 @@ function findSrMcp(c) {
   return fs.existsSync(built) ? built : 'sr-mcp';
 }
 
-module.exports = { VERSION, EXIT_USAGE, EXIT_SYS, Fatal, usage, parseArgs, loadTokens, tenantOf,
+module.exports = { VERSION, hostDir, EXIT_USAGE, EXIT_SYS, Fatal, usage, parseArgs, loadTokens, tenantOf,
   privateDir, findSrMcp, TENANT_RE };

@@ -3,16 +3,24 @@
 // limits, and the three methods of Streamable HTTP on one endpoint (POST a
 // message, GET a server stream, DELETE the session). Checks come first, in
 // this order, and a refused request reaches no sr-mcp: Host (403), Origin
-// (403), path (404), token (401), method (405), session (404), size (413).
-const { Session, KEEPALIVE_MS, isRequest } = require('./session');
+// (403), path (404), token (401), method (405), session (404), size (413),
+// then the bounds of limits.js and --tenant-rate (400, 413, 429, 503).
+const { Session, KEEPALIVE_MS, isRequest, key } = require('./session');
 const { tenantOf } = require('./config');
+const L = require('./limits');
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
 
+// A refusal; with ids (the refused requests' ids), its body answers each.
 class Refusal extends Error {
-  constructor(status, message, headers = {}) { super(message); this.status = status; this.headers = headers; }
+  constructor(status, message, headers = {}, ids = null) {
+    super(message);
+    this.status = status;
+    this.headers = headers;
+    this.ids = ids;
+  }
 }
 
 // The sessions, counted per tenant against the limits.
@@ -21,6 +29,9 @@ class Registry {
     this.cfg = cfg;
     this.sessions = new Map();
     this.all = new Set();
+    this.bodies = 0;            // bytes of request bodies being read
+    this.buckets = new Map();   // tenant -> { tokens, at }: --tenant-rate
+    this.rssAt = 0;
     this.timer = setInterval(() => this.sweep(), Math.min(1000, cfg.idleMs / 4));
     this.timer.unref();
     this.beat = setInterval(() => { for (const s of this.all) s.keepalive(); }, KEEPALIVE_MS);
@@ -29,6 +40,52 @@ class Registry {
 
   tenantDir(t) { return `${this.cfg.stateDir}/${t}`; }
   count(t) { let n = 0; for (const s of this.all) if (s.tenant === t) n++; return n; }
+  tenantSum(t, f) { let n = 0; for (const s of this.all) if (s.tenant === t) n += f(s); return n; }
+
+  // Short of memory: the front's resident size past PRESSURE_RSS (read at
+  // most every 100 ms); new work is then refused and unread output cut.
+  pressure() {
+    const now = Date.now();
+    if (now - this.rssAt > 100) {
+      this.rssAt = now;
+      this.short = process.memoryUsage.rss() > L.PRESSURE_RSS;
+    }
+    return this.short;
+  }
+
+  // --tenant-rate: messages a second per tenant, with a burst of twice that
+  // (at least a batch); past it 429, with when to retry.
+  rate(tenant, n, ids) {
+    const r = this.cfg.tenantRate;
+    if (!r) return;
+    const now = Date.now(), burst = Math.max(2 * r, L.BATCH);
+    const b = this.buckets.get(tenant) || { tokens: burst, at: now };
+    b.tokens = Math.min(burst, b.tokens + (now - b.at) * r / 1000);
+    b.at = now;
+    this.buckets.set(tenant, b);
+    if (b.tokens < n)
+      throw new Refusal(429, `Too many requests: tenant ${tenant} sends more than ${r} messages a second (--tenant-rate); retry later.`,
+        { 'Retry-After': String(Math.max(1, Math.ceil((n - b.tokens) / r))) }, ids);
+    b.tokens -= n;
+  }
+
+  // Requests may enter (reqs: how many; s: their session, if it exists):
+  // else 429 (this tenant's share is used) or 503 (the server's).
+  admit(tenant, s, reqs, ids) {
+    const busy = (what) => new Refusal(429, `Too many requests: ${what}; wait for answers, then retry.`, { 'Retry-After': '5' }, ids);
+    if (s && s.inflight() + reqs > L.SESSION_INFLIGHT)
+      throw busy(`this session has ${s.inflight()} unanswered requests, and takes at most ${L.SESSION_INFLIGHT}`);
+    const t = this.tenantSum(tenant, (x) => x.inflight());
+    if (t + reqs > L.TENANT_INFLIGHT)
+      throw busy(`tenant ${tenant} has ${t} unanswered requests, and may have at most ${L.TENANT_INFLIGHT}`);
+    const held = this.tenantSum(tenant, (x) => x.held());
+    if (held > L.TENANT_HELD)
+      throw busy(`tenant ${tenant}'s sessions hold ${held} bytes of output not yet read (at most ${L.TENANT_HELD}); read your responses`);
+    if (s && s.stdinBacklog() > L.STDIN)
+      throw busy(`this session's sr-mcp has ${s.stdinBacklog()} bytes of messages still to read`);
+    if (this.pressure())
+      throw new Refusal(503, 'This server is short of memory just now; retry in a moment.', { 'Retry-After': '5' }, ids);
+  }
 
   open(tenant, oneShot) {
     const c = this.cfg;
@@ -52,18 +109,27 @@ class Registry {
 
   sweep() {
     const now = Date.now();
-    for (const s of this.all)
-      if (!s.busy() && now - s.last > this.cfg.idleMs) s.close(`idle for ${Math.round(this.cfg.idleMs / 1000)} s`);
+    for (const s of [...this.all]) s.sweep(now, this.cfg.idleMs);
   }
 
   closeAll(why) { for (const s of [...this.all]) s.close(why); }
+
+  // What the front holds (SIGUSR2 writes it to the log): sessions,
+  // unanswered requests, progress tokens, streams, bytes held, bodies.
+  stats() {
+    const sum = (f) => { let n = 0; for (const s of this.all) n += f(s); return n; };
+    return { sessions: this.all.size, inflight: sum((s) => s.byWire.size), clientIds: sum((s) => s.byClient.size),
+      progress: sum((s) => s.byProgress.size), streams: sum((s) => s.streams.size), held: sum((s) => s.held()),
+      bodies: this.bodies, rss: process.memoryUsage.rss() };
+  }
 }
 
-function refuse(res, status, message, headers = {}) {
+function refuse(res, status, message, headers = {}, ids = null) {
   if (res.headersSent) return res.end();
-  const code = status === 400 && /JSON/.test(message) ? -32700 : status >= 500 ? -32603 : -32600;
+  const code = status === 400 && /JSON/.test(message) ? -32700 : status >= 500 || status === 429 ? -32603 : -32600;
+  const one = (id) => ({ jsonrpc: '2.0', id, error: { code, message } });
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+  res.end(JSON.stringify(ids && ids.batch && ids.length ? ids.map(one) : one(ids && ids.length ? ids[0] : null)));
 }
 
 // Host: the listen address, loopback names when listening on loopback,
@@ -79,15 +145,13 @@ function hostOk(cfg, host) {
   return names.includes(name) && host.endsWith(`:${port}`);
 }
 
-// Origin (sent by browsers): --allow-origin, or the server's own.
+// Origin (sent by browsers): --allow-origin, or the server's own: this
+// server speaks http, at the Host the request names (port included, as
+// written); --public-url's origin when a proxy serves it.
 function originOk(cfg, origin, host) {
   if (cfg.origins.includes(origin)) return true;
-  try {
-    const u = new URL(origin);
-    return /^https?:$/.test(u.protocol) && u.host === String(host).toLowerCase();
-  } catch {
-    return false;
-  }
+  if (cfg.publicUrl && origin === new URL(cfg.publicUrl).origin) return true;
+  return origin === `http://${String(host).toLowerCase()}`;
 }
 
 function challenge(cfg, error) {
@@ -112,18 +176,33 @@ function authenticate(cfg, req) {
   return t;
 }
 
-function readBody(cfg, req) {
+// The body, counted as it arrives against --max-body, and with every body
+// being read against BODIES.
+function readBody(reg, req) {
+  const cfg = reg.cfg;
   return new Promise((resolve, reject) => {
     const big = () => new Refusal(413, `The request body is larger than this server takes (${cfg.maxBody} bytes, --max-body): send less at once (big files: several write_file calls, or import_files).`, { Connection: 'close' });
     if (Number(req.headers['content-length']) > cfg.maxBody) return reject(big());
-    const parts = [];
-    let n = 0;
+    let parts = [], n = 0, over = false;
+    const release = () => { reg.bodies -= n; n = 0; parts = []; };
+    const fail = (e) => { if (over) return; over = true; req.pause(); release(); reject(e); };
     req.on('data', (d) => {
+      if (over) return;
       n += d.length;
-      if (n > cfg.maxBody) { req.pause(); reject(big()); } else parts.push(d);
+      reg.bodies += d.length;
+      if (n > cfg.maxBody) fail(big());
+      else if (reg.bodies > L.BODIES) fail(new Refusal(503, 'This server is reading more request bodies than it holds at once; retry in a moment.', { 'Retry-After': '5', Connection: 'close' }));
+      else parts.push(d);
     });
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
+    req.on('end', () => {
+      if (over) return;
+      over = true;
+      const body = Buffer.concat(parts).toString('utf8');
+      release();
+      resolve(body);
+    });
+    req.on('error', fail);
+    req.on('close', () => fail(new Refusal(400, 'Bad Request: the body ended early.')));
   });
 }
 
@@ -136,9 +215,41 @@ function parseMessages(body) {
   let parsed;
   try { parsed = JSON.parse(body); } catch { throw new Refusal(400, 'Parse error: the body is not JSON; send a JSON-RPC message.'); }
   const msgs = Array.isArray(parsed) ? parsed : [parsed];
-  if (!msgs.length || msgs.some((m) => !m || typeof m !== 'object' || m.jsonrpc !== '2.0'))
+  if (!msgs.length || msgs.some((m) => !m || typeof m !== 'object' || Array.isArray(m) || m.jsonrpc !== '2.0'))
     throw new Refusal(400, 'Invalid Request: the body must be a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0"), or an array of them.');
+  if (msgs.length > L.BATCH)
+    throw new Refusal(413, `A batch of ${msgs.length} messages is more than this server takes at once (${L.BATCH}); send them in smaller batches.`);
+  msgs.forEach(checkMessage);
   return { msgs, batch: Array.isArray(parsed) };
+}
+
+// What sr-mcp could not read, or the front could not match to its answer,
+// is refused here, whole: an id that is not a string or a number, an id or
+// a progress token longer than ID_CHARS, nesting deeper than DEPTH, a
+// string that is not Unicode (a lone surrogate), a message over LINE.
+const exactNumber = (n) => Number.isFinite(n) && (Number.isSafeInteger(n) || !Number.isInteger(n));
+function checkMessage(m) {
+  const bad = (why) => new Refusal(400, `Invalid Request: ${why}.`);
+  if (m.id !== undefined && m.id !== null) {
+    if (typeof m.id !== 'string' && !exactNumber(m.id))
+      throw bad('a request id is a string or a number (an integer of at most 2^53-1: larger ones no JSON reader keeps exact)');
+    if (key(m.id).length > L.ID_CHARS) throw bad(`a request id is at most ${L.ID_CHARS} characters`);
+  }
+  const tok = m.params && m.params._meta ? m.params._meta.progressToken : undefined;
+  if (tok !== undefined && ((typeof tok !== 'string' && !exactNumber(tok)) || key(tok).length > L.ID_CHARS))
+    throw bad(`a progress token is a string or an integer of at most ${L.ID_CHARS} characters`);
+  const todo = [[m, 1]];
+  while (todo.length) {
+    const [v, depth] = todo.pop();
+    if (depth > L.DEPTH) throw bad(`arrays and objects are nested at most ${L.DEPTH} deep`);
+    for (const [k, x] of Object.entries(v)) {
+      if (!k.isWellFormed() || (typeof x === 'string' && !x.isWellFormed()))
+        throw bad('a string holds a lone surrogate (\\ud800 without its pair): not Unicode');
+      if (x && typeof x === 'object') todo.push([x, depth + 1]);
+    }
+  }
+  if (JSON.stringify(m).length > L.LINE)
+    throw new Refusal(413, `A message over ${L.LINE} characters is more than sr-mcp reads; send less at once.`);
 }
 
 function sessionOf(reg, req, tenant) {
@@ -158,20 +269,27 @@ async function post(reg, req, res, tenant) {
     throw new Refusal(415, 'Unsupported Media Type: send the message with Content-Type: application/json.');
   if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream'))
     throw new Refusal(406, 'Not Acceptable: the client must accept application/json and text/event-stream.');
-  const { msgs, batch } = parseMessages(await readBody(reg.cfg, req));
+  const { msgs, batch } = parseMessages(await readBody(reg, req));
+  const ids = msgs.filter(isRequest).map((m) => m.id);
+  ids.batch = batch;
+  reg.rate(tenant, msgs.length, ids);
   let s;
   if (msgs.some((m) => m.method === 'initialize')) {
     if (req.headers['mcp-session-id'] !== undefined)
       throw new Refusal(400, 'Bad Request: initialize opens a new session; send it without an Mcp-Session-Id header.');
     if (msgs.length > 1) throw new Refusal(400, 'Invalid Request: send initialize alone, not in a batch.');
+    reg.admit(tenant, null, ids.length, ids);
     s = reg.open(tenant, false);
     res.setHeader('Mcp-Session-Id', s.id);
   } else if (req.headers['mcp-session-id'] !== undefined) {
     s = sessionOf(reg, req, tenant);
+    reg.admit(tenant, s, ids.length, ids);
   } else {
+    reg.admit(tenant, null, ids.length, ids);
     s = reg.open(tenant, true);   // 2026-07-28: no session, an sr-mcp for this request
   }
-  const dup = msgs.find((m) => isRequest(m) && s.byRequest.has(JSON.stringify(m.id)));
+  const seen = new Set();
+  const dup = msgs.find((m) => isRequest(m) && (s.byClient.has(key(m.id)) || seen.size === seen.add(key(m.id)).size));
   if (dup) {
     if (s.oneShot) s.close('its request was refused');
     throw new Refusal(409, `Conflict: request id ${JSON.stringify(dup.id)} is already in use by an unanswered request of this session; give each request a new id.`);
@@ -243,7 +361,7 @@ function handler(reg) {
       process.stderr.write(`sr-mcp-http: unable to serve ${req.method} ${req.url}: ${e.stack || e}\n`);
       e = new Refusal(500, 'Internal error in sr-mcp-http; see its log.');
     }
-    refuse(res, e.status, e.message, e.headers);
+    refuse(res, e.status, e.message, e.headers, e.ids);
   });
 }
 

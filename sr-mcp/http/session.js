@@ -11,15 +11,22 @@
 // or if there is none on the newest open stream, or waits (bounded) for
 // one. Every SSE event has an id STREAM.SEQ: a client that lost a stream
 // asks for the rest with GET and Last-Event-ID.
+//
+// sr-mcp sees requests under ids of the session's own (1, 2, 3...), each
+// mapped back to the client's id on its answer: an answer always finds its
+// request, whatever id the client chose. What is kept is bounded
+// (limits.js): a request's bookkeeping goes with its answer, a stream
+// delivered whole is forgotten, a client that does not read is cut off.
 const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
+const L = require('./limits');
 
-const KEEP_EVENTS = 1000;       // events kept per stream, for resumption
-const KEEP_STREAMS = 32;        // ended streams kept, for resumption
 const MAX_LINE = 64 << 20;      // a line from sr-mcp, at most
 const KEEPALIVE_MS = 15000;
 
 const key = (id) => JSON.stringify(id);
+// The start of an answer as sr-mcp writes it (our ids are integers).
+const ANSWER = /^\{"jsonrpc":"2\.0","id":(\d{1,15}),(?="(?:result|error)":)/;
 const isRequest = (m) => m && typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 
 class Stream {
@@ -29,11 +36,13 @@ class Stream {
     this.sse = sse;
     this.batch = batch;
     this.res = null;
-    this.pending = new Set();
-    this.events = [];           // [seq, json] for SSE resumption
+    this.pending = new Set();   // the session's ids of the requests it waits for
+    this.events = [];           // [seq, text] kept for resumption (the session bounds them)
     this.seq = 0;
-    this.answers = [];          // JSON mode: the responses
+    this.answers = [];          // JSON mode: the responses, as text
+    this.answerBytes = 0;
     this.ended = false;
+    this.seen = Date.now();     // when a client last had it open
     this.attach(res);
   }
 
@@ -41,45 +50,61 @@ class Stream {
     if (this.res && this.res !== res && !this.res.writableEnded) this.res.end();   // resumed elsewhere
     this.res = res;
     if (!res) return;
-    res.on('close', () => { if (this.res === res) this.res = null; });
+    this.seen = Date.now();
+    res.on('close', () => {
+      if (this.res !== res) return;
+      this.res = null;
+      this.seen = Date.now();
+      this.session.detached(this, res);
+    });
     if (!this.sse) return;
     if (!res.headersSent)
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform',
         'X-Accel-Buffering': 'no' });
-    for (const [seq, json] of this.events) if (seq > after) this.write(seq, json);
+    for (const [seq, text] of this.events) if (seq > after) this.write(text);
     if (this.ended) this.finish();
   }
 
-  write(seq, json) {
-    if (this.res && !this.res.writableEnded) this.res.write(`id: ${this.id}.${seq}\nevent: message\ndata: ${json}\n\n`);
+  live() { return this.res && !this.res.writableEnded && !this.res.destroyed; }
+  unsent() { return this.res && !this.res.destroyed ? this.res.writableLength : 0; }
+
+  write(text) {
+    if (!this.live()) return;
+    this.res.write(text);
+    this.session.checkUnsent(this);
   }
 
-  push(msg) {
-    const isAnswer = msg.id !== undefined && !msg.method;
+  // A message (json: its text, when the caller has it) for this stream.
+  push(msg, json = JSON.stringify(msg)) {
     if (!this.sse) {
-      if (isAnswer) this.answers.push(msg);
+      if (msg.id !== undefined && !msg.method) this.session.holdAnswer(this, msg, json);
       return;
     }
-    const json = JSON.stringify(msg);
-    this.events.push([++this.seq, json]);
-    if (this.events.length > KEEP_EVENTS) this.events.shift();
-    this.write(this.seq, json);
+    const text = `id: ${this.id}.${++this.seq}\nevent: message\ndata: ${json}\n\n`;
+    this.session.keep(this, this.seq, text);
+    this.write(text);
   }
 
   // A request of this stream was answered or cancelled: the last one ends it.
-  settle(k) {
-    this.pending.delete(k);
+  settle(w) {
+    this.pending.delete(w);
     if (!this.pending.size) this.finish();
   }
 
   finish() {
     this.ended = true;
     const res = this.res;
-    if (!res || res.writableEnded) return;
+    if (!res || res.writableEnded || res.destroyed) return;
+    // once all of it has gone out, nothing of it is kept
+    res.on('finish', () => this.session.delivered(this));
     if (this.sse) return res.end();
-    if (!this.answers.length) return res.writeHead(202).end();   // all cancelled
-    const body = JSON.stringify(this.batch ? this.answers : this.answers[0]);
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+    const answers = this.answers;
+    this.session.answerBytes -= this.answerBytes;
+    this.answers = [];
+    this.answerBytes = 0;
+    if (!answers.length) return res.writeHead(202).end();   // all cancelled
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(this.batch ? `[${answers.join(',')}]` : answers[0]);
+    this.session.checkUnsent(this);
   }
 }
 
@@ -89,11 +114,17 @@ class Session {
     this.tenant = tenant;
     this.oneShot = oneShot;
     this.id = crypto.randomBytes(32).toString('base64url');
-    this.streams = new Map();   // stream id -> Stream, the open ones and the last ended
-    this.byRequest = new Map(); // request key -> Stream
-    this.byProgress = new Map(); // progress token key -> Stream
+    this.streams = new Map();   // stream id -> Stream: open, or kept for resumption
+    this.byWire = new Map();    // our id -> { cid (the client's id), ck, tk, stream }
+    this.byClient = new Map();  // the client's id as JSON -> our id
+    this.byProgress = new Map(); // progress token as JSON -> Stream
+    this.nextWire = 1;
     this.standalone = null;     // the GET stream
     this.queue = [];            // messages for the GET stream, none open yet
+    this.queueBytes = 0;
+    this.replayBytes = 0;
+    this.replayEvents = 0;
+    this.answerBytes = 0;
     this.last = Date.now();
     this.closed = false;
     this.start();
@@ -101,7 +132,7 @@ class Session {
 
   start() {
     const cfg = this.reg.cfg;
-    const args = ['--state-dir', this.reg.tenantDir(this.tenant), '--tenant', this.tenant, ...cfg.srArgs];
+    const args = ['--state-dir', this.reg.tenantDir(this.tenant), '--tenant', this.tenant, ...cfg.argsOf(this.tenant)];
     this.child = spawn(cfg.srMcp, args, { env: cfg.childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.pgid = this.child.pid;
     this.child.on('error', (e) => this.close(`unable to start sr-mcp: ${e.message}`));
@@ -111,8 +142,8 @@ class Session {
     });
     this.child.stdin.on('error', () => {});
     this.readLines(this.child.stdout, (l) => this.fromServer(l));
-    const tag = `sr-mcp[${this.tenant} ${this.id.slice(0, 8)}]: `;
-    this.readLines(this.child.stderr, (l) => process.stderr.write(tag + l + '\n'));
+    this.tag = `sr-mcp[${this.tenant} ${this.id.slice(0, 8)}]: `;
+    this.readLines(this.child.stderr, (l) => process.stderr.write(this.tag + l + '\n'));
   }
 
   readLines(from, each) {
@@ -134,37 +165,62 @@ class Session {
   }
 
   touch() { this.last = Date.now(); }
-  busy() { return this.byRequest.size > 0; }
+  // Busy: a client waits on an answer (an unanswered request whose stream
+  // someone reads). A request nobody waits for does not keep the session.
+  busy() {
+    for (const e of this.byWire.values()) if (e.stream.res) return true;
+    return false;
+  }
+  inflight() { return this.byWire.size; }
+
+  // What the session holds in the front's memory, in bytes.
+  held() {
+    let n = this.replayBytes + this.answerBytes + this.queueBytes + this.stdinBacklog();
+    for (const s of this.streams.values()) n += s.unsent();
+    return n;
+  }
+  stdinBacklog() { return this.closed ? 0 : this.child.stdin.writableLength; }
+
+  toChild(m) { if (!this.closed) this.child.stdin.write(JSON.stringify(m) + '\n'); }
 
   // Messages of a POST going to sr-mcp; the requests' answers go out on
   // stream (null: the POST had no request).
   send(msgs, stream) {
     for (const m of msgs) {
       if (isRequest(m) && stream) {
-        const k = key(m.id);
-        stream.pending.add(k);
-        this.byRequest.set(k, stream);
-        const tok = m.params && m.params._meta && m.params._meta.progressToken;
-        if (tok !== undefined) this.byProgress.set(key(tok), stream);
+        const w = this.nextWire++;
+        const ck = key(m.id);
+        const tok = m.params && m.params._meta ? m.params._meta.progressToken : undefined;
+        const tk = tok === undefined ? undefined : key(tok);
+        this.byWire.set(w, { cid: m.id, ck, tk, stream });
+        this.byClient.set(ck, w);
+        if (tk !== undefined) this.byProgress.set(tk, stream);
+        stream.pending.add(w);
+        this.toChild({ ...m, id: w });
+      } else if (m.method === 'notifications/cancelled' && m.params && typeof m.params === 'object') {
+        // only an unanswered request of this session can be cancelled
+        const w = this.byClient.get(key(m.params.requestId));
+        if (w === undefined) continue;
+        this.toChild({ ...m, params: { ...m.params, requestId: w } });
+        this.forget(w).stream.settle(w);   // a cancelled request gets no answer
+      } else {
+        this.toChild(m);
       }
-      if (m && m.method === 'notifications/cancelled' && m.params) this.cancelled(key(m.params.requestId));
-      if (!this.closed) this.child.stdin.write(JSON.stringify(m) + '\n');
     }
   }
 
-  // A cancelled request gets no answer: its stream no longer waits for it.
-  cancelled(k) {
-    const s = this.byRequest.get(k);
-    if (!s) return;
-    this.byRequest.delete(k);
-    s.settle(k);
+  // A request's bookkeeping, gone (answered, cancelled, abandoned).
+  forget(w) {
+    const e = this.byWire.get(w);
+    this.byWire.delete(w);
+    if (this.byClient.get(e.ck) === w) this.byClient.delete(e.ck);
+    if (e.tk !== undefined && this.byProgress.get(e.tk) === e.stream) this.byProgress.delete(e.tk);
+    return e;
   }
 
   openStream(res, sse, batch) {
     const s = new Stream(this, res, sse, batch);
     this.streams.set(s.id, s);
-    const ended = [...this.streams.values()].filter((x) => x.ended);
-    for (const x of ended.slice(0, Math.max(0, ended.length - KEEP_STREAMS))) this.streams.delete(x.id);
     return s;
   }
 
@@ -181,39 +237,138 @@ class Session {
     if (this.standalone && this.standalone.res) return false;
     this.standalone = this.standalone || this.openStream(null, true, false);
     this.standalone.attach(res);
+    this.queueBytes = 0;
     for (const m of this.queue.splice(0)) this.standalone.push(m);
     return true;
   }
 
   fromServer(line) {
+    // an answer, as sr-mcp writes one: its id replaced, the rest not parsed
+    const a = ANSWER.exec(line);
+    const e = a && this.byWire.get(Number(a[1]));
+    if (e) return this.answered(Number(a[1]), e, { id: e.cid }, `{"jsonrpc":"2.0","id":${e.ck},${line.slice(a[0].length)}`);
     let m;
     try { m = JSON.parse(line); } catch { return; }
-    for (const one of Array.isArray(m) ? m : [m]) this.route(one);
+    for (const one of Array.isArray(m) ? m : [m]) if (one && typeof one === 'object') this.route(one);
+  }
+
+  answer(m) {
+    const e = typeof m.id === 'number' ? this.byWire.get(m.id) : undefined;
+    if (!e) {
+      process.stderr.write(`${this.tag}an answer to no request of this session (id ${key(m.id).slice(0, 40)}) dropped\n`);
+      return;
+    }
+    const msg = { ...m, id: e.cid };
+    this.answered(m.id, e, msg, JSON.stringify(msg));
+  }
+
+  answered(w, e, msg, json) {
+    this.forget(w);
+    e.stream.push(msg, json);
+    e.stream.settle(w);
+    if (this.oneShot && !this.byWire.size) this.close('its request was answered');
   }
 
   route(m) {
-    if (m.id !== undefined && m.method === undefined) {
-      const k = key(m.id);
-      const s = this.byRequest.get(k);
-      if (!s) return;
-      this.byRequest.delete(k);
-      s.push(m);
-      s.settle(k);
-      if (this.oneShot && !this.busy()) this.close('its request was answered');
-      return;
-    }
+    if (m.id !== undefined && m.method === undefined) return this.answer(m);
     const tok = m.method === 'notifications/progress' && m.params ? m.params.progressToken : undefined;
     const s = tok !== undefined ? this.byProgress.get(key(tok)) : null;
     if (s && !s.ended) return s.push(m);
     if (this.standalone && this.standalone.res) return this.standalone.push(m);
     const open = [...this.streams.values()].reverse().find((x) => !x.ended && x.sse && x.res);
     if (open) return open.push(m);
-    if (this.queue.length < KEEP_EVENTS) this.queue.push(m);
+    const n = JSON.stringify(m).length;
+    if (this.queue.length < L.QUEUE_EVENTS && this.queueBytes + n <= L.QUEUE) {
+      this.queue.push(m);
+      this.queueBytes += n;
+    }
+  }
+
+  // An SSE event kept for Last-Event-ID; past the session's bound the
+  // oldest kept go (a client resuming that far back gets 404).
+  keep(stream, seq, text) {
+    stream.events.push([seq, text]);
+    this.replayBytes += text.length;
+    this.replayEvents++;
+    for (const s of this.streams.values()) {
+      while (s.events.length && (this.replayBytes > L.REPLAY || this.replayEvents > L.REPLAY_EVENTS)) {
+        this.replayBytes -= s.events.shift()[1].length;
+        this.replayEvents--;
+      }
+      if (this.replayBytes <= L.REPLAY && this.replayEvents <= L.REPLAY_EVENTS) break;
+    }
+  }
+
+  drop(stream) {
+    for (const [, text] of stream.events) this.replayBytes -= text.length;
+    this.replayEvents -= stream.events.length;
+    stream.events = [];
+    this.answerBytes -= stream.answerBytes;
+    stream.answers = [];
+    stream.answerBytes = 0;
+    this.streams.delete(stream.id);
+    if (this.standalone === stream) this.standalone = null;
+  }
+
+  // A stream whose every event went out: nothing of it is kept.
+  delivered(stream) { if (stream.ended) this.drop(stream); }
+
+  // Its client went away: a JSON body cannot be resumed, so what it
+  // gathered goes; an SSE stream's events wait (bounded) for Last-Event-ID.
+  detached(stream) {
+    if (stream.sse) return;
+    this.answerBytes -= stream.answerBytes;
+    stream.answers = [];
+    stream.answerBytes = 0;
+    if (stream.ended) this.drop(stream);
+  }
+
+  // A client that does not read its responses loses them (the connection is
+  // cut; SSE events wait for Last-Event-ID), not the server its memory.
+  checkUnsent(stream) {
+    const u = stream.unsent();
+    if (u <= 65536) return;
+    let total = 0;
+    for (const s of this.streams.values()) total += s.unsent();
+    const why = u > L.STREAM_UNSENT ? `${u} bytes of one response unread (at most ${L.STREAM_UNSENT})`
+      : total > L.SESSION_UNSENT ? `${total} bytes of its responses unread (at most ${L.SESSION_UNSENT})`
+        : this.reg.pressure() ? `${u} bytes unread while the server is short of memory` : null;
+    if (!why) return;
+    process.stderr.write(`${this.tag}a response cut off: the client does not read: ${why}\n`);
+    stream.res.destroy();
+    stream.res = null;
+    stream.seen = Date.now();
+    this.detached(stream);
+  }
+
+  // JSON mode: an answer waits for the rest of its batch, within bounds.
+  holdAnswer(stream, msg, json) {
+    if (!stream.res) return;   // nobody to give it to
+    if (this.answerBytes + json.length > L.JSON_ANSWERS || (this.reg.pressure() && json.length > 65536)) {
+      msg = { jsonrpc: '2.0', id: msg.id, error: { code: -32603, message: `The answer (${json.length} bytes) is more than this server holds for one session's JSON responses (${L.JSON_ANSWERS} bytes in all); send fewer requests at once, or accept text/event-stream.` } };
+      json = JSON.stringify(msg);
+    }
+    stream.answers.push(json);
+    stream.answerBytes += json.length;
+    this.answerBytes += json.length;
+  }
+
+  // Streams no client has read for a while go, with the requests they wait
+  // for (an answer that comes later is dropped); then the idle check.
+  sweep(now, idleMs) {
+    const keepMs = Math.min(L.DETACHED_MS, idleMs);
+    for (const s of [...this.streams.values()]) {
+      if (s.res || now - s.seen <= keepMs) continue;
+      for (const w of s.pending) this.forget(w);
+      s.pending.clear();
+      s.ended = true;
+      this.drop(s);
+    }
+    if (!this.busy() && now - this.last > idleMs) this.close(`idle for ${Math.round(idleMs / 1000)} s`);
   }
 
   keepalive() {
-    for (const s of this.streams.values())
-      if (s.sse && s.res && !s.res.writableEnded) s.res.write(': keepalive\n\n');
+    for (const s of this.streams.values()) if (s.sse && s.live()) s.res.write(': keepalive\n\n');
   }
 
   // The end: answers still owed say why, the streams end, the whole
@@ -222,13 +377,14 @@ class Session {
     if (this.closed) return;
     this.closed = true;
     this.reg.forget(this);
-    for (const [k, s] of this.byRequest) {
-      s.push({ jsonrpc: '2.0', id: JSON.parse(k), error: { code: -32603,
+    for (const w of [...this.byWire.keys()]) {
+      const e = this.forget(w);
+      e.stream.push({ jsonrpc: '2.0', id: e.cid, error: { code: -32603,
         message: `The MCP session ended before this request was answered: ${why}. Jobs already started go on; start a new session (initialize) and look them up with job_status.` } });
-      s.settle(k);
+      e.stream.settle(w);
     }
-    this.byRequest.clear();
-    for (const s of this.streams.values()) if (s.sse && s.res && !s.res.writableEnded) s.res.end();
+    for (const s of this.streams.values()) if (s.sse && s.live()) s.res.end();
+    this.queue = [];
     this.child.stdin.end();
     const kill = (sig) => { try { process.kill(-this.pgid, sig); } catch { /* gone */ } };
     kill('SIGTERM');
@@ -237,4 +393,4 @@ class Session {
   }
 }
 
-module.exports = { Session, KEEPALIVE_MS, isRequest };
+module.exports = { Session, KEEPALIVE_MS, isRequest, key };

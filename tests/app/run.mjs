@@ -301,7 +301,7 @@ async function cancel(page) {
     const q = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (a) => {
       let b = '';
       a.on('data', (c) => { b += c; });
-      a.on('end', () => res({ code: a.statusCode, body: b, csp: a.headers['content-security-policy'] }));
+      a.on('end', () => res({ code: a.statusCode, body: b, csp: a.headers['content-security-policy'], xfo: a.headers['x-frame-options'] }));
     });
     q.on('error', (e) => res({ code: 0, body: String(e) }));
     q.end(data);
@@ -320,6 +320,11 @@ async function cancel(page) {
   a = await ask('GET', '/view', {});
   ok(a.code === 200 && /default-src 'none'/.test(a.csp || '') && /connect-src 'none'/.test(a.csp || ''),
     'demo host: the view is served under the restrictive CSP', a.csp);
+  ok(/frame-ancestors 'self'/.test(a.csp || '') && a.xfo === 'SAMEORIGIN', 'demo host: only its own pages may frame the view', a);
+  a = await ask('GET', '/', {});
+  ok(/frame-ancestors 'none'/.test(a.csp || '') && a.xfo === 'DENY', 'demo host: no page may frame the host page (clickjacking)', a.csp);
+  a = await ask('GET', '/nothing', {});
+  ok(a.code === 404 && /frame-ancestors 'none'/.test(a.csp || '') && a.xfo === 'DENY', 'demo host: nor any other answer', a.csp);
   ok(h.mcp.child.pid && (await h.close(), true), 'demo host: closes, and its sr-mcp ends');
 }
 

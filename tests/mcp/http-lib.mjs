@@ -12,7 +12,7 @@ import { root, stateDir, serverEnv } from './tap.mjs';
 
 export const tokens = { alice: 'alice-token-0123456789abcdef', bob: 'bob-token-0123456789abcdefgh' };
 
-export async function startGateway(args = []) {
+export async function startGateway(args = [], env = {}) {
   const dir = stateDir();
   writeFileSync(join(dir, 'tokens'), Object.entries(tokens).map(([n, t]) => `${n} ${t}\n`).join(''), { mode: 0o600 });
   writeFileSync(join(dir, 'starts'), '');
@@ -20,7 +20,7 @@ export async function startGateway(args = []) {
   chmodSync(join(dir, 'sr-mcp'), 0o755);
   const p = spawn(join(root, 'sr-mcp/http/sr-mcp-http'), ['--listen', '127.0.0.1:0', '--tokens', join(dir, 'tokens'),
     '--state-dir', join(dir, 'state'), '--sr-mcp', join(dir, 'sr-mcp'), ...args],
-  { env: serverEnv(join(dir, 'unused')), stdio: ['ignore', 'inherit', 'pipe'] });
+  { env: serverEnv(join(dir, 'unused'), env), stdio: ['ignore', 'inherit', 'pipe'] });
   let log = '';
   const port = await new Promise((resolve, reject) => {
     p.stderr.on('data', (d) => {
@@ -35,8 +35,50 @@ export async function startGateway(args = []) {
     url: `http://127.0.0.1:${port}/mcp`, port, dir, proc: p, log: () => log,
     starts: () => readFileSync(join(dir, 'starts'), 'utf8').split('\n').filter(Boolean).map(Number),
     stop: () => new Promise((res) => { p.on('exit', res); p.kill('SIGTERM'); }),
+    rss: () => rssOf(p.pid),
+    // what the front holds (its SIGUSR2 line)
+    stats: async () => {
+      const before = (log.match(/: stats /g) || []).length;
+      p.kill('SIGUSR2');
+      for (let i = 0; i < 100 && (log.match(/: stats /g) || []).length === before; i++) await new Promise((r) => setTimeout(r, 50));
+      const all = [...log.matchAll(/: stats (\{.*\})\n/g)];
+      return all.length > before ? JSON.parse(all[all.length - 1][1]) : null;
+    },
   };
 }
+
+// A process's resident memory in bytes (0 when gone).
+export function rssOf(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+// A raw POST (fetch): { status, headers, text, json }.
+export async function post(gw, tenant, body, { sid, accept = 'application/json, text/event-stream', headers = {} } = {}) {
+  const h = { Authorization: `Bearer ${tokens[tenant]}`, 'Content-Type': 'application/json', Accept: accept, ...headers };
+  if (sid) h['Mcp-Session-Id'] = sid;
+  const r = await fetch(gw.url, { method: 'POST', headers: h, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await r.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* SSE, or nothing */ }
+  return { status: r.status, headers: r.headers, text, json };
+}
+
+// A new session of tenant's, opened with a raw initialize: its id.
+export async function session(gw, tenant) {
+  const r = await post(gw, tenant, { jsonrpc: '2.0', id: 0, method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, { accept: 'application/json' });
+  const sid = r.headers.get('mcp-session-id');
+  if (!sid) throw new Error(`initialize: ${r.status} ${r.text.slice(0, 300)}`);
+  await post(gw, tenant, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sid });
+  return sid;
+}
+
+// The JSON-RPC messages of an SSE body.
+export const events = (text) => [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]));
 
 export async function connect(gw, tenant, name = `sr-test-http-${tenant}`) {
   const client = new Client({ name, version: '1' });

@@ -1,0 +1,11 @@
+#!/bin/bash
+# sr-mcp-http: connections cannot lock tenants out (tests/mcp/http-connections.mjs):
+# past --address-connections a 503 that says why, while another address is
+# served; idle, slowloris, trickling, idle keep-alive and half-closed
+# connections are closed. Control: with one overall bound only, the same
+# flood locks a tenant out.
+. "$(dirname "$0")/lib.sh"
+mcp_client_guard
+[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+node "$SR_ROOT/tests/mcp/http-connections.mjs"
+exit $?
