@@ -20,6 +20,9 @@
 #include "sr.h"
 #include "sr-limit.h"
 
+/* The initial user namespace's inode (PROC_USER_INIT_INO, Linux 3.8 on). */
+#define INITIAL_USERNS_INO 0xEFFFFFFDU
+
 /* Is /proc/PID's user namespace ours, or one below it? NS_GET_PARENT
  * walks up, and fails past ours. */
 static int in_our_userns(int procfd, const char *pid, const struct stat *ours)
@@ -63,12 +66,13 @@ static uint64_t user_tasks(void)
 		closedir(d);
 		return 0;
 	}
+	int all = ours.st_ino == INITIAL_USERNS_INO; /* every namespace is below it */
 	while ((de = readdir(d)) != NULL) {
 		struct stat st;
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || st.st_uid != uid ||
-		    !in_our_userns(dirfd(d), de->d_name, &ours))
+		    (!all && !in_our_userns(dirfd(d), de->d_name, &ours)))
 			continue;
 		long long threads;  /* proc(5) field 20, num_threads */
 		if (sr_proc_stat_num(dirfd(d), de->d_name, 20, &threads) == 0)
@@ -127,10 +131,14 @@ static int nproc_binds(void)
 	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* Whom RLIMIT_NPROC would not bind, or NULL. */
+/* Whom RLIMIT_NPROC would not bind, or NULL. An ordinary user of the
+ * initial namespace, with neither capability, needs no trial. */
 static const char *nproc_exempt(void)
 {
-	if (nproc_binds())
+	struct stat ns;
+	int plain = stat("/proc/self/ns/user", &ns) == 0 && ns.st_ino == INITIAL_USERNS_INO &&
+		    !uid0() && !cap_held(CAP_SYS_ADMIN) && !cap_held(CAP_SYS_RESOURCE);
+	if (plain || nproc_binds())
 		return NULL;
 	return uid0() ? "root" : "this caller (it holds CAP_SYS_ADMIN or CAP_SYS_RESOURCE)";
 }
