@@ -173,8 +173,15 @@ int rl_prepare(const struct opts *o, struct enforced *e)
 			e->nproc_uid = getuid();
 			e->nproc_base = user_tasks();
 			e->nproc_rlimit = (rlim_t)(e->nproc_base + o->pids.value);
+			if (o->verbose)
+				sr_note("--pids: RLIMIT_NPROC %llu, uid %u's %llu tasks and %llu more",
+					(unsigned long long)e->nproc_rlimit, (unsigned)e->nproc_uid,
+					(unsigned long long)e->nproc_base,
+					(unsigned long long)o->pids.value);
 		}
 	}
+	if (o->verbose && e->drop_resource)
+		sr_note("%s runs without CAP_SYS_RESOURCE: it cannot raise a hard limit", o->argv[0]);
 	/* cgroup v2 has no CPU-time total (cpu.max is a rate): always an
 	 * rlimit, rounded up to whole seconds as RLIMIT_CPU counts them. */
 	if (o->cpu_ns.set)
