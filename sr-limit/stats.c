@@ -137,10 +137,11 @@ static void pids_json(struct sr_jw *w, const struct opts *o, const struct enforc
 	sr_jw_close(w);
 }
 
+/* The members in the order they have always had: memory, data,
+ * address_space, cpu, pids, swap, cpus, nofile, fsize, stack, core,
+ * timeout. */
 static void run_limits_json(struct sr_jw *w, const struct opts *o, const struct enforced *e)
 {
-	if (o->mem.set && !(e->unheld & UNHELD_MEM))
-		add_limit(w, "memory", "bytes", (double)o->mem.value, "cgroup memory.max", "run");
 	if (o->pids.set && !(e->unheld & UNHELD_PIDS))
 		pids_json(w, o, e);
 	if (e->swap_off)
@@ -148,20 +149,14 @@ static void run_limits_json(struct sr_jw *w, const struct opts *o, const struct 
 	if (o->cpus_milli.set && !(e->unheld & UNHELD_CPUS))
 		add_limit(w, "cpus", "cpus", (double)o->cpus_milli.value / 1000.0,
 			  "cgroup cpu.max", "run");
-	if (o->timeout_ns) {
-		sr_jw_open(w, "timeout");
-		sr_jw_num(w, "ms", ms(o->timeout_ns));
-		sr_jw_str(w, "via", TIMEOUT_VIA);
-		sr_jw_str(w, "per", "run");
-		sr_jw_num(w, "kill_after_ms", ms(o->kill_after_ns));
-		sr_jw_close(w);
-	}
 }
 
 static void limits_json(struct sr_jw *w, const struct opts *o, const struct enforced *e)
 {
 	const char *p = "process";
 	sr_jw_open(w, "limits");
+	if (o->mem.set && !(e->unheld & UNHELD_MEM))
+		add_limit(w, "memory", "bytes", (double)o->mem.value, "cgroup memory.max", "run");
 	if (o->data.set)
 		add_limit(w, "data", "bytes", (double)o->data.value, "rlimit data", p);
 	if (o->as.set)
@@ -174,6 +169,7 @@ static void limits_json(struct sr_jw *w, const struct opts *o, const struct enfo
 		sr_jw_num(w, "hard_seconds", (double)e->cpu_rlimit + 1);
 		sr_jw_close(w);
 	}
+	run_limits_json(w, o, e);
 	if (o->nofile.set)
 		add_limit(w, "nofile", "count", (double)o->nofile.value, "rlimit nofile", p);
 	if (o->fsize.set)
@@ -181,7 +177,14 @@ static void limits_json(struct sr_jw *w, const struct opts *o, const struct enfo
 	if (o->stack.set)
 		add_limit(w, "stack", "bytes", (double)o->stack.value, "rlimit stack", p);
 	add_limit(w, "core", "bytes", (double)o->core.value, "rlimit core", p);
-	run_limits_json(w, o, e);
+	if (o->timeout_ns) {
+		sr_jw_open(w, "timeout");
+		sr_jw_num(w, "ms", ms(o->timeout_ns));
+		sr_jw_str(w, "via", TIMEOUT_VIA);
+		sr_jw_str(w, "per", "run");
+		sr_jw_num(w, "kill_after_ms", ms(o->kill_after_ns));
+		sr_jw_close(w);
+	}
 	sr_jw_close(w);
 }
 
