@@ -235,14 +235,21 @@ int cg_setup(const struct opts *o, struct enforced *e)
 	e->cgroup_why = why;
 	/* Fail closed: without a cgroup nothing bounds the run's memory as a
 	 * whole (RLIMIT_DATA is per process and does not count shared
-	 * memory: MAP_SHARED, memfd, SysV shm), so --mem is not pretended. */
-	if (o->mem.set)
+	 * memory: MAP_SHARED, memfd, SysV shm), so --mem is not pretended;
+	 * under --best-effort the report says it was not enforced. */
+	if (o->mem.set && !o->best_effort)
 		sr_fatal(SR_EXIT_SYS, "--mem needs a delegated cgroup v2 (%s): run sr-limit under "
 			 "'systemd-run --user --scope -p Delegate=yes', or use --data SIZE, "
 			 "which bounds each process's private memory only", why);
-	if (o->cgroup == CG_REQUIRE || o->cpus_milli.set)
-		sr_fatal(SR_EXIT_SYS, "unable to use a cgroup (%s): %s", o->cpus_milli.set ?
-			 "--cpus needs one" : "--cgroup=require", why);
+	if (o->cgroup == CG_REQUIRE || (o->cpus_milli.set && !o->best_effort))
+		sr_fatal(SR_EXIT_SYS, "unable to use a cgroup (%s): %s",
+			 o->cpus_milli.set && !o->best_effort ? "--cpus needs one" :
+			 "--cgroup=require", why);
+	e->unheld |= (o->mem.set ? UNHELD_MEM : 0) | (o->cpus_milli.set ? UNHELD_CPUS : 0);
+	if (e->unheld)
+		sr_warn("%s not enforced (--best-effort): there is no cgroup (%s)",
+			o->mem.set && o->cpus_milli.set ? "--mem and --cpus are" :
+			o->mem.set ? "--mem is" : "--cpus is", why);
 	if (o->verbose)
 		sr_note("no cgroup (%s): enforcing with rlimits alone", why);
 	return 0;

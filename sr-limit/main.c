@@ -27,13 +27,15 @@ static const char usage_text[] =
 "  -t, --timeout DURATION wall clock; then SIGTERM, then SIGKILL\n"
 "  -k, --kill-after DURATION  grace period before SIGKILL (default 2s)\n"
 "      --cgroup MODE      auto (default), off or require\n"
+"      --best-effort      run even where --pids, --mem or --cpus cannot hold,\n"
+"                         saying so in the report (not_enforced)\n"
 "      --stats FILE       write the JSON report to FILE\n"
 "      --stats-fd N       write the JSON report to fd N\n"
 "  -v, --verbose          say what is enforced, on stderr\n"
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n";
 
-enum { O_AS = 256, O_CORE, O_CPUS, O_CGROUP, O_STATS, O_STATS_FD };
+enum { O_AS = 256, O_CORE, O_CPUS, O_CGROUP, O_BEST_EFFORT, O_STATS, O_STATS_FD };
 
 static const struct option longopts[] = {
 	{ "mem", required_argument, 0, 'm' },
@@ -50,6 +52,7 @@ static const struct option longopts[] = {
 	{ "timeout", required_argument, 0, 't' },
 	{ "kill-after", required_argument, 0, 'k' },
 	{ "cgroup", required_argument, 0, O_CGROUP },
+	{ "best-effort", no_argument, 0, O_BEST_EFFORT },
 	{ "stats", required_argument, 0, O_STATS },
 	{ "stats-fd", required_argument, 0, O_STATS_FD },
 	{ "verbose", no_argument, 0, 'v' },
@@ -139,6 +142,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 't': o->timeout_ns = DURATION_OVER0("--timeout"); break;
 		case 'k': o->kill_after_ns = sr_opt_duration_ns("--kill-after", optarg); break;
 		case O_CGROUP: parse_mode(o, optarg); break;
+		case O_BEST_EFFORT: o->best_effort = 1; break;
 		case O_STATS: o->stats_path = optarg; break;
 		case O_STATS_FD:
 			o->stats_fd = (int)sr_opt_count("--stats-fd", optarg, 1 << 20);

@@ -35,8 +35,13 @@ struct opts {
 	const char *stats_path;
 	int stats_fd;         /* -1: none */
 	int verbose;
+	int best_effort;      /* --best-effort: a limit that cannot hold is reported, not refused */
 	char **argv;          /* the program and its arguments */
 };
+
+/* Limits asked for that do not hold here, run anyway under --best-effort:
+ * the report lists them under "not_enforced", never under "limits". */
+enum { UNHELD_MEM = 1, UNHELD_CPUS = 2, UNHELD_PIDS = 4 };
 
 /* What was enforced, for the report. */
 struct enforced {
@@ -45,8 +50,12 @@ struct enforced {
 	int cgroup_lock;             /* its cgroup.procs, locked while we live */
 	int swap_off;                /* memory.swap.max was set to 0 */
 	const char *cgroup_why;      /* why not, when auto fell back */
+	unsigned unheld;             /* UNHELD_*: asked for, not enforced */
+	const char *nproc_exempt;    /* whom RLIMIT_NPROC would not bind, or NULL */
+	uid_t nproc_uid;             /* the real uid RLIMIT_NPROC counts */
 	uint64_t nproc_base;         /* user's tasks when the run started */
 	rlim_t nproc_rlimit;         /* the RLIMIT_NPROC value set */
+	int drop_resource;           /* prog runs without CAP_SYS_RESOURCE */
 	rlim_t cpu_rlimit;           /* RLIMIT_CPU soft limit set, seconds */
 };
 
@@ -66,6 +75,7 @@ struct outcome {
 /* rlimits.c */
 int rl_prepare(const struct opts *o, struct enforced *e);
 int rl_apply(const struct opts *o, const struct enforced *e);
+int rl_drop_resource(const struct enforced *e);
 
 /* cgroup.c */
 int cg_setup(const struct opts *o, struct enforced *e);

@@ -108,53 +108,112 @@ static double tv_ms(struct timeval tv)
 	       (double)(tv.tv_usec % 1000) / 1000.0;
 }
 
+/* A limit held: its value, the mechanism, and what it counts ("per"): the
+ * run as a whole, each process, or all of a user's tasks on the host. */
 static void add_limit(struct sr_jw *w, const char *name, const char *unit, double v,
-		      const char *via)
+		      const char *via, const char *per)
 {
 	sr_jw_open(w, name);
 	sr_jw_num(w, unit, v);
 	sr_jw_str(w, "via", via);
+	sr_jw_str(w, "per", per);
 	sr_jw_close(w);
+}
+
+static void pids_json(struct sr_jw *w, const struct opts *o, const struct enforced *e)
+{
+	if (e->cgroup) {
+		add_limit(w, "pids", "count", (double)o->pids.value, "cgroup pids.max", "run");
+		return;
+	}
+	/* RLIMIT_NPROC: the user's tasks, all of them, up to base + count. */
+	sr_jw_open(w, "pids");
+	sr_jw_num(w, "count", (double)o->pids.value);
+	sr_jw_str(w, "via", "rlimit nproc");
+	sr_jw_str(w, "per", "user");
+	sr_jw_num(w, "uid", (double)e->nproc_uid);
+	sr_jw_num(w, "base", (double)e->nproc_base);
+	sr_jw_num(w, "rlimit", (double)e->nproc_rlimit);
+	sr_jw_close(w);
+}
+
+/* The members in the order they have always had: memory, data,
+ * address_space, cpu, pids, swap, cpus, nofile, fsize, stack, core,
+ * timeout. */
+static void run_limits_json(struct sr_jw *w, const struct opts *o, const struct enforced *e)
+{
+	if (o->pids.set && !(e->unheld & UNHELD_PIDS))
+		pids_json(w, o, e);
+	if (e->swap_off)
+		add_limit(w, "swap", "bytes", 0, "cgroup memory.swap.max", "run");
+	if (o->cpus_milli.set && !(e->unheld & UNHELD_CPUS))
+		add_limit(w, "cpus", "cpus", (double)o->cpus_milli.value / 1000.0,
+			  "cgroup cpu.max", "run");
 }
 
 static void limits_json(struct sr_jw *w, const struct opts *o, const struct enforced *e)
 {
+	const char *p = "process";
 	sr_jw_open(w, "limits");
-	if (o->mem.set)
-		add_limit(w, "memory", "bytes", (double)o->mem.value, "cgroup memory.max");
+	if (o->mem.set && !(e->unheld & UNHELD_MEM))
+		add_limit(w, "memory", "bytes", (double)o->mem.value, "cgroup memory.max", "run");
 	if (o->data.set)
-		add_limit(w, "data", "bytes", (double)o->data.value, "rlimit data");
+		add_limit(w, "data", "bytes", (double)o->data.value, "rlimit data", p);
 	if (o->as.set)
-		add_limit(w, "address_space", "bytes", (double)o->as.value, "rlimit as");
-	if (o->cpu_ns.set)
-		add_limit(w, "cpu", "seconds", (double)e->cpu_rlimit, "rlimit cpu");
-	if (o->pids.set) {
-		sr_jw_open(w, "pids");
-		sr_jw_num(w, "count", (double)o->pids.value);
-		sr_jw_str(w, "via", e->cgroup ? "cgroup pids.max" : "rlimit nproc");
-		if (!e->cgroup)
-			sr_jw_num(w, "rlimit", (double)e->nproc_rlimit);
+		add_limit(w, "address_space", "bytes", (double)o->as.value, "rlimit as", p);
+	if (o->cpu_ns.set) { /* SIGXCPU at the soft limit, SIGKILL a second later */
+		sr_jw_open(w, "cpu");
+		sr_jw_num(w, "seconds", (double)e->cpu_rlimit);
+		sr_jw_str(w, "via", "rlimit cpu");
+		sr_jw_str(w, "per", p);
+		sr_jw_num(w, "hard_seconds", (double)e->cpu_rlimit + 1);
 		sr_jw_close(w);
 	}
-	if (e->swap_off)
-		add_limit(w, "swap", "bytes", 0, "cgroup memory.swap.max");
-	if (o->cpus_milli.set)
-		add_limit(w, "cpus", "cpus", (double)o->cpus_milli.value / 1000.0,
-			  "cgroup cpu.max");
+	run_limits_json(w, o, e);
 	if (o->nofile.set)
-		add_limit(w, "nofile", "count", (double)o->nofile.value, "rlimit nofile");
+		add_limit(w, "nofile", "count", (double)o->nofile.value, "rlimit nofile", p);
 	if (o->fsize.set)
-		add_limit(w, "fsize", "bytes", (double)o->fsize.value, "rlimit fsize");
+		add_limit(w, "fsize", "bytes", (double)o->fsize.value, "rlimit fsize", p);
 	if (o->stack.set)
-		add_limit(w, "stack", "bytes", (double)o->stack.value, "rlimit stack");
-	add_limit(w, "core", "bytes", (double)o->core.value, "rlimit core");
+		add_limit(w, "stack", "bytes", (double)o->stack.value, "rlimit stack", p);
+	add_limit(w, "core", "bytes", (double)o->core.value, "rlimit core", p);
 	if (o->timeout_ns) {
 		sr_jw_open(w, "timeout");
 		sr_jw_num(w, "ms", ms(o->timeout_ns));
 		sr_jw_str(w, "via", TIMEOUT_VIA);
+		sr_jw_str(w, "per", "run");
 		sr_jw_num(w, "kill_after_ms", ms(o->kill_after_ns));
 		sr_jw_close(w);
 	}
+	sr_jw_close(w);
+}
+
+static void unheld1(struct sr_jw *w, const char *name, const char *unit, double v,
+		    const char *why)
+{
+	sr_jw_open(w, name);
+	sr_jw_num(w, unit, v);
+	sr_jw_str(w, "why", why);
+	sr_jw_close(w);
+}
+
+/* --best-effort: what was asked for and does not hold, and why. Never
+ * under "limits", where a reader would take it for held. */
+static void unheld_json(struct sr_jw *w, const struct opts *o, const struct enforced *e)
+{
+	char why[512];
+	if (!e->unheld)
+		return;
+	sr_jw_open(w, "not_enforced");
+	snprintf(why, sizeof why, "no cgroup: %s", e->cgroup_why ? e->cgroup_why : "");
+	if (e->unheld & UNHELD_MEM)
+		unheld1(w, "memory", "bytes", (double)o->mem.value, why);
+	if (e->unheld & UNHELD_CPUS)
+		unheld1(w, "cpus", "cpus", (double)o->cpus_milli.value / 1000.0, why);
+	snprintf(why, sizeof why, "RLIMIT_NPROC does not bind %s, and no cgroup: %s",
+		 e->nproc_exempt ? e->nproc_exempt : "", e->cgroup_why ? e->cgroup_why : "");
+	if (e->unheld & UNHELD_PIDS)
+		unheld1(w, "pids", "count", (double)o->pids.value, why);
 	sr_jw_close(w);
 }
 
@@ -205,7 +264,10 @@ static char *report_line(const struct opts *o, const struct enforced *e,
 		sr_jw_str(&w, "cgroup", e->cgroup_path);
 	else
 		sr_jw_str(&w, "cgroup_unavailable", e->cgroup_why ? e->cgroup_why : "");
+	if (e->drop_resource)
+		sr_jw_str(&w, "capabilities_dropped", "CAP_SYS_RESOURCE");
 	limits_json(&w, o, e);
+	unheld_json(&w, o, e);
 	sr_jw_close(&w);
 	return sr_jw_line(&w, len);
 }

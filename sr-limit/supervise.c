@@ -41,7 +41,7 @@ static int child(void *arg)
 		sp->stage = 1;
 		sp->err = errno;
 		sr_warn_sys("unable to join cgroup %s", sp->e->cgroup_path);
-	} else if (rl_apply(sp->o, sp->e) < 0) {
+	} else if (rl_apply(sp->o, sp->e) < 0 || rl_drop_resource(sp->e) < 0) {
 		sp->stage = 1;
 		sp->err = errno ? errno : EPERM;
 	} else {

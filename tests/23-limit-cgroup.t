@@ -116,7 +116,7 @@ run sr-limit --cgroup require --mem 64M --pids 10 --cpus 0.5 --stats "$T/lim.jso
 is "$(echo $out)" "67108864 10 50000 100000 0 1" \
 	"--mem 64M --pids 10 --cpus 0.5: memory.max, pids.max, cpu.max; swap off; OOM kills the whole run"
 is "$(json_get "$T/lim.json" limits)" \
-	'{"memory": {"bytes": 67108864, "via": "cgroup memory.max"}, "pids": {"count": 10, "via": "cgroup pids.max"}, "swap": {"bytes": 0, "via": "cgroup memory.swap.max"}, "cpus": {"cpus": 0.5, "via": "cgroup cpu.max"}, "core": {"bytes": 0, "via": "rlimit core"}}' \
+	'{"memory": {"bytes": 67108864, "via": "cgroup memory.max", "per": "run"}, "pids": {"count": 10, "via": "cgroup pids.max", "per": "run"}, "swap": {"bytes": 0, "via": "cgroup memory.swap.max", "per": "run"}, "cpus": {"cpus": 0.5, "via": "cgroup cpu.max", "per": "run"}, "core": {"bytes": 0, "via": "rlimit core", "per": "process"}}' \
 	"... and the report says so"
 
 # 6. Hitting them: memory (with the peak from memory.peak), pids.

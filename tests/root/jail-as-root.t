@@ -15,6 +15,6 @@ ok "a root-only file bound into the jail cannot be read" test "$rc" != 0
 unlike "$out" secret "its content stays hidden"
 run sr-jail sh -c 'grep CapEff /proc/self/status'
 like "$out" "CapEff:[[:space:]]+0000000000000000" "no capabilities"
-run sr-limit --pids 10 --stats-fd 3 sr-jail true 3>"$T/s.json"
+run sr-limit --nofile 64 --timeout 20s --stats-fd 3 sr-jail true 3>"$T/s.json"
 is "$rc" 0 "the chain runs when started by root"
 done_testing
