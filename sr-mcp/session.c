@@ -205,6 +205,44 @@ static const char *spec_rootfs(const struct run_spec *s)
 	return "";
 }
 
+/* sr-mcp itself as a job's program (a call's, an interpreter's keeper). */
+static const struct runner *self_runner(void)
+{
+	static char self[4096];
+	static struct runner me;
+	if (!me.path) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[n > 0 ? n : 0] = '\0';
+		snprintf(me.name, sizeof me.name, "%s", MCP_NAME);
+		me.path = self;
+	}
+	return &me;
+}
+
+/* DIR/used touched: a call comes (the keeper's idle clock starts again). */
+static void touch_used(const char *dir)
+{
+	char p[4300];
+	snprintf(p, sizeof p, "%s/used", dir);
+	int fd = open(p, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		(void)futimens(fd, NULL);
+		close(fd);
+	}
+}
+
+/* The interpreter's job: the runner of s under its keeper on the host,
+ * sr-mcp --session-keep DIR IDLE_MS -- RUNNER (session_keep.c). */
+static void start_keeper(struct run_spec *is, const struct session_ref *ref, cJSON **args)
+{
+	char idle[32];
+	snprintf(idle, sizeof idle, "%llu", (unsigned long long)cfg.session_idle_ms);
+	const char *v[] = { SESSION_KEEP_ARG, ref->dir, idle, "--", is->runner->path };
+	*args = cJSON_CreateStringArray(v, 5);
+	is->args = *args;
+	is->runner = self_runner();
+}
+
 /* The FIFOs made new, and the interpreter started: its job id in ref. */
 static int start(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
 {
@@ -228,11 +266,16 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 	is.code_len = 0;
 	is.stdin_data = NULL;
 	is.stdin_len = 0;
-	is.args = is.env = NULL;
+	is.env = NULL;
 	is.timeout_ms = SESSION_LIFE_MS;
 	is.env_extra = extra;
 	is.session = 1;
-	if (job_submit(&is, ref->job, err, errlen) < 0)
+	cJSON *args;
+	start_keeper(&is, ref, &args);
+	touch_used(ref->dir);
+	int r = job_submit(&is, ref->job, err, errlen);
+	cJSON_Delete(args);
+	if (r < 0)
 		return -1;
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "job", ref->job);
@@ -309,6 +352,7 @@ int session_open(const struct run_spec *s, struct session_ref *ref, char *err, s
 		rec = read_json(ref->dir, "record.json");
 	}
 	if (r == 0 && rec) {
+		touch_used(ref->dir);
 		cJSON_ReplaceItemInObject(rec, "last_used_ms", cJSON_CreateNumber((double)now_ms()));
 		cJSON_ReplaceItemInObject(rec, "calls", cJSON_CreateNumber(num(rec, "calls") + 1));
 		write_json(ref->dir, "record.json", rec);
@@ -321,14 +365,6 @@ int session_open(const struct run_spec *s, struct session_ref *ref, char *err, s
 
 void session_call_spec(struct run_spec *s, const struct session_ref *ref, cJSON **args)
 {
-	static char self[4096];
-	static struct runner me;
-	if (!me.path) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		self[n > 0 ? n : 0] = '\0';
-		snprintf(me.name, sizeof me.name, "%s", MCP_NAME);
-		me.path = self;
-	}
 	char t[32], note[760];
 	snprintf(t, sizeof t, "%llu", (unsigned long long)s->timeout_ms);
 	snprintf(note, sizeof note, "%s%s", *ref->lost ? "lost:" : ref->fresh ? "new" : "",
@@ -336,7 +372,7 @@ void session_call_spec(struct run_spec *s, const struct session_ref *ref, cJSON 
 	const char *v[] = { SESSION_CALL_ARG, ref->dir, ref->job, job_session_spool(), t, note };
 	*args = cJSON_CreateStringArray(v, 6);
 	s->args = *args;
-	s->runner = &me;
+	s->runner = self_runner();
 	s->env = NULL;
 	s->stdin_data = NULL;
 	s->stdin_len = 0;
@@ -362,44 +398,20 @@ int session_close(const char *tenant, const char *ws, const char *lang, const ch
 	return r;
 }
 
-/* The resident memory of the interpreter: the process that holds its
- * FIFO `in` open (found in /proc, this user's processes), bytes; 0 if
- * not found. */
-static double session_rss(const char *dir)
+/* The resident memory of the interpreter (the process of its keeper's
+ * tree that holds its FIFO `in` open), bytes; 0 if not found. */
+static double session_rss(const char *dir, const char *job)
 {
-	char p[4300], link[4300];
-	struct stat fst;
-	if (snprintf(p, sizeof p, "%s/in", dir) < 0)
-		return 0;
-	if (stat(p, &fst) < 0)
-		return 0;
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct session_tree t = { .p = NULL };
 	double rss = 0;
-	while (proc && !rss && (de = readdir(proc))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(p, sizeof p, "/proc/%s/fd", de->d_name);
-		DIR *fds = opendir(p);
-		struct dirent *f;
-		while (fds && !rss && (f = readdir(fds))) {
-			struct stat s2;
-			snprintf(link, sizeof link, "/proc/%s/fd/%s", de->d_name, f->d_name);
-			if (f->d_name[0] == '.' || stat(link, &s2) < 0 || s2.st_ino != fst.st_ino ||
-			    s2.st_dev != fst.st_dev)
-				continue;
-			snprintf(p, sizeof p, "/proc/%s/statm", de->d_name);
-			char buf[256];
-			unsigned long size, res;
-			if (sr_read_small_at(AT_FDCWD, p, buf, sizeof buf) > 0 &&
-			    sscanf(buf, "%lu %lu", &size, &res) == 2)
-				rss = (double)res * (double)sysconf(_SC_PAGESIZE);
-		}
-		if (fds)
-			closedir(fds);
+	if (d >= 0 && session_tree_load(d, job, &t) == 0) {
+		int me = session_interp(&t, d);
+		rss = me < 0 ? 0 : (double)session_mem(t.p[me].pid, "VmRSS");
 	}
-	if (proc)
-		closedir(proc);
+	free(t.p);
+	if (d >= 0)
+		close(d);
 	return rss;
 }
 
@@ -419,7 +431,7 @@ static cJSON *entry(const char *dir, cJSON *rec)
 	time_t st = (time_t)(num(rec, "started_ms") / 1000);
 	strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&st));
 	cJSON_AddStringToObject(o, "started_at", started);
-	double rss = session_rss(dir);
+	double rss = session_rss(dir, str(rec, "job"));
 	if (rss > 0)
 		cJSON_AddNumberToObject(o, "memory_bytes", rss);
 	return o;
@@ -436,7 +448,7 @@ const char *session_call_language(const cJSON *argv)
 
 /* A session call's exit code: 0 ok, 1 an exception, 124 interrupted at
  * its timeout (the session lives), 125 the session was lost. */
-void session_result(cJSON *res, const cJSON *info)
+static void result_state(cJSON *res, const cJSON *info)
 {
 	const cJSON *argv = cJSON_GetObjectItem(info, "argv");
 	const char *a1 = cJSON_GetStringValue(cJSON_GetArrayItem(argv, 1));
@@ -490,6 +502,56 @@ void session_result(cJSON *res, const cJSON *info)
 	}
 	cJSON_DeleteItemFromObject(res, "hint");
 	cJSON_AddStringToObject(res, "hint", h);
+}
+
+/* The call's own report (session_call.c's, on its stats descriptor), from
+ * its result line: the limit object, or NULL. */
+static cJSON *call_report(const char *id)
+{
+	int fd = id && job_id_ok(id) ? job_file(id, "job.jsonl") : -1;
+	if (fd < 0)
+		return NULL;
+	size_t got;
+	char *t = job_read_at(fd, 0, 1 << 17, &got);
+	close(fd);
+	t[got] = '\0';
+	char *nl = strchr(t, '\n');
+	cJSON *r = nl ? cJSON_Parse(nl + 1) : NULL, *lim = cJSON_DetachItemFromObject(r, "limit");
+	free(t);
+	cJSON_Delete(r);
+	return lim;
+}
+
+/* What the call's report says beyond the run's figures: the CPU charged
+ * to the client's budget, processes killed, the session ended for what
+ * the call left running (said in the hint too). */
+static void result_report(cJSON *res)
+{
+	cJSON *s = cJSON_GetObjectItem(res, "session");
+	cJSON *rep = s ? call_report(cJSON_GetStringValue(cJSON_GetObjectItem(res, "job_id"))) : NULL;
+	if (!rep)
+		return;
+	cJSON_AddNumberToObject(s, "cpu_charged_ms", num(rep, "charge_cpu_ms"));
+	if (num(rep, "session_killed") > 0)
+		cJSON_AddNumberToObject(s, "processes_killed", num(rep, "session_killed"));
+	const char *ended = str(rep, "session_ended");
+	if (*ended) {
+		char h[2400];
+		const char *old = cJSON_GetStringValue(cJSON_GetObjectItem(res, "hint"));
+		cJSON_AddStringToObject(s, "ended", ended);
+		snprintf(h, sizeof h, "%s%sThe session was ended after this call: %s. The next "
+			 "run_code with session: true starts a new one.", old ? old : "", old ? " " : "",
+			 ended);
+		cJSON_DeleteItemFromObject(res, "hint");
+		cJSON_AddStringToObject(res, "hint", h);
+	}
+	cJSON_Delete(rep);
+}
+
+void session_result(cJSON *res, const cJSON *info)
+{
+	result_state(res, info);
+	result_report(res);
 }
 
 /* fn(dir, rec, ctx) for each session directory under STATE/sessions that
