@@ -149,7 +149,8 @@ static void why_ended(const char *dir, const cJSON *rec, char *why, size_t len)
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	const char *state = str(st, "state"), *lr = str(lim, "reason");
 	double mem = num(rec, "memory");
-	if (!strcmp(lr, "memory") || (!strcmp(state, "failed") && strstr(str(st, "error"), "memory")))
+	if (!strcmp(lr, "memory") || (!strcmp(state, "failed") && strstr(str(st, "error"), "memory")) ||
+	    (!strcmp(str(lim, "signal_name"), "ABRT") && session_heap_oom(str(rec, "job"))))
 		snprintf(why, len, "the interpreter ran out of memory (the session's limit is "
 			 "%.0f MiB; memory_mb on the call that starts a session sets it)", mem / 1048576);
 	else if (!strcmp(lr, "timeout"))
@@ -180,6 +181,13 @@ static void end_session(const char *dir, const cJSON *rec, const char *why)
 {
 	char err[300];
 	write_file(dir, "ended", why);
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* by its keeper, which counts its CPU to the end; else cancelled */
+	for (int i = 0; d >= 0 && i < 20 && job_alive(str(rec, "job")) &&
+	     (i || session_keep_stop(d, str(rec, "job")) == 0); i++)
+		usleep(50000);
+	if (d >= 0)
+		close(d);
 	if (job_alive(str(rec, "job")) &&
 	    job_cancel_in(job_session_spool(), str(rec, "job"), err, sizeof err) < 0)
 		mcp_log("session %s: %s", dir, err);
@@ -504,54 +512,10 @@ static void result_state(cJSON *res, const cJSON *info)
 	cJSON_AddStringToObject(res, "hint", h);
 }
 
-/* The call's own report (session_call.c's, on its stats descriptor), from
- * its result line: the limit object, or NULL. */
-static cJSON *call_report(const char *id)
-{
-	int fd = id && job_id_ok(id) ? job_file(id, "job.jsonl") : -1;
-	if (fd < 0)
-		return NULL;
-	size_t got;
-	char *t = job_read_at(fd, 0, 1 << 17, &got);
-	close(fd);
-	t[got] = '\0';
-	char *nl = strchr(t, '\n');
-	cJSON *r = nl ? cJSON_Parse(nl + 1) : NULL, *lim = cJSON_DetachItemFromObject(r, "limit");
-	free(t);
-	cJSON_Delete(r);
-	return lim;
-}
-
-/* What the call's report says beyond the run's figures: the CPU charged
- * to the client's budget, processes killed, the session ended for what
- * the call left running (said in the hint too). */
-static void result_report(cJSON *res)
-{
-	cJSON *s = cJSON_GetObjectItem(res, "session");
-	cJSON *rep = s ? call_report(cJSON_GetStringValue(cJSON_GetObjectItem(res, "job_id"))) : NULL;
-	if (!rep)
-		return;
-	cJSON_AddNumberToObject(s, "cpu_charged_ms", num(rep, "charge_cpu_ms"));
-	if (num(rep, "session_killed") > 0)
-		cJSON_AddNumberToObject(s, "processes_killed", num(rep, "session_killed"));
-	const char *ended = str(rep, "session_ended");
-	if (*ended) {
-		char h[2400];
-		const char *old = cJSON_GetStringValue(cJSON_GetObjectItem(res, "hint"));
-		cJSON_AddStringToObject(s, "ended", ended);
-		snprintf(h, sizeof h, "%s%sThe session was ended after this call: %s. The next "
-			 "run_code with session: true starts a new one.", old ? old : "", old ? " " : "",
-			 ended);
-		cJSON_DeleteItemFromObject(res, "hint");
-		cJSON_AddStringToObject(res, "hint", h);
-	}
-	cJSON_Delete(rep);
-}
-
 void session_result(cJSON *res, const cJSON *info)
 {
 	result_state(res, info);
-	result_report(res);
+	session_call_report(res);
 }
 
 /* fn(dir, rec, ctx) for each session directory under STATE/sessions that

@@ -101,6 +101,15 @@ int session_tree_load(int dir, const char *job, struct session_tree *t);
 int session_interp(const struct session_tree *t, int dir);
 /* The signals process pid catches (SigCgt), a mask: bit N-1 for signal N. */
 uint64_t session_sigcgt(int pid);
+/* What a session call's report (its result's limit object) says, added to
+ * its result res: the CPU charged, processes killed, the session ended. */
+void session_call_report(struct cJSON *res);
+/* The interpreter job ended with V8's "JavaScript heap out of memory"
+ * near the end of its stderr (its heap limit, or the data rlimit under it). */
+int session_heap_oom(const char *job);
+/* The interpreter of job (its directory open) ended by its keeper, which
+ * then counts its CPU to the end: 0, or -1 (no keeper seen: cancel it). */
+int session_keep_stop(int dir, const char *job);
 /* A memory figure of process pid's status (VmRSS, VmHWM), bytes; 0. */
 uint64_t session_mem(int pid, const char *field);
 

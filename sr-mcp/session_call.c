@@ -55,7 +55,16 @@ static uint64_t ms_now(void)
 	return sr_now_ns() / 1000000;
 }
 
-/* End the interpreter (its job cancelled) and say why in DIR/ended. */
+static int interp_done(const struct call *c)
+{
+	char p[4300];
+	struct stat st;
+	snprintf(p, sizeof p, "%s/done/%s", c->spool, c->job);
+	return lstat(p, &st) == 0;
+}
+
+/* End the interpreter (by its keeper, else its job cancelled) and say why
+ * in DIR/ended. */
 static void end_interp(struct call *c, const char *why)
 {
 	int fd = openat(c->dir, "ended", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -63,8 +72,10 @@ static void end_interp(struct call *c, const char *why)
 		(void)sr_write_all(fd, why, strlen(why));
 		close(fd);
 	}
-	char *out, *argv[] = { "sr-queue", "cancel", (char *)c->spool, (char *)c->job, NULL };
-	if (spawn_capture(argv, &out, 4096, 1) != 0)
+	char *out = NULL, *argv[] = { "sr-queue", "cancel", (char *)c->spool, (char *)c->job, NULL };
+	for (int i = 0; session_keep_stop(c->dir, c->job) == 0 && i < 100 && !interp_done(c); i++)
+		usleep(50000);     /* its keeper ends it and counts its CPU to the end */
+	if (!interp_done(c) && spawn_capture(argv, &out, 4096, 1) != 0)
 		fprintf(stderr, "sr-mcp: unable to stop the session's interpreter %s\n", c->job);
 	free(out);
 }
@@ -88,13 +99,6 @@ static void touch_used(const struct call *c)
 	}
 }
 
-static int interp_done(const struct call *c)
-{
-	char p[4300];
-	struct stat st;
-	snprintf(p, sizeof p, "%s/done/%s", c->spool, c->job);
-	return lstat(p, &st) == 0;
-}
 
 /* The FIFOs opened once the interpreter is up (it opens `out`, then `in`). */
 static void connect_fifos(struct call *c)
@@ -425,7 +429,9 @@ static uint64_t owed_one(struct call *c, const char *job, uint64_t now)
 	snprintf(name, sizeof name, "charged-%s", job);
 	if (sr_read_small_at(c->dir, name, text, sizeof text) > 0)
 		(void)sscanf(text, "%llu", &charged);
-	if (final && strcmp(job, c->job)) {
+	if (final && strcmp(job, c->job)) {    /* that keeper is gone: its files too */
+		(void)unlinkat(c->dir, name, 0);
+		snprintf(name, sizeof name, "base-%s", job);
 		(void)unlinkat(c->dir, name, 0);
 		snprintf(name, sizeof name, "cpu-%s", job);
 		(void)unlinkat(c->dir, name, 0);

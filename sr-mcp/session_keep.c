@@ -33,6 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "job.h"
 #include "session.h"
 #include "sr.h"
 
@@ -342,6 +345,18 @@ int session_tree_load(int dir, const char *job, struct session_tree *t)
 	return session_tree_read(t);
 }
 
+int session_keep_stop(int dir, const char *job)
+{
+	struct session_tree t;
+	if (session_tree_load(dir, job, &t) < 0)
+		return -1;
+	int keeper = t.p[0].ppid;
+	free(t.p);
+	/* the root's parent: its keeper (or, were that gone, sr-queue's, for
+	 * which SIGTERM is a cancel) */
+	return keeper > 1 && kill(keeper, SIGTERM) == 0 ? 0 : -1;
+}
+
 /* Does process pid hold the file (dev, ino) open? */
 static int holds(int pid, dev_t dev, ino_t ino)
 {
@@ -393,4 +408,85 @@ uint64_t session_sigcgt(int pid)
 	char *h = strstr(buf, "\nSigCgt:");
 	unsigned long long m;
 	return h && sscanf(h + 8, "%llx", &m) == 1 ? m : 0;
+}
+
+/* ---- what sr-mcp tells of a call: its report, and the interpreter's end -- */
+
+static double jnum(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* The call's own report (session_call.c's, on its stats descriptor), from
+ * its result line: the limit object, or NULL. */
+static cJSON *call_report(const char *id)
+{
+	int fd = id && job_id_ok(id) ? job_file(id, "job.jsonl") : -1;
+	if (fd < 0)
+		return NULL;
+	size_t got;
+	char *t = job_read_at(fd, 0, 1 << 17, &got);
+	close(fd);
+	t[got] = '\0';
+	char *nl = strchr(t, '\n');
+	cJSON *r = nl ? cJSON_Parse(nl + 1) : NULL, *lim = cJSON_DetachItemFromObject(r, "limit");
+	free(t);
+	cJSON_Delete(r);
+	return lim;
+}
+
+/* What the call's report says beyond the run's figures: the CPU charged
+ * to the client's budget, processes killed, the session ended for what
+ * the call left running (said in the hint too). */
+void session_call_report(cJSON *res)
+{
+	cJSON *s = cJSON_GetObjectItem(res, "session");
+	cJSON *rep = s ? call_report(cJSON_GetStringValue(cJSON_GetObjectItem(res, "job_id"))) : NULL;
+	if (!rep)
+		return;
+	cJSON_AddNumberToObject(s, "cpu_charged_ms", jnum(rep, "charge_cpu_ms"));
+	if (jnum(rep, "session_killed") > 0)
+		cJSON_AddNumberToObject(s, "processes_killed", jnum(rep, "session_killed"));
+	const char *ended = jstr(rep, "session_ended");
+	if (*ended) {
+		char h[2400];
+		const char *old = cJSON_GetStringValue(cJSON_GetObjectItem(res, "hint"));
+		cJSON_AddStringToObject(s, "ended", ended);
+		snprintf(h, sizeof h, "%s%sThe session was ended after this call: %s. The next "
+			 "run_code with session: true starts a new one.", old ? old : "", old ? " " : "",
+			 ended);
+		cJSON_DeleteItemFromObject(res, "hint");
+		cJSON_AddStringToObject(res, "hint", h);
+	}
+	cJSON_Delete(rep);
+}
+
+int session_heap_oom(const char *job)
+{
+	char p[4300], tail[4097];
+	const char *sp = job_session_spool();
+	if (!sp || !job_id_ok(job) || snprintf(p, sizeof p, "%s/done/%s/stderr", sp, job) < 0)
+		return 0;
+	int fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	ssize_t n = pread(fd, tail, sizeof tail - 1, st.st_size > 4096 ? st.st_size - 4096 : 0);
+	close(fd);
+	tail[n > 0 ? n : 0] = '\0';
+	for (char *l = tail; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, "FATAL ERROR: ", 13) && strstr(l, "JavaScript heap out of memory") &&
+		    strstr(l, "JavaScript heap out of memory") < l + strcspn(l, "\n"))
+			return 1;
+	return 0;
 }

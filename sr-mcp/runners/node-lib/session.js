@@ -85,7 +85,6 @@ parentPort.on('message', (ms) => {
   clearTimeout(t);
   t = ms > 0 ? setTimeout(() => process.kill(process.pid, 'SIGINT'), ms) : null;
 });`, { eval: true });
-watchdog.unref();
 
 // An error as node's REPL prints it, without the frames of this file.
 function printError(e) {
@@ -245,7 +244,10 @@ const idleS = Number(process.env.SR_SESSION_IDLE || 0) || 0;
 delete process.env.SR_SESSION_IDLE;
 // libuv's thread pool (started by the first asynchronous file call) and
 // the watchdog's thread, before `in` is opened
-watchdog.once('online', () => fs.stat('/', () => {
-  inFd = fs.openSync(CHAN + '/in', 'r+');
-  serve(idleS);
-}));
+watchdog.once('online', () => {
+  watchdog.unref();
+  fs.stat('/', () => {
+    inFd = fs.openSync(CHAN + '/in', 'r+');
+    serve(idleS);
+  });
+});
