@@ -6,6 +6,12 @@
  *   call.lock    held by a call's job for the length of the call: calls
  *                of a session wait for each other, in order of arrival
  *   ended        why it was closed, when sr-mcp or a call closed it
+ *   used         touched when a call is made, begins and ends: the
+ *                keeper's idle clock (session_keep.c)
+ *   tree-JOB     the keeper's runner (pid, start time), while it lives
+ *   cpu-JOB      the CPU time of its tree, by the keeper; charged-JOB, how
+ *                much of it the calls charged; base-JOB, what ran in the
+ *                interpreter before any code (session_call.c)
  * The directory is sr-mcp's: sandboxed code sees only the two FIFOs of
  * its own session, so it can neither reach another session's channel nor
  * plant a file or link here. */
