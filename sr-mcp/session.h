@@ -96,6 +96,9 @@ uint64_t session_tree_cpu(const struct session_tree *t, uint64_t *sys_ns);
 /* The tree of interpreter job's keeper, named in DIR/tree-JOB (dir open):
  * 0, or -1 (no keeper, or it is gone). */
 int session_tree_load(int dir, const char *job, struct session_tree *t);
+/* The threads of process pid (their ids in pid, their start times), at
+ * most max: how many, or -1. */
+int session_threads(int pid, struct session_proc *th, int max);
 /* The interpreter in t: the topmost process holding DIR/in open; its
  * index, or -1. */
 int session_interp(const struct session_tree *t, int dir);

@@ -28,6 +28,8 @@
 #include "session.h"
 #include "sr.h"
 
+#define SESSION_THREADS_MAX 256
+
 struct call {
 	int dir, in, out;
 	const char *job, *spool;
@@ -35,7 +37,8 @@ struct call {
 	char buf[1 << 16];
 	size_t have;
 	struct session_tree base;       /* the interpreter's tree before any code ran */
-	int base_threads, killed, reported, timers;
+	struct session_proc interp, th[SESSION_THREADS_MAX];   /* the interpreter, its threads */
+	int nth, killed, reported, timers;
 	uint64_t base_sig;              /* the signals it caught then */
 	uint64_t cpu0, sys0, t0;
 	char ended[700];                /* why this call ended the session, or "" */
@@ -267,51 +270,86 @@ static int in_base(const struct call *c, const struct session_proc *p)
 	return 0;
 }
 
-/* The baseline read, or made by the session's first call: 0, or -1. */
+/* One process or thread: "K pid start" (the interpreter's also its caught
+ * signals) into the baseline. */
+static void base_add(struct call *c, char k, const struct session_proc *p)
+{
+	if (k == 'I') {
+		c->interp = *p;
+	} else if (k == 'T' && c->nth < SESSION_THREADS_MAX) {
+		c->th[c->nth++] = *p;
+	} else if (k == 'P') {
+		c->base.p = realloc(c->base.p, (c->base.n + 1) * sizeof *p);
+		if (!c->base.p)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
+		c->base.p[c->base.n++] = *p;
+	}
+}
+
+static int base_read(struct call *c, char *text)
+{
+	for (char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		struct session_proc p = { .pid = 0 };
+		unsigned long long sig = 0;
+		char k;
+		if (sscanf(l, "%c %d %llu %llx", &k, &p.pid, &p.start, &sig) < 3)
+			return -1;
+		if (k == 'I')
+			c->base_sig = sig;
+		base_add(c, k, &p);
+	}
+	return c->interp.pid && c->nth && c->base.n ? 0 : -1;
+}
+
+/* The baseline read, or made by the session's first call (the interpreter,
+ * its threads, the processes of its tree): 0, or -1. */
 static int baseline(struct call *c)
 {
-	char name[64], text[4096];
+	char name[64], text[16384];
 	snprintf(name, sizeof name, "base-%s", c->job);
+	if (sr_read_small_at(c->dir, name, text, sizeof text) > 0)
+		return base_read(c, text);
 	struct session_tree t;
 	if (session_tree_load(c->dir, c->job, &t) < 0)
 		return -1;
-	int me = session_interp(&t, c->dir);
-	if (sr_read_small_at(c->dir, name, text, sizeof text) > 0) {
-		char *line = strchr(text, '\n');
-		unsigned long long sig = 0;
-		if (sscanf(text, "%d %llx", &c->base_threads, &sig) != 2)
-			line = NULL;
-		c->base_sig = sig;
-		for (; line && c->base.n < 64; line = strchr(line + 1, '\n')) {
-			struct session_proc p = { .pid = 0 };
-			if (sscanf(line + 1, "%d %llu", &p.pid, &p.start) != 2)
-				break;
-			c->base.p = realloc(c->base.p, (c->base.n + 1) * sizeof p);
-			c->base.p[c->base.n++] = p;
-		}
-		free(t.p);
-		return c->base.p ? 0 : -1;
+	int me = session_interp(&t, c->dir), n = 0;
+	if (me >= 0) {
+		base_add(c, 'I', &t.p[me]);
+		c->base_sig = session_sigcgt(t.p[me].pid);
+		c->nth = session_threads(t.p[me].pid, c->th, SESSION_THREADS_MAX);
 	}
-	if (me < 0 || t.n > 64) {
-		free(t.p);
+	for (size_t i = 0; me >= 0 && i < t.n && i < 32; i++)
+		base_add(c, 'P', &t.p[i]);
+	free(t.p);
+	if (me < 0 || c->nth <= 0)
 		return -1;
-	}
-	c->base_sig = session_sigcgt(t.p[me].pid);
-	int n = snprintf(text, sizeof text, "%d %llx\n", t.p[me].threads,
-			 (unsigned long long)c->base_sig);
-	for (size_t i = 0; i < t.n; i++)
-		n += snprintf(text + n, sizeof text - (size_t)n, "%d %llu\n", t.p[i].pid, t.p[i].start);
+	n = snprintf(text, sizeof text, "I %d %llu %llx\n", c->interp.pid, c->interp.start,
+		     (unsigned long long)c->base_sig);
+	for (int i = 0; i < c->nth && n < (int)sizeof text - 64; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n, "T %d %llu\n", c->th[i].pid, c->th[i].start);
+	for (size_t i = 0; i < c->base.n && n < (int)sizeof text - 64; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n, "P %d %llu\n", c->base.p[i].pid,
+			      c->base.p[i].start);
 	int fd = openat(c->dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || sr_write_all(fd, text, (size_t)n) < 0) {
-		if (fd >= 0)
-			close(fd);
-		free(t.p);
-		return -1;
+	int bad = fd < 0 || sr_write_all(fd, text, (size_t)n) < 0;
+	if (fd >= 0)
+		close(fd);
+	return bad ? -1 : 0;
+}
+
+/* The interpreter's threads not in the baseline (a thread of ours that
+ * ended and another in its place counts), or -1 when it is gone. */
+static int new_threads(const struct call *c)
+{
+	struct session_proc th[SESSION_THREADS_MAX];
+	int n = session_threads(c->interp.pid, th, SESSION_THREADS_MAX), extra = 0;
+	for (int i = 0; i < n; i++) {
+		int known = 0;
+		for (int j = 0; j < c->nth && !known; j++)
+			known = th[i].pid == c->th[j].pid && th[i].start == c->th[j].start;
+		extra += !known;
 	}
-	close(fd);
-	c->base_threads = t.p[me].threads;
-	c->base = t;
-	return 0;
+	return n < 0 ? -1 : extra;
 }
 
 /* The processes not in the baseline killed (until none is left: one
@@ -319,32 +357,33 @@ static int baseline(struct call *c)
  * runs beyond its baseline said in why: threads, or handlers of signals
  * (a timer's signal runs code between calls; SIGCHLD's is left out: Node
  * handles it for any child process, and children are killed here). 0
- * when there is none, 1, or -1 when the tree is gone. */
+ * when there is none, 1, or -1 when the interpreter is gone. */
 static int sweep(struct call *c, char *why, size_t len)
 {
 	struct session_tree t;
 	for (int round = 0;; round++) {
 		if (session_tree_load(c->dir, c->job, &t) < 0)
 			return -1;
-		int me = session_interp(&t, c->dir), killed = 0;
-		for (size_t i = 0; i < t.n; i++)
-			if (!t.p[i].zombie && !in_base(c, &t.p[i]) && (int)i != me &&
-			    kill(t.p[i].pid, SIGKILL) == 0)
+		int killed = 0, me = 0;
+		for (size_t i = 0; i < t.n; i++) {
+			int it = t.p[i].pid == c->interp.pid && t.p[i].start == c->interp.start;
+			me |= it;
+			if (!t.p[i].zombie && !it && !in_base(c, &t.p[i]) && kill(t.p[i].pid, SIGKILL) == 0)
 				killed++;
+		}
+		free(t.p);
 		c->killed += killed;
 		if (killed && round == 9)
 			lose(c, "processes of the interpreter kept starting new ones after they were "
 			     "killed (work left running by a call), so the session was ended");
 		if (killed) {
-			free(t.p);
 			usleep(20000);
 			continue;
 		}
-		int extra = me < 0 ? 0 : t.p[me].threads - c->base_threads;
-		uint64_t sig = me < 0 ? 0 : session_sigcgt(t.p[me].pid) & ~c->base_sig &
+		int extra = me ? new_threads(c) : -1;
+		uint64_t sig = extra < 0 ? 0 : session_sigcgt(c->interp.pid) & ~c->base_sig &
 			       ~(1ULL << (SIGCHLD - 1));
-		free(t.p);
-		if (me < 0)
+		if (extra < 0)
 			return -1;
 		if (extra > 0)
 			snprintf(why, len, "%d thread%s running in the interpreter", extra,

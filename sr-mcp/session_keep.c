@@ -334,6 +334,22 @@ int session_keep_main(int argc, char **argv)
 
 /* ---- what the calls read: the tree of job's keeper, and its interpreter ---- */
 
+int session_threads(int pid, struct session_proc *th, int max)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/task", pid);
+	DIR *d = opendir(p);
+	struct dirent *de;
+	int n = 0;
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' && n < max &&
+		    proc_read(dirfd(d), de->d_name, &th[n]) == 0)
+			n++;
+	if (d)
+		closedir(d);
+	return d ? n : -1;
+}
+
 int session_tree_load(int dir, const char *job, struct session_tree *t)
 {
 	char name[64], text[80];
@@ -352,9 +368,15 @@ int session_keep_stop(int dir, const char *job)
 		return -1;
 	int keeper = t.p[0].ppid;
 	free(t.p);
-	/* the root's parent: its keeper (or, were that gone, sr-queue's, for
-	 * which SIGTERM is a cancel) */
-	return keeper > 1 && kill(keeper, SIGTERM) == 0 ? 0 : -1;
+	/* the root's parent, if it is a keeper (were that gone, the root's
+	 * parent is whichever subreaper took it) */
+	char p[64], argv[4400];
+	snprintf(p, sizeof p, "/proc/%d/cmdline", keeper);
+	ssize_t n = keeper > 1 ? sr_read_small_at(AT_FDCWD, p, argv, sizeof argv) : -1;
+	const char *a1 = n > 0 ? argv + strnlen(argv, (size_t)n) + 1 : NULL;
+	if (!a1 || a1 >= argv + n || strcmp(a1, SESSION_KEEP_ARG))
+		return -1;
+	return kill(keeper, SIGTERM) == 0 ? 0 : -1;
 }
 
 /* Does process pid hold the file (dev, ino) open? */

@@ -66,10 +66,12 @@ const live = async (call, ws, lang) => ((sc(await call('session_info', { workspa
     like(sc(r).stdout, /patched/, `${lang}: a call disables the interpreter's own idle exit`, text(r));
     const k = keeperOf(dir);
     ok(k > 0, `${lang}: the interpreter has a keeper on the host (sr-mcp --session-keep)`, dir);
-    process.kill(k, 'SIGSTOP');
+    if (k > 0)            // never 0: that would stop this test's own group
+      process.kill(k, 'SIGSTOP');
     await sleep(7000);
     ok(await live(call, ws, lang), `${lang}: control: with its keeper stopped, the patched interpreter outlives --session-idle (3s)`);
-    process.kill(k, 'SIGCONT');
+    if (k > 0)
+      process.kill(k, 'SIGCONT');
     ok(await until(async () => !(await live(call, ws, lang)), 60),
       `${lang}: its keeper ends it from outside once idle past --session-idle`);
     r = await call('run_code', { language: lang, workspace_id: ws, session: true, code: '1' });
@@ -108,6 +110,16 @@ const live = async (call, ws, lang) => ((sc(await call('session_info', { workspa
   r = await py('pt', 'x = 1\n"real"');
   is(sc(r).stdout, "'real'\n", "python: the next call's answer is its own", text(r));
   ok(!existsSync(join(wsDir('pt'), 'forged')), 'the thread never wrote it');
+
+  // a thread put in the place of one of the interpreter's own (its output
+  // pump ended): as many threads as before, but not the same ones
+  r = await py('pw', 'import gc, os, threading, time, srsession\n' +
+    'pump = next(o for o in gc.get_objects() if isinstance(o, srsession.Pump))\n' +
+    'pump.flush = lambda: None\nos.close(pump.wake_r)   # its select fails: the pump thread ends\npump.join(5)\n' +
+    'threading.Thread(target=lambda: time.sleep(60), daemon=True).start()\n' +
+    'open("/workspace/count", "w").write(str(len(os.listdir("/proc/self/task"))))');
+  is(read(join(wsDir('pw'), 'count')), '2', 'control: the interpreter runs as many threads as when it started (2)');
+  like(sc(r).session?.ended || '', /left 1 thread running/, 'a thread in place of one of its own is seen, and ends the session', JSON.stringify(sc(r).session));
 
   // a child process that steals the next request from the channel and answers it
   r = await py('pc', 'import os\nx = 5\nif os.fork() == 0:\n    open("/workspace/alive", "w").write("child")\n' +

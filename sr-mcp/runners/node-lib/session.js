@@ -37,6 +37,7 @@ try {   // node --expose-internals: the REPL's rewrite of top-level await
 } catch (e) { /* without it, await at the top level is a SyntaxError */ }
 
 let timers = null;   // node's timer lists, to see the timers a call leaves
+const keysOf = Object.keys;   // as it is before any code runs
 try {
   timers = require('internal/timers');
 } catch (e) { /* then a call's timers are not looked at */ }
@@ -121,7 +122,7 @@ function compile(code, name) {
 // catches the timers a program forgot.
 function pendingTimers() {
   let n = 0;
-  for (const k of Object.keys(timers ? timers.timerListMap : {})) {
+  for (const k of keysOf(timers ? timers.timerListMap : {})) {
     const list = timers.timerListMap[k];
     for (let t = list._idleNext; t && t !== list; t = t._idleNext)
       n += t._destroyed ? 0 : 1;
