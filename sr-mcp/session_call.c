@@ -11,7 +11,10 @@
  * interrupted at the timeout, 125 the session was lost (it ended, or it
  * did not stop SESSION_GRACE_MS after the timeout and was killed). A
  * SIGTERM (cancel_job) ends the session: its code cannot be stopped
- * otherwise. */
+ * otherwise. Before and after the call it looks at the interpreter from
+ * outside for work left running (below), and it reports the
+ * interpreter's CPU on SR_STATS_FD as sr-limit reports a run's, with what
+ * the client is charged for it (charge_cpu_ms). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

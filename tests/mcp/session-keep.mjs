@@ -2,8 +2,8 @@
 // --session-keep, HACKING.md Sessions) through the official SDK client:
 //  - code that disables the interpreter's own idle exit (Python: its
 //    request loop patched; JavaScript: process.reallyExit replaced) still
-//    ends at --session-idle (control: with the keeper stopped, it outlives
-//    it);
+//    ends at --session-idle, and so does an orphan whose sr-mcp was killed
+//    (control: with the keeper stopped, it outlives it);
 //  - work a call leaves running cannot write a later call's answer: a
 //    thread or a Worker that reads the next call's id (and writes its
 //    frames) ends the session; a child process that steals the next
@@ -72,11 +72,26 @@ const live = async (call, ws, lang) => ((sc(await call('session_info', { workspa
     ok(await live(call, ws, lang), `${lang}: control: with its keeper stopped, the patched interpreter outlives --session-idle (3s)`);
     if (k > 0)
       process.kill(k, 'SIGCONT');
-    ok(await until(async () => !(await live(call, ws, lang)), 60),
+    // (sr-mcp itself closes a session idle 60 s past the bound when it
+    // next looks: the bound here is below that)
+    ok(await until(async () => !(await live(call, ws, lang)), 45),
       `${lang}: its keeper ends it from outside once idle past --session-idle`);
     r = await call('run_code', { language: lang, workspace_id: ws, session: true, code: '1' });
     like(sc(r).session?.previous_state_lost || '', /idle longer than the server's --session-idle.*outside/,
       `${lang}: the next call says the session was idle and ended from outside`, JSON.stringify(sc(r).session));
+  }
+  // an orphan: sr-mcp killed, its patched session still idles out
+  {
+    const o = await connect(state, 'sr-keep-orphan', { SR_MCP_SESSION_IDLE: '3s' });
+    const r = await o.call('run_code', { language: 'python', workspace_id: 'orphan', session: true, code: patches.python });
+    const job = sc(r).session?.interpreter_job_id;
+    ok(job && /patched/.test(sc(r).stdout), 'python: a session disables its idle exit, then its sr-mcp is killed', text(r));
+    const pid = o.client.transport?.pid || o.client._transport?.pid;
+    ok(pid > 0, 'its sr-mcp', pid);
+    if (pid > 0)
+      process.kill(pid, 'SIGKILL');
+    ok(await until(() => existsSync(join(state, 'sessions', 'spool', 'done', job)), 45),
+      "the orphaned interpreter still ends at the idle bound (its job is done)");
   }
   // a call longer than the idle bound is not idle
   let r = await call('run_code', { language: 'python', workspace_id: 'long', session: true,
@@ -107,7 +122,7 @@ const live = async (call, ws, lang) => ((sc(await call('session_info', { workspa
   ok(read(join(wsDir('pt'), 'alive')), 'control: the thread runs, and has found the channel');
   like(sc(r).session?.ended || '', /left 1 thread running.*ended from outside/, 'the call says the session was ended for the thread it left', JSON.stringify(sc(r).session));
   like(sc(r).hint || '', /thread\.join\(\)/, 'and says what to do');
-  r = await py('pt', 'x = 1\n"real"');
+  r = await py('pt', 'import time\ntime.sleep(0.5)   # time for a forger to answer first\n"real"');
   is(sc(r).stdout, "'real'\n", "python: the next call's answer is its own", text(r));
   ok(!existsSync(join(wsDir('pt'), 'forged')), 'the thread never wrote it');
 
@@ -115,10 +130,15 @@ const live = async (call, ws, lang) => ((sc(await call('session_info', { workspa
   // pump ended): as many threads as before, but not the same ones
   r = await py('pw', 'import gc, os, threading, time, srsession\n' +
     'pump = next(o for o in gc.get_objects() if isinstance(o, srsession.Pump))\n' +
-    'pump.flush = lambda: None\nos.close(pump.wake_r)   # its select fails: the pump thread ends\npump.join(5)\n' +
+    'pump.flush = lambda: None\nos.close(pump.wake_r)   # its next select fails: the pump thread ends\n' +
+    'os.write(1, b"wake")\npump.join(5)\n' +
     'threading.Thread(target=lambda: time.sleep(60), daemon=True).start()\n' +
-    'open("/workspace/count", "w").write(str(len(os.listdir("/proc/self/task"))))');
-  is(read(join(wsDir('pw'), 'count')), '2', 'control: the interpreter runs as many threads as when it started (2)');
+    '# the threads, but the timer of this call\'s timeout_s (it ends with the call)\n' +
+    'n = len(os.listdir("/proc/self/task")) - sum(isinstance(t, threading.Timer) for t in threading.enumerate())\n' +
+    'open("/workspace/count", "w").write(str(n))');
+  const base = read(join(state, 'sessions', 't-sr-keep-left', 'pw', 'python', `base-${sc(r).session?.interpreter_job_id}`)) || '';
+  is(read(join(wsDir('pw'), 'count')), String((base.match(/^T /gm) || []).length),
+    'control: the interpreter runs as many threads as when it started', base);
   like(sc(r).session?.ended || '', /left 1 thread running/, 'a thread in place of one of its own is seen, and ends the session', JSON.stringify(sc(r).session));
 
   // a child process that steals the next request from the channel and answers it
