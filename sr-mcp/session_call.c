@@ -525,6 +525,14 @@ static void report(struct call *c, int rc)
 			 (unsigned long long)((cpu - (csys < cpu ? csys : cpu)) / 1000000),
 			 (unsigned long long)(csys / 1000000), (unsigned long long)(charge / 1000000),
 			 c->killed);
+	char pd[32];
+	long long start = 0;
+	snprintf(pd, sizeof pd, "/proc/%d", c->interp.pid);
+	uint64_t peak = c->interp.pid && sr_proc_stat_num(AT_FDCWD, pd, 22, &start) == 0 &&
+			(unsigned long long)start == c->interp.start ? session_mem(c->interp.pid, "VmHWM") : 0;
+	if (peak)       /* the interpreter's, since it started */
+		n += snprintf(line + n, sizeof line - (size_t)n, ",\"peak_memory_bytes\":%llu",
+			      (unsigned long long)peak);
 	if (*c->ended)
 		n += snprintf(line + n, sizeof line - (size_t)n, ",\"session_ended\":\"%s\"", c->ended);
 	snprintf(line + n, sizeof line - (size_t)n, "}\n");
