@@ -76,6 +76,47 @@ static int ws_jobs(const char *id, char job[33], time_t *ended)
 	return busy;
 }
 
+/* Does a session's interpreter live in workspace id (its job queued or
+ * running in the sessions' spool, working in the workspace)? 1, its id in
+ * job; 0. A workspace with a live session is in use, even between calls. */
+static int ws_session(const char *id, char job[33])
+{
+	static const char *const dirs[] = { "run", "queue" };
+	const char *sp = job_session_spool();
+	char want[4200], p[4300], f[4400];
+	int found = 0;
+	snprintf(want, sizeof want, "%s/%s", cfg.workspaces, id);
+	for (size_t i = 0; sp && i < 2 && !found; i++) {
+		snprintf(p, sizeof p, "%s/%s", sp, dirs[i]);
+		DIR *d = opendir(p);
+		struct dirent *de;
+		while (d && !found && (de = readdir(d))) {
+			char *line = NULL;
+			size_t got = 0;
+			int fd = job_id_ok(de->d_name) && snprintf(f, sizeof f, "%s/%s/job.jsonl", p,
+								 de->d_name) > 0 ?
+				 open(f, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+			if (fd >= 0) {
+				line = job_read_at(fd, 0, 1 << 16, &got);
+				close(fd);
+				line[got] = '\0';
+				line[strcspn(line, "\n")] = '\0';
+			}
+			cJSON *rec = line ? cJSON_Parse(line) : NULL;
+			const char *cwd = cJSON_GetStringValue(cJSON_GetObjectItem(rec, "cwd"));
+			if (cwd && !strcmp(cwd, want)) {
+				snprintf(job, 33, "%.32s", de->d_name);
+				found = 1;
+			}
+			cJSON_Delete(rec);
+			free(line);
+		}
+		if (d)
+			closedir(d);
+	}
+	return found;
+}
+
 /* One workspace: removed when idle past its TTL (--scratch-ttl for a
  * scratch one, --workspace-ttl for the others) and no job uses it. A
  * scratch workspace's idle time counts from its last job's end. */
@@ -89,6 +130,8 @@ static void sweep_one(int root, const char *id, time_t now)
 	if (!ttl || last >= now || (uint64_t)(now - last) * 1000 < ttl)
 		return;
 	int busy = ws_jobs(id, job, &ended);
+	if (busy == 0 && ws_session(id, job))
+		busy = 1;
 	if (busy > 0)
 		ws_touch(id);   /* in use now */
 	if (busy != 0)          /* in use, or cannot tell: not now */

@@ -539,6 +539,8 @@ int main(int argc, char **argv)
 	sr_set_prog("sr-mcp");
 	if (argc > 1 && !strcmp(argv[1], SESSION_CALL_ARG))   /* a session call's job */
 		return session_call_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], SESSION_KEEP_ARG))   /* a session interpreter's job */
+		return session_keep_main(argc, argv);
 	defaults();
 	parse_args(argc, argv);
 	refuse_root();

@@ -6,6 +6,12 @@
  *   call.lock    held by a call's job for the length of the call: calls
  *                of a session wait for each other, in order of arrival
  *   ended        why it was closed, when sr-mcp or a call closed it
+ *   used         touched when a call is made, begins and ends: the
+ *                keeper's idle clock (session_keep.c)
+ *   tree-JOB     the keeper's runner (pid, start time), while it lives
+ *   cpu-JOB      the CPU time of its tree, by the keeper; charged-JOB, how
+ *                much of it the calls charged; base-JOB, what ran in the
+ *                interpreter before any code (session_call.c)
  * The directory is sr-mcp's: sandboxed code sees only the two FIFOs of
  * its own session, so it can neither reach another session's channel nor
  * plant a file or link here. */
@@ -152,6 +158,14 @@ static void why_ended(const char *dir, const cJSON *rec, char *why, size_t len)
 	if (!strcmp(lr, "memory") || (!strcmp(state, "failed") && strstr(str(st, "error"), "memory")))
 		snprintf(why, len, "the interpreter ran out of memory (the session's limit is "
 			 "%.0f MiB; memory_mb on the call that starts a session sets it)", mem / 1048576);
+	else if (!strcmp(str(lim, "signal_name"), "ABRT") && session_heap_oom(str(rec, "job")))
+		/* V8's line is the process's own word, which its code could
+		 * print before abort(): said as the interpreter's, not as what
+		 * the sandbox saw. */
+		snprintf(why, len, "the interpreter aborted, its last words V8's \"JavaScript heap "
+			 "out of memory\" (the sandbox saw no limit reached; the session's memory "
+			 "limit is %.0f MiB, and memory_mb on the call that starts a session sets it)",
+			 mem / 1048576);
 	else if (!strcmp(lr, "timeout"))
 		snprintf(why, len, "the interpreter reached a session's longest life (%llu h)",
 			 SESSION_LIFE_MS / 3600000);
@@ -180,6 +194,13 @@ static void end_session(const char *dir, const cJSON *rec, const char *why)
 {
 	char err[300];
 	write_file(dir, "ended", why);
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* by its keeper, which counts its CPU to the end; else cancelled */
+	for (int i = 0; d >= 0 && i < 20 && job_alive(str(rec, "job")) &&
+	     (i || session_keep_stop(d, str(rec, "job")) == 0); i++)
+		usleep(50000);
+	if (d >= 0)
+		close(d);
 	if (job_alive(str(rec, "job")) &&
 	    job_cancel_in(job_session_spool(), str(rec, "job"), err, sizeof err) < 0)
 		mcp_log("session %s: %s", dir, err);
@@ -205,6 +226,44 @@ static const char *spec_rootfs(const struct run_spec *s)
 	return "";
 }
 
+/* sr-mcp itself as a job's program (a call's, an interpreter's keeper). */
+static const struct runner *self_runner(void)
+{
+	static char self[4096];
+	static struct runner me;
+	if (!me.path) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[n > 0 ? n : 0] = '\0';
+		snprintf(me.name, sizeof me.name, "%s", MCP_NAME);
+		me.path = self;
+	}
+	return &me;
+}
+
+/* DIR/used touched: a call comes (the keeper's idle clock starts again). */
+static void touch_used(const char *dir)
+{
+	char p[4300];
+	snprintf(p, sizeof p, "%s/used", dir);
+	int fd = open(p, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		(void)futimens(fd, NULL);
+		close(fd);
+	}
+}
+
+/* The interpreter's job: the runner of s under its keeper on the host,
+ * sr-mcp --session-keep DIR IDLE_MS -- RUNNER (session_keep.c). */
+static void start_keeper(struct run_spec *is, const struct session_ref *ref, cJSON **args)
+{
+	char idle[32];
+	snprintf(idle, sizeof idle, "%llu", (unsigned long long)cfg.session_idle_ms);
+	const char *v[] = { SESSION_KEEP_ARG, ref->dir, idle, "--", is->runner->path };
+	*args = cJSON_CreateStringArray(v, 5);
+	is->args = *args;
+	is->runner = self_runner();
+}
+
 /* The FIFOs made new, and the interpreter started: its job id in ref. */
 static int start(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
 {
@@ -228,11 +287,16 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 	is.code_len = 0;
 	is.stdin_data = NULL;
 	is.stdin_len = 0;
-	is.args = is.env = NULL;
+	is.env = NULL;
 	is.timeout_ms = SESSION_LIFE_MS;
 	is.env_extra = extra;
 	is.session = 1;
-	if (job_submit(&is, ref->job, err, errlen) < 0)
+	cJSON *args;
+	start_keeper(&is, ref, &args);
+	touch_used(ref->dir);
+	int r = job_submit(&is, ref->job, err, errlen);
+	cJSON_Delete(args);
+	if (r < 0)
 		return -1;
 	cJSON *rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "job", ref->job);
@@ -309,6 +373,7 @@ int session_open(const struct run_spec *s, struct session_ref *ref, char *err, s
 		rec = read_json(ref->dir, "record.json");
 	}
 	if (r == 0 && rec) {
+		touch_used(ref->dir);
 		cJSON_ReplaceItemInObject(rec, "last_used_ms", cJSON_CreateNumber((double)now_ms()));
 		cJSON_ReplaceItemInObject(rec, "calls", cJSON_CreateNumber(num(rec, "calls") + 1));
 		write_json(ref->dir, "record.json", rec);
@@ -321,14 +386,6 @@ int session_open(const struct run_spec *s, struct session_ref *ref, char *err, s
 
 void session_call_spec(struct run_spec *s, const struct session_ref *ref, cJSON **args)
 {
-	static char self[4096];
-	static struct runner me;
-	if (!me.path) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		self[n > 0 ? n : 0] = '\0';
-		snprintf(me.name, sizeof me.name, "%s", MCP_NAME);
-		me.path = self;
-	}
 	char t[32], note[760];
 	snprintf(t, sizeof t, "%llu", (unsigned long long)s->timeout_ms);
 	snprintf(note, sizeof note, "%s%s", *ref->lost ? "lost:" : ref->fresh ? "new" : "",
@@ -336,7 +393,7 @@ void session_call_spec(struct run_spec *s, const struct session_ref *ref, cJSON 
 	const char *v[] = { SESSION_CALL_ARG, ref->dir, ref->job, job_session_spool(), t, note };
 	*args = cJSON_CreateStringArray(v, 6);
 	s->args = *args;
-	s->runner = &me;
+	s->runner = self_runner();
 	s->env = NULL;
 	s->stdin_data = NULL;
 	s->stdin_len = 0;
@@ -362,44 +419,20 @@ int session_close(const char *tenant, const char *ws, const char *lang, const ch
 	return r;
 }
 
-/* The resident memory of the interpreter: the process that holds its
- * FIFO `in` open (found in /proc, this user's processes), bytes; 0 if
- * not found. */
-static double session_rss(const char *dir)
+/* The resident memory of the interpreter (the process of its keeper's
+ * tree that holds its FIFO `in` open), bytes; 0 if not found. */
+static double session_rss(const char *dir, const char *job)
 {
-	char p[4300], link[4300];
-	struct stat fst;
-	if (snprintf(p, sizeof p, "%s/in", dir) < 0)
-		return 0;
-	if (stat(p, &fst) < 0)
-		return 0;
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
+	int d = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct session_tree t = { .p = NULL };
 	double rss = 0;
-	while (proc && !rss && (de = readdir(proc))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(p, sizeof p, "/proc/%s/fd", de->d_name);
-		DIR *fds = opendir(p);
-		struct dirent *f;
-		while (fds && !rss && (f = readdir(fds))) {
-			struct stat s2;
-			snprintf(link, sizeof link, "/proc/%s/fd/%s", de->d_name, f->d_name);
-			if (f->d_name[0] == '.' || stat(link, &s2) < 0 || s2.st_ino != fst.st_ino ||
-			    s2.st_dev != fst.st_dev)
-				continue;
-			snprintf(p, sizeof p, "/proc/%s/statm", de->d_name);
-			char buf[256];
-			unsigned long size, res;
-			if (sr_read_small_at(AT_FDCWD, p, buf, sizeof buf) > 0 &&
-			    sscanf(buf, "%lu %lu", &size, &res) == 2)
-				rss = (double)res * (double)sysconf(_SC_PAGESIZE);
-		}
-		if (fds)
-			closedir(fds);
+	if (d >= 0 && session_tree_load(d, job, &t) == 0) {
+		int me = session_interp(&t, d);
+		rss = me < 0 ? 0 : (double)session_mem(t.p[me].pid, "VmRSS");
 	}
-	if (proc)
-		closedir(proc);
+	free(t.p);
+	if (d >= 0)
+		close(d);
 	return rss;
 }
 
@@ -419,7 +452,7 @@ static cJSON *entry(const char *dir, cJSON *rec)
 	time_t st = (time_t)(num(rec, "started_ms") / 1000);
 	strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&st));
 	cJSON_AddStringToObject(o, "started_at", started);
-	double rss = session_rss(dir);
+	double rss = session_rss(dir, str(rec, "job"));
 	if (rss > 0)
 		cJSON_AddNumberToObject(o, "memory_bytes", rss);
 	return o;
@@ -436,7 +469,7 @@ const char *session_call_language(const cJSON *argv)
 
 /* A session call's exit code: 0 ok, 1 an exception, 124 interrupted at
  * its timeout (the session lives), 125 the session was lost. */
-void session_result(cJSON *res, const cJSON *info)
+static void result_state(cJSON *res, const cJSON *info)
 {
 	const cJSON *argv = cJSON_GetObjectItem(info, "argv");
 	const char *a1 = cJSON_GetStringValue(cJSON_GetArrayItem(argv, 1));
@@ -490,6 +523,12 @@ void session_result(cJSON *res, const cJSON *info)
 	}
 	cJSON_DeleteItemFromObject(res, "hint");
 	cJSON_AddStringToObject(res, "hint", h);
+}
+
+void session_result(cJSON *res, const cJSON *info)
+{
+	result_state(res, info);
+	session_call_report(res);
 }
 
 /* fn(dir, rec, ctx) for each session directory under STATE/sessions that

@@ -8,6 +8,8 @@
  *   session_call.c  the call's program: the code handed to the interpreter
  *                   over the session's FIFOs, its framed answer read back
  *   session_quota.c the workspace quota of a live session, watched
+ *   session_keep.c  the interpreter's job: its keeper on the host (the idle
+ *                   bound, the CPU time), and its process tree read
  */
 #ifndef SR_MCP_SESSION_H
 #define SR_MCP_SESSION_H
@@ -22,6 +24,7 @@ struct run_spec;
 #define SESSION_LIFE_MS (24ULL * 3600 * 1000)   /* an interpreter lives at most */
 #define SESSION_GRACE_MS 3000   /* after a call's timeout, the code has this to stop */
 #define SESSION_CALL_ARG "--session-call"
+#define SESSION_KEEP_ARG "--session-keep"
 
 /* What a call found: its session's directory and interpreter job; new:
  * started for it; lost: why the state of the one before was lost ("" if
@@ -83,5 +86,48 @@ void session_close_owned(void);
 
 /* session_call.c: sr-mcp --session-call DIR JOB SPOOL TIMEOUT_MS NOTE */
 int session_call_main(int argc, char **argv);
+
+/* session_keep.c: sr-mcp --session-keep DIR IDLE_MS -- RUNNER... */
+int session_keep_main(int argc, char **argv);
+/* A process of an interpreter's tree, from /proc/PID/stat: CPU time its
+ * own and its reaped children's. */
+struct session_proc {
+	int pid, ppid, threads, zombie;
+	unsigned long long start;
+	uint64_t user_ns, sys_ns;
+};
+/* The processes below root (root first, each after its parent). */
+struct session_tree {
+	int root;
+	unsigned long long root_start;
+	struct session_proc *p;
+	size_t n, cap;
+};
+/* t->p filled from /proc: 0, or -1 when root is gone. */
+int session_tree_read(struct session_tree *t);
+/* The tree's CPU time, ns (its system part in *sys_ns if not NULL). */
+uint64_t session_tree_cpu(const struct session_tree *t, uint64_t *sys_ns);
+/* The tree of interpreter job's keeper, named in DIR/tree-JOB (dir open):
+ * 0, or -1 (no keeper, or it is gone). */
+int session_tree_load(int dir, const char *job, struct session_tree *t);
+/* The threads of process pid (their ids in pid, their start times), at
+ * most max: how many, or -1. */
+int session_threads(int pid, struct session_proc *th, int max);
+/* The interpreter in t: the topmost process holding DIR/in open; its
+ * index, or -1. */
+int session_interp(const struct session_tree *t, int dir);
+/* The signals process pid catches (SigCgt), a mask: bit N-1 for signal N. */
+uint64_t session_sigcgt(int pid);
+/* What a session call's report (its result's limit object) says, added to
+ * its result res: the CPU charged, processes killed, the session ended. */
+void session_call_report(struct cJSON *res);
+/* The interpreter job ended with V8's "JavaScript heap out of memory"
+ * near the end of its stderr (its heap limit, or the data rlimit under it). */
+int session_heap_oom(const char *job);
+/* The interpreter of job (its directory open) ended by its keeper, which
+ * then counts its CPU to the end: 0, or -1 (no keeper seen: cancel it). */
+int session_keep_stop(int dir, const char *job);
+/* A memory figure of process pid's status (VmRSS, VmHWM), bytes; 0. */
+uint64_t session_mem(int pid, const char *field);
 
 #endif

@@ -203,6 +203,18 @@ void sq_kill_strays(struct sq_worker *w)
 	sr_kill_descendants(keepers, n);
 }
 
+/* CPU spent for the job outside its own processes, which its stats
+ * (the report on SR_STATS_FD) name as charge_cpu_ms: a session call's
+ * share of its interpreter's time (sr-mcp). Only ever added. ns. */
+static uint64_t stats_charge(const struct sq_slot *s)
+{
+	cJSON *st = s->statslen ? cJSON_ParseWithLength(s->stats, s->statslen) : NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(st, "charge_cpu_ms");
+	double ms = cJSON_IsNumber(v) ? v->valuedouble : 0;
+	cJSON_Delete(st);
+	return ms > 0 && ms < 1e12 ? (uint64_t)ms * 1000000ULL : 0;
+}
+
 /* The keeper died without reporting, or the worker is stopping. */
 static void finish_orphan(struct sq_worker *w, struct sq_slot *s, const char *why)
 {
@@ -235,7 +247,8 @@ void sq_finish(struct sq_worker *w, struct sq_slot *s)
 	if (renameat(w->sp.run, s->id, w->sp.done, s->id) < 0)
 		return finish_later(w, s, "move to done/ the result");
 	sq_crash_point("finish:after-move");
-	sq_fair_charge(&w->fair, s->tenant, s->rep.user_ns + s->rep.sys_ns, sr_now_ns());
+	sq_fair_charge(&w->fair, s->tenant, s->rep.user_ns + s->rep.sys_ns + stats_charge(s),
+		       sr_now_ns());
 	if (s->cancel)
 		(void)unlinkat(w->sp.cancel, s->id, 0);
 	w->syncq[w->nsync++] = s->fd; /* its flock goes with it after fsync */

@@ -36,12 +36,20 @@ try {   // node --expose-internals: the REPL's rewrite of top-level await
   ({ processTopLevelAwait: topLevelAwait } = require('internal/repl/await'));
 } catch (e) { /* without it, await at the top level is a SyntaxError */ }
 
+let timers = null;   // node's timer lists, to see the timers a call leaves
+const keysOf = Object.keys;   // as it is before any code runs
+try {
+  timers = require('internal/timers');
+} catch (e) { /* then a call's timers are not looked at */ }
+
 const CHAN = '/run/sr/session';
 const HEADER_MAX = 200;
 const log = (msg) => fs.writeSync(2, `sr-mcp session: ${msg}\n`);
 const exit = process.exit.bind(process);
 const outFd = fs.openSync(CHAN + '/out', 'r+');   // out first, as srsession.py
-const inFd = fs.openSync(CHAN + '/in', 'r+');
+// `in` is opened last, once the threads node starts lazily are there (the
+// host takes the interpreter's threads then as its baseline)
+let inFd = -1;
 
 function send(call, kind, data) {
   const msg = Buffer.concat([Buffer.from(`SRR1 ${call} ${kind} ${data.length}\n`), data]);
@@ -78,7 +86,6 @@ parentPort.on('message', (ms) => {
   clearTimeout(t);
   t = ms > 0 ? setTimeout(() => process.kill(process.pid, 'SIGINT'), ms) : null;
 });`, { eval: true });
-watchdog.unref();
 
 // An error as node's REPL prints it, without the frames of this file.
 function printError(e) {
@@ -109,13 +116,30 @@ function compile(code, name) {
   }
 }
 
+// The timers and immediates pending now (unref'd ones too): code a call
+// left to run later, in this thread, where the host cannot see it. A
+// program that means to hide one can (it runs in this very process); this
+// catches the timers a program forgot.
+function pendingTimers() {
+  let n = 0;
+  for (const k of keysOf(timers ? timers.timerListMap : {})) {
+    const list = timers.timerListMap[k];
+    for (let t = list._idleNext; t && t !== list; t = t._idleNext)
+      n += t._destroyed ? 0 : 1;
+  }
+  for (let i = timers ? timers.immediateQueue.head : null; i; i = i._idleNext)
+    n += i._destroyed ? 0 : 1;
+  return n;
+}
+
 function finish(call, status, value) {
   if (current !== call)
     return;
   if (status === 'ok' && value !== undefined)
     process.stdout.write(util.inspect(value) + '\n');
   watchdog.postMessage(0);
-  send(call.id, 'd', Buffer.from(status));
+  const left = pendingTimers();   // the done frame names them: the host ends the session
+  send(call.id, 'd', Buffer.from(left ? `${status} timers=${left}` : status));
   current = null;
   call.done();
 }
@@ -219,4 +243,12 @@ capture(process.stdout, 'o');
 capture(process.stderr, 'e');
 const idleS = Number(process.env.SR_SESSION_IDLE || 0) || 0;
 delete process.env.SR_SESSION_IDLE;
-serve(idleS);
+// libuv's thread pool (started by the first asynchronous file call) and
+// the watchdog's thread, before `in` is opened
+watchdog.once('online', () => {
+  watchdog.unref();
+  fs.stat('/', () => {
+    inFd = fs.openSync(CHAN + '/in', 'r+');
+    serve(idleS);
+  });
+});

@@ -38,10 +38,16 @@ class Channel:
     def __init__(self):
         # out first: once the host can open `in`, `out` has its writer
         self.out = os.open(CHAN + "/out", os.O_RDWR | os.O_CLOEXEC)
-        self.inp = os.open(CHAN + "/in", os.O_RDWR | os.O_CLOEXEC)
+        self.inp = -1
         self.buf = bytearray()
         self.lock = threading.Lock()
         self.call = None
+
+    def ready(self):
+        # `in` last: the host takes the interpreter's threads and signal
+        # handlers as they are now as its baseline, and ends the session
+        # when a call leaves more of them running (sr-mcp(1), SESSIONS)
+        self.inp = os.open(CHAN + "/in", os.O_RDWR | os.O_CLOEXEC)
 
     def send(self, call, kind, data):
         head = b"SRR1 %s %s %d\n" % (call.encode(), kind, len(data))
@@ -169,6 +175,7 @@ class Interrupter:
             self.running = False
         if self.timer:
             self.timer.cancel()
+            self.timer.join()   # ended with the call: the host counts threads
             self.timer = None
 
 
@@ -222,14 +229,24 @@ def one_call(chan, pump, intr, n, call, timeout_ms, code, g):
     chan.call = None
 
 
+# Numeric libraries run one thread each: a pool they start at import
+# (OpenBLAS's, OpenMP's) would be threads left running, which end the
+# session; a plain run has them all.
+THREADS_ONE = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+               "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
 def main():
     idle = float(os.environ.pop("SR_SESSION_IDLE", "0") or 0)
+    for k in THREADS_ONE:
+        os.environ.setdefault(k, "1")
     sys.argv = [""]
     chan = Channel()
     pump = Pump(chan)
     pump.start()
     for f in (sys.stdout, sys.stderr):
         f.reconfigure(line_buffering=True)
+    chan.ready()
     intr = Interrupter()
     g = sys.modules["__main__"].__dict__     # python3 -c: a clean namespace
     g.pop("srsession", None)
