@@ -1,10 +1,11 @@
 /* tools.c - the table of tools: one row per tool, its schema (written as
- * JSON in its file, read once) and its handler. A bad argument is a
- * JSON-RPC error (-32602) that says what to send instead; a call over an
- * administrator's cap, and a run that fails, are results with isError,
- * whose text tells the model what to do next. A new tool: a file of its
- * own (its schema NAME_def and its handler) and a line in tool.h's
- * TOOL_TABLE. */
+ * JSON in its file, read once) and its handler. Every call's arguments are
+ * checked against its tool's inputSchema here (tool_args.c) before the
+ * handler runs. A bad argument, a call over an administrator's cap and a
+ * run that fails are results with isError, whose text tells the model
+ * what to do next; an unknown tool is a JSON-RPC error (-32602). A new
+ * tool: a file of its own (its schema NAME_def and its handler) and a
+ * line in tool.h's TOOL_TABLE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static const struct tool_row {
 #define TOOLS (sizeof table / sizeof *table)
 
 static cJSON *tools;   /* the list, built once */
+static const cJSON *input[TOOLS];   /* each row's inputSchema (in tools, or kept) */
 
 const char *tool_instructions(void)
 {
@@ -80,10 +82,12 @@ void tool_init(void)
 		if (strcmp(cJSON_GetObjectItem(t, "name")->valuestring, table[i].name))
 			sr_fatal(SR_EXIT_SYS, "the built-in tool %s has another name in its schema",
 				 table[i].name);
-		if (table[i].schema && !table[i].schema(t))
-			cJSON_Delete(t);    /* left out here */
-		else
+		input[i] = cJSON_GetObjectItem(t, "inputSchema");
+		if (!cJSON_IsObject(input[i]))
+			sr_fatal(SR_EXIT_SYS, "the built-in tool %s has no inputSchema", table[i].name);
+		if (!table[i].schema || table[i].schema(t))
 			cJSON_AddItemToArray(tools, t);
+		/* else left out of the list, its schema kept: its calls are checked */
 	}
 }
 
@@ -115,7 +119,7 @@ void tool_call(struct proto_req *r)
 		proto_error(r, -32602, "Invalid params: arguments must be an object", NULL);
 		return;
 	}
-	char err[600];
+	char err[600], check[2000];
 	if (r->task_legacy && strcmp(name->valuestring, "run_code")) {
 		proto_error(r, -32601, "Tasks are supported for run_code only (its "
 			   "execution.taskSupport); call this tool without params.task", NULL);
@@ -124,7 +128,9 @@ void tool_call(struct proto_req *r)
 	for (size_t i = 0; i < TOOLS; i++) {
 		if (strcmp(name->valuestring, table[i].name) || (table[i].sandrun && !cfg.compat_sandrun))
 			continue;
-		if (job_state_ready(err, sizeof err) < 0)
+		if (tool_args_check(table[i].name, input[i], args, check, sizeof check) < 0)
+			tool_bad_args(r, table[i].name, check);
+		else if (job_state_ready(err, sizeof err) < 0)
 			tool_error(r, "%s", err);
 		else
 			table[i].fn(r, args);
