@@ -169,7 +169,10 @@ const char *tool_res_mime(const char *path);           /* by its name, or NULL *
 TOOL_TABLE(TOOL_DECLARE)
 
 /* tool_args.c: ARGS (NULL: none) against SCHEMA, TOOL's inputSchema: 0,
- * or -1 with every problem found, in msg. */
+ * or -1 with every problem found, in msg. A property a schema function
+ * marks TOOL_UNLISTED (true) is checked and taken, but left out of
+ * tools/list (an argument kept for old callers). */
+#define TOOL_UNLISTED "x-sr-unlisted"
 int tool_args_check(const char *tool, const struct cJSON *schema, const struct cJSON *args,
 		    char *msg, size_t len);
 

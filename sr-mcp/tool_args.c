@@ -293,6 +293,8 @@ static void tell_names(struct chk *c, const char *tool, const cJSON *schema)
 	c->n = (int)before + 1;
 	int i = 0;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(schema, "properties")) {
+		if (cJSON_IsTrue(cJSON_GetObjectItem(p, TOOL_UNLISTED)))
+			continue;
 		int req = 0;
 		const cJSON *x;
 		cJSON_ArrayForEach(x, rq)

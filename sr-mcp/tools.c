@@ -30,7 +30,7 @@ static const struct tool_row {
 #define TOOLS (sizeof table / sizeof *table)
 
 static cJSON *tools;   /* the list, built once */
-static const cJSON *input[TOOLS];   /* each row's inputSchema (in tools, or kept) */
+static const cJSON *input[TOOLS];   /* each row's inputSchema, all its properties */
 
 const char *tool_instructions(void)
 {
@@ -62,6 +62,21 @@ static cJSON *parse_def(const char *json)
 	return t;
 }
 
+/* The schema its calls are checked against (kept); the properties marked
+ * TOOL_UNLISTED taken out of the one listed. */
+static const cJSON *unlist(cJSON *schema)
+{
+	cJSON *all = cJSON_Duplicate(schema, 1), *props = cJSON_GetObjectItem(schema, "properties");
+	if (!all)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	for (cJSON *p = props ? props->child : NULL, *next; p; p = next) {
+		next = p->next;
+		if (cJSON_IsTrue(cJSON_GetObjectItem(p, TOOL_UNLISTED)))
+			cJSON_Delete(cJSON_DetachItemViaPointer(props, p));
+	}
+	return all;
+}
+
 static const struct proto_server server = {
 	.instructions = tool_instructions,
 	.tools_list = tool_list,
@@ -82,12 +97,14 @@ void tool_init(void)
 		if (strcmp(cJSON_GetObjectItem(t, "name")->valuestring, table[i].name))
 			sr_fatal(SR_EXIT_SYS, "the built-in tool %s has another name in its schema",
 				 table[i].name);
-		input[i] = cJSON_GetObjectItem(t, "inputSchema");
-		if (!cJSON_IsObject(input[i]))
+		if (!cJSON_IsObject(cJSON_GetObjectItem(t, "inputSchema")))
 			sr_fatal(SR_EXIT_SYS, "the built-in tool %s has no inputSchema", table[i].name);
-		if (!table[i].schema || table[i].schema(t))
+		int listed = !table[i].schema || table[i].schema(t);
+		input[i] = unlist(cJSON_GetObjectItem(t, "inputSchema"));
+		if (listed)
 			cJSON_AddItemToArray(tools, t);
-		/* else left out of the list, its schema kept: its calls are checked */
+		else
+			cJSON_Delete(t);    /* left out of the list; its calls are still checked */
 	}
 }
 
