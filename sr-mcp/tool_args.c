@@ -16,12 +16,14 @@
 
 #include "tool.h"
 
+#define UNKNOWN_TOLD 8      /* unknown arguments named; more are counted */
+
 struct chk {
 	char *msg;
 	size_t len;
 	size_t used;
 	int n;          /* problems told */
-	int unknown;    /* of them, unknown arguments at the top */
+	int unknown;    /* of them, unknown arguments */
 };
 
 static void say(struct chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -246,11 +248,12 @@ static void check_object(struct chk *c, const cJSON *s, const cJSON *obj, const 
 			continue;       /* absent, as the handlers take it */
 		if (ps)
 			check_value(c, ps, v, sub);
+		else if (cJSON_IsFalse(extra) && c->unknown++ >= UNKNOWN_TOLD)
+			c->n++;     /* counted, not told (nor compared: a long list costs) */
 		else if (cJSON_IsFalse(extra)) {
 			const char *near = nearest(props, v->string);
 			say(c, "unknown argument \"%s\"%s%s%s", sub, near ? " (did you mean \"" : "",
 			    near ? near : " (no known name is close)", near ? "\"?)" : "");
-			c->unknown += !*path;
 		} else if (cJSON_IsObject(extra))
 			check_value(c, extra, v, sub);
 	}
@@ -317,6 +320,8 @@ int tool_args_check(const char *tool, const cJSON *schema, const cJSON *args, ch
 	if (schema)
 		check_object(&c, schema, args ? args : none, "");
 	cJSON_Delete(none);
+	if (c.unknown > UNKNOWN_TOLD)
+		say(&c, "%d more unknown arguments", c.unknown - UNKNOWN_TOLD);
 	if (c.unknown)
 		tell_names(&c, tool, schema);
 	return c.n ? -1 : 0;

@@ -129,6 +129,11 @@ for (const [tool, args, re, what] of [
   r = await call(tool, args);
   ok(refused(r) && re.test(text(r)), `${what}: refused, saying so`, text(r));
 }
+// Many unknown arguments: the first ones named, the rest counted.
+const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`zz${i}`, i]));
+r = await call('sandbox_info', many);
+ok(refused(r) && /"zz7"/.test(text(r)) && !/"zz8"/.test(text(r)) && /12 more unknown arguments/.test(text(r)),
+  '20 unknown arguments: 8 named, 12 counted', text(r));
 // null is taken as absent, as the tools always took it.
 r = await call('run_code', { language: 'bash', code: 'echo null-ok', workspace_id: null, stdin: null });
 is(sc(r).stdout, 'null-ok\n', 'control: an optional argument given as null is taken as absent');
