@@ -20,6 +20,8 @@
  *   tool_app.c       the MCP App (ui://sr/run.html, sr-mcp/app/run.html)
  *   tool_env.c       the environments a run may choose (--environment)
  *   tool_pkgspec.c   package specs the tools take (install, export recipe)
+ *   tool_args.c      every call's arguments checked against its tool's
+ *                    inputSchema, before the handler (tools.c calls it)
  *   tool_util.c      argument readers, answers, result sizes, what the file
  *                    tools share (the bottom: every tool file calls it)
  */
@@ -166,9 +168,19 @@ const char *tool_res_mime(const char *path);           /* by its name, or NULL *
 #define TOOL_DECLARE(name, fn, sandrun, schema) extern const char name##_def[]; tool_fn fn;
 TOOL_TABLE(TOOL_DECLARE)
 
+/* tool_args.c: ARGS (NULL: none) against SCHEMA, TOOL's inputSchema: 0,
+ * or -1 with every problem found, in msg. A property a schema function
+ * marks TOOL_UNLISTED (true) is checked and taken, but left out of
+ * tools/list (an argument kept for old callers). */
+#define TOOL_UNLISTED "x-sr-unlisted"
+int tool_args_check(const char *tool, const struct cJSON *schema, const struct cJSON *args,
+		    char *msg, size_t len);
+
 /* tool_util.c: answers of a tool: a result (takes res), an isError result
- * with text only, a bad argument (-32602). Argument readers: 1 found and
- * good, 0 absent, -1 wrong (answered already). */
+ * with text only, a bad argument (an isError result too, as the spec has
+ * input validation errors since 2025-11-25; -32602 for a call that asked
+ * for a task). Argument readers: 1 found and good, 0 absent, -1 wrong
+ * (answered already). */
 struct cJSON *tool_result(struct cJSON *res, const char *text, int is_error);
 void tool_reply(struct proto_req *r, struct cJSON *res, const char *text, int is_error);
 void tool_error(struct proto_req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

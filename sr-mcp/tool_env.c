@@ -84,17 +84,19 @@ size_t tool_env_count(void)
 
 static int env_has(struct environment *e, const char *lang);
 
-/* run_code's environment argument, when there is a choice. */
+/* run_code's environment argument: listed when there is a choice; else
+ * taken (default) but not listed (TOOL_UNLISTED). */
 void tool_env_schema(cJSON *props)
 {
-	if (nenvs < 2)
-		return;
 	cJSON *p = cJSON_AddObjectToObject(props, "environment");
 	cJSON_AddStringToObject(p, "type", "string");
 	cJSON *e = cJSON_AddArrayToObject(p, "enum");
 	for (size_t i = 0; i < nenvs; i++)
 		cJSON_AddItemToArray(e, cJSON_CreateString(envs[i].name));
-	cJSON_AddStringToObject(p, "description", "The system the code runs on (default: "
+	if (nenvs < 2)
+		cJSON_AddTrueToObject(p, TOOL_UNLISTED);
+	else
+		cJSON_AddStringToObject(p, "description", "The system the code runs on (default: "
 		"default, the host's, with Python's scientific stack); sandbox_info lists what "
 		"each has. Workspaces are shared between them.");
 }

@@ -119,11 +119,17 @@ void tool_error(struct proto_req *r, const char *fmt, ...)
 	tool_reply(r, NULL, msg, 1);
 }
 
+/* A bad argument: an isError result the model reads and corrects its call
+ * by (input validation errors, spec 2025-11-25 and 2026-07-28); a call that
+ * asked for a task (2025-11-25) awaits a task, not a result: -32602. */
 void tool_bad_args(struct proto_req *r, const char *tool, const char *what)
 {
-	char msg[600];
+	char msg[2200];
 	snprintf(msg, sizeof msg, "Invalid arguments for tool %s: %s", tool, what);
-	proto_error(r, -32602, msg, NULL);
+	if (r->task_legacy)
+		proto_error(r, -32602, msg, NULL);
+	else
+		tool_reply(r, NULL, msg, 1);
 }
 
 /* Argument readers: 1 found and good, 0 absent, -1 wrong (answered). */

@@ -1,10 +1,11 @@
 /* tools.c - the table of tools: one row per tool, its schema (written as
- * JSON in its file, read once) and its handler. A bad argument is a
- * JSON-RPC error (-32602) that says what to send instead; a call over an
- * administrator's cap, and a run that fails, are results with isError,
- * whose text tells the model what to do next. A new tool: a file of its
- * own (its schema NAME_def and its handler) and a line in tool.h's
- * TOOL_TABLE. */
+ * JSON in its file, read once) and its handler. Every call's arguments are
+ * checked against its tool's inputSchema here (tool_args.c) before the
+ * handler runs. A bad argument, a call over an administrator's cap and a
+ * run that fails are results with isError, whose text tells the model
+ * what to do next; an unknown tool is a JSON-RPC error (-32602). A new
+ * tool: a file of its own (its schema NAME_def and its handler) and a
+ * line in tool.h's TOOL_TABLE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static const struct tool_row {
 #define TOOLS (sizeof table / sizeof *table)
 
 static cJSON *tools;   /* the list, built once */
+static const cJSON *input[TOOLS];   /* each row's inputSchema, all its properties */
 
 const char *tool_instructions(void)
 {
@@ -60,6 +62,21 @@ static cJSON *parse_def(const char *json)
 	return t;
 }
 
+/* The schema its calls are checked against (kept); the properties marked
+ * TOOL_UNLISTED taken out of the one listed. */
+static const cJSON *unlist(cJSON *schema)
+{
+	cJSON *all = cJSON_Duplicate(schema, 1), *props = cJSON_GetObjectItem(schema, "properties");
+	if (!all)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	for (cJSON *p = props ? props->child : NULL, *next; p; p = next) {
+		next = p->next;
+		if (cJSON_IsTrue(cJSON_GetObjectItem(p, TOOL_UNLISTED)))
+			cJSON_Delete(cJSON_DetachItemViaPointer(props, p));
+	}
+	return all;
+}
+
 static const struct proto_server server = {
 	.instructions = tool_instructions,
 	.tools_list = tool_list,
@@ -80,10 +97,14 @@ void tool_init(void)
 		if (strcmp(cJSON_GetObjectItem(t, "name")->valuestring, table[i].name))
 			sr_fatal(SR_EXIT_SYS, "the built-in tool %s has another name in its schema",
 				 table[i].name);
-		if (table[i].schema && !table[i].schema(t))
-			cJSON_Delete(t);    /* left out here */
-		else
+		if (!cJSON_IsObject(cJSON_GetObjectItem(t, "inputSchema")))
+			sr_fatal(SR_EXIT_SYS, "the built-in tool %s has no inputSchema", table[i].name);
+		int listed = !table[i].schema || table[i].schema(t);
+		input[i] = unlist(cJSON_GetObjectItem(t, "inputSchema"));
+		if (listed)
 			cJSON_AddItemToArray(tools, t);
+		else
+			cJSON_Delete(t);    /* left out of the list; its calls are still checked */
 	}
 }
 
@@ -115,7 +136,7 @@ void tool_call(struct proto_req *r)
 		proto_error(r, -32602, "Invalid params: arguments must be an object", NULL);
 		return;
 	}
-	char err[600];
+	char err[600], check[2000];
 	if (r->task_legacy && strcmp(name->valuestring, "run_code")) {
 		proto_error(r, -32601, "Tasks are supported for run_code only (its "
 			   "execution.taskSupport); call this tool without params.task", NULL);
@@ -124,7 +145,9 @@ void tool_call(struct proto_req *r)
 	for (size_t i = 0; i < TOOLS; i++) {
 		if (strcmp(name->valuestring, table[i].name) || (table[i].sandrun && !cfg.compat_sandrun))
 			continue;
-		if (job_state_ready(err, sizeof err) < 0)
+		if (tool_args_check(table[i].name, input[i], args, check, sizeof check) < 0)
+			tool_bad_args(r, table[i].name, check);
+		else if (job_state_ready(err, sizeof err) < 0)
 			tool_error(r, "%s", err);
 		else
 			table[i].fn(r, args);

@@ -166,10 +166,12 @@ ok(capt.isError && /timeout_s .* cap/.test(text(capt)), 'a call over the timeout
 async function rpcError(p) { try { await p; return null; } catch (e) { return e; } }
 const unk = await rpcError(call(client, 'no_such_tool', {}));
 is(unk?.code, -32602, 'an unknown tool: -32602');
-const badLang = await rpcError(call(client, 'run_code', { language: 'cobol', code: 'x' }));
-ok(badLang?.code === -32602 && /python/.test(badLang.message), 'an unknown language: -32602 listing the languages', badLang?.message);
-const badId = await rpcError(call(client, 'job_status', { job_id: '../../etc' }));
-is(badId?.code, -32602, 'a malformed job_id: -32602');
+// A bad argument is an isError result the model reads (input validation
+// errors, spec 2025-11-25), not a protocol error.
+const badLang = await call(client, 'run_code', { language: 'cobol', code: 'x' });
+ok(badLang.isError && /language/.test(text(badLang)) && /python/.test(text(badLang)), 'an unknown language: an isError result listing the languages', text(badLang));
+const badId = await call(client, 'job_status', { job_id: '../../etc' });
+ok(badId.isError && /job_id/.test(text(badId)), 'a malformed job_id: an isError result naming it', text(badId));
 const badMethod = await rpcError(client.request({ method: 'no/such/method', params: {} }, (await import('@modelcontextprotocol/sdk/types.js')).EmptyResultSchema));
 is(badMethod?.code, -32601, 'an unknown method: -32601');
 

@@ -59,7 +59,12 @@ async function start(env) {
   const info = sc(await call('sandbox_info', {}));
   return { client, call, hint, info };
 }
-async function rpcError(p) { try { await p; return null; } catch (e) { return e; } }
+// A refused argument: an isError result that says so (input validation,
+// spec 2025-11-25), or null when the call got past the arguments.
+async function refusal(p) {
+  const r = await p;
+  return r.isError && /^Invalid arguments/.test(text(r)) ? { message: text(r) } : null;
+}
 const run = async (call, ws, language, code) => sc(await call('run_code', { workspace_id: ws, language, code }));
 const hostNet = readlinkSync('/proc/self/ns/net');
 const netNs = (call, ws) => run(call, ws, 'bash', 'readlink /proc/self/ns/net');
@@ -90,11 +95,11 @@ r = await s.call('list_jobs', {});
 ok(!(sc(r).jobs || []).length, 'none: nothing was queued', text(r));
 is((await netNs(s.call, 'p-none')).stdout?.trim() !== hostNet, true, 'none: a run has a network namespace of its own');
 
-// Specs: what is accepted reaches the policy check (isError above, not
-// -32602); options, URLs, paths, files, aliases are -32602.
+// Specs: what is accepted reaches the policy check (isError above, not an
+// invalid argument); options, URLs, paths, files, aliases are invalid.
 for (const [m, spec] of [['pip', 'numpy'], ['pip', 'requests[socks,security]>=2.0,<3'], ['pip', 'pkg.name_x-y~=1.4.2'],
   ['pip', 'a===1.0+local'], ['npm', 'lodash'], ['npm', '@types/node@^20.1.0'], ['npm', 'lodash.merge@~4.6'], ['npm', 'react@latest']]) {
-  const e = await rpcError(s.call('install_packages', { workspace_id: 'p-none', manager: m, packages: [spec] }));
+  const e = await refusal(s.call('install_packages', { workspace_id: 'p-none', manager: m, packages: [spec] }));
   is(e, null, `${m} spec accepted: ${spec}`);
 }
 for (const [m, spec] of [['pip', '--index-url=http://example.com/'], ['pip', '-r'], ['pip', '-e.'],
@@ -103,15 +108,15 @@ for (const [m, spec] of [['pip', '--index-url=http://example.com/'], ['pip', '-r
   ['npm', '--registry=http://example.com'], ['npm', 'file:../x'], ['npm', 'user/repo'], ['npm', 'x@npm:evil'],
   ['npm', 'x@git+https://example.com/x'], ['npm', 'x@file:/etc'], ['npm', './x'], ['npm', 'x.tgz'], ['npm', 'Upper'],
   ['npm', 'x@http://example.com/x.tgz']]) {
-  const e = await rpcError(s.call('install_packages', { workspace_id: 'p-none', manager: m, packages: [spec] }));
-  ok(e?.code === -32602 && /package spec/.test(e.message), `${m} spec refused with -32602: ${JSON.stringify(spec)}`, e?.message);
+  const e = await refusal(s.call('install_packages', { workspace_id: 'p-none', manager: m, packages: [spec] }));
+  ok(e && /package spec/.test(e.message), `${m} spec refused as an invalid argument: ${JSON.stringify(spec)}`, e?.message);
 }
-let e = await rpcError(s.call('install_packages', { workspace_id: 'p-none', manager: 'cargo', packages: ['x'] }));
-is(e?.code, -32602, 'an unknown manager: -32602');
-e = await rpcError(s.call('install_packages', { workspace_id: 'p-none', manager: 'pip', packages: [] }));
-is(e?.code, -32602, 'no packages: -32602');
-e = await rpcError(s.call('install_packages', { workspace_id: '../x', manager: 'pip', packages: ['x'] }));
-is(e?.code, -32602, 'a bad workspace_id: -32602');
+let e = await refusal(s.call('install_packages', { workspace_id: 'p-none', manager: 'cargo', packages: ['x'] }));
+ok(e && /manager/.test(e.message), 'an unknown manager: an invalid argument', e?.message);
+e = await refusal(s.call('install_packages', { workspace_id: 'p-none', manager: 'pip', packages: [] }));
+ok(e && /packages/.test(e.message), 'no packages: an invalid argument', e?.message);
+e = await refusal(s.call('install_packages', { workspace_id: '../x', manager: 'pip', packages: ['x'] }));
+ok(e && /workspace_id/.test(e.message), 'a bad workspace_id: an invalid argument', e?.message);
 await s.client.close();
 
 // --- none, with the administrator's wheels: pip works offline ---
