@@ -136,10 +136,14 @@ _cc_probe() { # NAME SRC-FILE CC-ARGS...
 # succeeds (with "!", until it fails) and return 0. After SECS seconds
 # (decimals allowed) return 1 and say on stderr what did not happen. This
 # is how a test waits for a process to be ready or gone: never a fixed sleep.
+# SECS is a floor of its own at $SR_WAIT_MIN seconds (60 unless set): what
+# a quiet machine needs in 1 s a loaded one, or a VM under TCG, may need 10x
+# for, and a wait that ends early costs nothing. A wait is no speed check.
 wait_for() {
 	local desc=$1 secs=$2 want=0 i f now end
 	shift 2
 	if [ "${1:-}" = "!" ]; then want=1; shift; fi
+	[ "${secs%%.*}" -ge "${SR_WAIT_MIN:-60}" ] 2>/dev/null || secs=${SR_WAIT_MIN:-60}
 	i=${secs%%.*} f=
 	case $secs in *.*) f=${secs#*.} ;; esac
 	f=${f}000000
