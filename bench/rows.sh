@@ -109,6 +109,7 @@ section "sr-queue: with 10,000 jobs queued" queue_scale_section
 section "sr-mcp: run_code over stdio, end to end" mcp_section
 section "sr-mcp-http: run_code over Streamable HTTP against stdio" http_section
 section "sr-mcp: sessions (run_code session: true) against stateless runs" session_section
+section "The host beside a fork bomb held at --pids 64 by the chain" bomb_section
 section "Targets" targets_section
 
 # N jobs submitted by two concurrent submitters while W workers run;
@@ -180,4 +181,38 @@ mcp_section() {
 	sync
 	sleep 1
 	python3 "$SR_ROOT/bench/mcp.py" "$work" "${SR_BENCH_QUICK:+30}${SR_BENCH_QUICK:-200}"
+}
+
+# What tests/escape/50-resources.t checks is that the host starts processes
+# while a bomb in the chain holds its 64; how fast is measured here: 16
+# host processes (sh -c true, at once), median of 9, alone and beside it.
+host16_ms() {
+	python3 -c '
+import statistics, subprocess, time
+def once():
+    t = time.monotonic()
+    ps = [subprocess.Popen(["sh", "-c", "true"]) for _ in range(16)]
+    for p in ps: p.wait()
+    return (time.monotonic() - t) * 1000
+print(f"{statistics.median(once() for _ in range(9)):.1f}")'
+}
+bomb_section() {
+	local alone beside pid jail=()
+	have sr-jail && jail+=(sr-jail)
+	have sr-exec && jail+=(sr-exec)
+	alone=$(host16_ms)
+	sr-limit --pids 64 --timeout 120s "${jail[@]}" python3 -c '
+import os, sys, time
+try:
+    while True:
+        if os.fork() == 0: time.sleep(100); os._exit(0)
+except OSError: print("held", flush=True)
+time.sleep(100)' >"$work/bomb.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do grep -q held "$work/bomb.out" && break; sleep 0.1; done
+	beside=$(host16_ms)
+	kill -TERM "$pid"; wait "$pid" 2>/dev/null
+	echo "| 16 host processes | alone | beside the bomb |"
+	echo "| --- | --- | --- |"
+	echo "| median of 9 | $alone ms | $beside ms |"
 }

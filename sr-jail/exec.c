@@ -56,8 +56,28 @@ void jail_close_fds(const struct jail *j)
 	free(keep);
 }
 
-/* Start the program with the caller's signal mask. vfork is safe here:
- * PID 1 has no signal handlers, and the child only execs or exits. */
+/* The signals sr's tools rely on: those the jail passes on, the ones
+ * sr-limit's --cpu and --fsize end a program with, and SIGPIPE. */
+static const int default_sigs[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGXCPU, SIGXFSZ,
+};
+
+/* In the child: those signals at their default action and unblocked, even
+ * if the caller ignored or blocked them (nohup, a shell's background job):
+ * otherwise a trap on one cannot be set and its default action never comes.
+ * The caller's mask holds for every other signal. */
+static void default_signals(const sigset_t *callers)
+{
+	sigset_t mask = *callers;
+	for (size_t i = 0; i < sizeof default_sigs / sizeof *default_sigs; i++) {
+		(void)signal(default_sigs[i], SIG_DFL);
+		sigdelset(&mask, default_sigs[i]);
+	}
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+}
+
+/* Start the program. vfork is safe here: PID 1 has no signal handlers,
+ * the child's dispositions are its own, and it only execs or exits. */
 pid_t jail_spawn(const struct jail *j)
 {
 	const char *path = jail_prog_inside(j);
@@ -65,7 +85,7 @@ pid_t jail_spawn(const struct jail *j)
 	if (pid < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to start %s", j->prog_path);
 	if (pid == 0) {
-		sigprocmask(SIG_SETMASK, &j->oldmask, NULL);
+		default_signals(&j->oldmask);
 		execve(path, j->argv, j->envp);
 		sr_fatal_run(j->prog_path);
 	}

@@ -38,8 +38,17 @@ void jail_block_signals(struct jail *j)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to block signals");
 }
 
+/* A signal sr-jail's caller ignored (nohup's SIGHUP) is not passed on:
+ * the program starts with its default action (exec.c), and the caller's
+ * choice holds for the signals sent to the jail from outside. */
+static int caller_ignored(int sig)
+{
+	struct sigaction sa;
+	return sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+}
+
 /* Reap children until child exits, passing SIGTERM, SIGINT, SIGHUP and
- * SIGQUIT on to it. In PID 1 (outside_only), a signal some process in
+ * SIGQUIT on to it (unless the caller ignored it). In PID 1 (outside_only), a signal some process in
  * the jail sent is dropped: a sender outside the PID namespace shows as
  * pid 0; ctl (PID 1 with --control) serves its connections on SIGIO.
  * Returns child's wait status. */
@@ -64,7 +73,7 @@ int jail_wait(pid_t child, int outside_only, int term_ends, struct jail *ctl)
 			int outside = !outside_only || si.si_code > 0 || si.si_pid == 0;
 			if (outside && term_ends && sig == SIGTERM)
 				return SIGTERM;    /* as if the program died of it */
-			if (outside)
+			if (outside && !caller_ignored(sig))
 				(void)kill(child, sig);
 			continue;
 		}

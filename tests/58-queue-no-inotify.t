@@ -34,7 +34,7 @@ case $1 in
 instances)
 	stdbuf -oL "$T/rp" inotify 100000 600000 >"$T/held" &
 	holder=$!
-	for _ in $(seq 100); do grep -q inotify "$T/held" && break; sleep 0.1; done
+	for _ in $(seq 600); do grep -q inotify "$T/held" && break; sleep 0.1; done
 	echo "held: $(cat "$T/held")"
 	echo "control: $("$T/rp" inotify 1 0)" ;;
 watches)
@@ -46,7 +46,7 @@ worker=$!
 timeout 60 sr-queue wait "$sp" "$id" >/dev/null; echo "wait: $?"
 echo "logs: $(sr-queue logs "$sp" "$id")"
 id2=$(sr-queue submit "$sp" -- sleep 60)
-for _ in $(seq 200); do sr-queue status "$sp" "$id2" | grep -q running && break; sleep 0.1; done
+for _ in $(seq 600); do sr-queue status "$sp" "$id2" | grep -q running && break; sleep 0.1; done
 timeout 60 sr-queue cancel "$sp" "$id2" >/dev/null 2>&1; echo "cancel: $?"
 echo "status: $(sr-queue status "$sp" "$id2" | awk '{print $2}')"
 wait "$worker"; echo "worker: $?"

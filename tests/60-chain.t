@@ -56,14 +56,15 @@ is "$out" "stopped 11" "a fork bomb in the jail stops at --pids (EAGAIN)"
 # The wall clock takes the whole jail with it, setsid or not.
 marker="sr-chain-$$-$RANDOM"
 # (the program waits with lib.sh's wait_for, given its source)
-run sr-limit --timeout 1s --stats "$T/s.json" sr-jail sr-exec bash -c "$(declare -f wait_for)
-	setsid bash -c 'exec -a $marker sleep 60' & (exec -a $marker sleep 60) &
-	two() { [ \$(pgrep -c -f '^$marker 60\$') = 2 ]; }
-	wait_for 'two sleepers' 0.9 two && echo seen; sleep 60"
+# (--timeout 10s: the chain and both sleepers must be up before it, on a
+# loaded machine too)
+run sr-limit --timeout 10s --stats "$T/s.json" sr-jail sr-exec bash -c "$(declare -f wait_for)
+	setsid bash -c 'exec -a $marker sleep 600' & (exec -a $marker sleep 600) &
+	two() { [ \$(pgrep -c -f '^$marker 600\$') = 2 ]; }
+	wait_for 'two sleepers' 9 two && echo seen; sleep 60"
 is "$rc:$out" "124:seen" "timeout through the chain exits 124, with two sleepers running"
 is "$(stats reason)" timeout "stats: reason timeout"
-sleep 0.2
-nok "nothing started in the jail survives the timeout" pgrep -f "^$marker 60\$"
+ok "nothing started in the jail survives the timeout" wait_for "the sleepers to go" 60 ! pgrep -f "^$marker 600\$"
 
 # Signals reach the program inside.
 sr-limit sr-jail sr-exec python3 -c '

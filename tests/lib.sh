@@ -9,6 +9,7 @@
 #   skip_all REASON     skip the whole file (prints 1..0 # SKIP)
 #   done_testing        print the plan; exit non-zero if anything failed
 #   wait_for DESC SECS [!] CMD...  poll CMD until it succeeds (with !, fails)
+#   wait_pid SECS PID   wait for a background child, killed past SECS; sets $wst
 #   need_userns / have_userns      skip unless sr-jail can make its namespaces
 #   need_two_users      root tests: victim/attacker accounts (vuid, auid)
 #   cc_probe / cc_probe_file       build a C probe into $T
@@ -135,10 +136,14 @@ _cc_probe() { # NAME SRC-FILE CC-ARGS...
 # succeeds (with "!", until it fails) and return 0. After SECS seconds
 # (decimals allowed) return 1 and say on stderr what did not happen. This
 # is how a test waits for a process to be ready or gone: never a fixed sleep.
+# SECS is a floor of its own at $SR_WAIT_MIN seconds (60 unless set): what
+# a quiet machine needs in 1 s a loaded one, or a VM under TCG, may need 10x
+# for, and a wait that ends early costs nothing. A wait is no speed check.
 wait_for() {
 	local desc=$1 secs=$2 want=0 i f now end
 	shift 2
 	if [ "${1:-}" = "!" ]; then want=1; shift; fi
+	[ "${secs%%.*}" -ge "${SR_WAIT_MIN:-60}" ] 2>/dev/null || secs=${SR_WAIT_MIN:-60}
 	i=${secs%%.*} f=
 	case $secs in *.*) f=${secs#*.} ;; esac
 	f=${f}000000
@@ -153,6 +158,28 @@ wait_for() {
 	done
 	echo "# wait_for: gave up after ${secs}s: $desc" >&2
 	return 1
+}
+
+# wait_pid SECS PID: wait for the background child PID and set $wst to its
+# status; past SECS seconds it is killed (SIGKILL, so $wst is 137) and that
+# is said on stderr. Bounds a test's wait for a process that should end
+# (generous SECS: a hang becomes a failure, slowness does not).
+wait_pid() {
+	local secs=$1 pid=$2 w
+	(
+		s=
+		trap '[ -z "$s" ] || kill "$s" 2>/dev/null; exit 0' TERM
+		sleep "$secs" & s=$!
+		wait "$s"
+		kill -KILL "$pid" 2>/dev/null &&
+			echo "# wait_pid: $pid still running after ${secs}s: killed" >&2
+	) &
+	w=$!
+	wait "$pid"
+	wst=$?
+	kill "$w" 2>/dev/null
+	wait "$w" 2>/dev/null
+	return 0
 }
 
 # live_pids PID...: print (space-separated) those of the PIDs still alive;
