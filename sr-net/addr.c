@@ -9,6 +9,7 @@
  * that carries an IPv4 one (mapped ::ffff:0:0/96, compatible ::/96,
  * NAT64 64:ff9b::/96, 6to4 2002::/16) is judged by that IPv4 address. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <netdb.h>
@@ -18,6 +19,32 @@
 
 #include "sr-net.h"
 #include "sr.h"
+
+/* A name's labels: letters, digits, '-' and '_', 1 to 63 each. */
+int host_canon(char *host)
+{
+	size_t len = strlen(host);
+	if (len && host[len - 1] == '.')
+		host[--len] = 0;
+	if (len == 0 || len > NET_HOST_MAX)
+		return -1;
+	size_t label = 0;
+	for (char *p = host; *p; p++) {
+		unsigned char c = (unsigned char)tolower((unsigned char)*p);
+		*p = (char)c;
+		if (c == '.') {
+			if (label == 0)
+				return -1;
+			label = 0;
+			continue;
+		}
+		if (!isalnum(c) && c != '-' && c != '_')
+			return -1;
+		if (++label > 63)
+			return -1;
+	}
+	return label ? 0 : -1;
+}
 
 void addr_text(const struct sockaddr_storage *ss, char *text, size_t len)
 {

@@ -171,24 +171,3 @@ void conn_relay(struct conn *c, int s)
 			 "; cut at the run's --max-bytes");
 	}
 }
-
-void conn_serve(const struct net *n, int fd, int over, uint64_t *bytes)
-{
-	static struct conn c;
-	memset(&c, 0, sizeof c);
-	c.n = n;
-	c.fd = fd;
-	c.over = over;
-	c.bytes = bytes;
-	c.rec.start_ns = sr_now_ns();
-	c.deadline_ns = c.rec.start_ns + HEAD_TIME_NS;
-	c.rec.via = "http";
-	if (conn_read(&c) <= 0)
-		conn_refuse(&c, "no request came within the time");
-	else if ((unsigned char)c.buf[0] == 5)
-		socks_serve(&c);
-	else
-		http_serve(&c);
-	if (c.rec.host[0] || c.rec.why[0])
-		record_write(n, &c.rec);
-}

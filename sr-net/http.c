@@ -211,11 +211,12 @@ void http_serve(struct conn *c)
 		}
 	}
 	c->head = (size_t)(end - c->buf) + 4;
+	int nul = memchr(c->buf, 0, c->head) != NULL;
 	char *eol = strstr(c->buf, "\r\n");
 	*eol = 0;
 	char *method, *t, *version, *path = NULL;
-	if (memchr(c->buf, 0, (size_t)(end - c->buf)) != eol ||
-	    request_line(c->buf, &method, &t, &version) < 0 || target(c, method, t, &path) < 0) {
+	if (nul || request_line(c->buf, &method, &t, &version) < 0 ||
+	    target(c, method, t, &path) < 0) {
 		c->rec.host[0] = 0;
 		conn_refuse(c, "a malformed proxy request (want CONNECT host:port or "
 			    "METHOD http://host/path, HTTP/1.x)");

@@ -17,8 +17,33 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "sr-net.h"
 #include "sr.h"
+
+/* One connection, in a child of the proxy; over: past --max-connections,
+ * refused saying so. Its request says which protocol: SOCKS5 starts with
+ * byte 5, HTTP with a method's letter. */
+static void connection(const struct net *n, int fd, int over, uint64_t *bytes)
+{
+	static struct conn c;
+	memset(&c, 0, sizeof c);
+	c.n = n;
+	c.fd = fd;
+	c.over = over;
+	c.bytes = bytes;
+	c.rec.start_ns = sr_now_ns();
+	c.deadline_ns = c.rec.start_ns + HEAD_TIME_NS;
+	c.rec.via = "http";
+	if (conn_read(&c) <= 0)
+		conn_refuse(&c, "no request came within the time");
+	else if ((unsigned char)c.buf[0] == 5)
+		socks_serve(&c);
+	else
+		http_serve(&c);
+	if (c.rec.host[0] || c.rec.why[0])
+		record_write(n, &c.rec);
+}
 
 static unsigned reap(void)
 {
@@ -53,7 +78,7 @@ static int serve(const struct net *n, int lfd, int sfd, int fd, int over, uint64
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		conn_serve(n, fd, over, bytes);
+		connection(n, fd, over, bytes);
 		_exit(0);
 	}
 	if (pid < 0) {

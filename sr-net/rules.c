@@ -4,7 +4,6 @@
  * matched: "*.x" and "x" are two rules), and "*". An address literal
  * matches only a rule of the same address (canonical text): allowing a
  * name never allows the address it resolves to, asked for directly. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,31 +11,6 @@
 
 #include "sr-net.h"
 #include "sr.h"
-
-int host_canon(char *host)
-{
-	size_t len = strlen(host);
-	if (len && host[len - 1] == '.')
-		host[--len] = 0;
-	if (len == 0 || len > NET_HOST_MAX)
-		return -1;
-	size_t label = 0;
-	for (char *p = host; *p; p++) {
-		unsigned char c = (unsigned char)tolower((unsigned char)*p);
-		*p = (char)c;
-		if (c == '.') {
-			if (label == 0)
-				return -1;
-			label = 0;
-			continue;
-		}
-		if (!isalnum(c) && c != '-' && c != '_')
-			return -1;
-		if (++label > 63)
-			return -1;
-	}
-	return label ? 0 : -1;
-}
 
 /* The ports after ':' (comma-separated, 1-65535): 0, or -1. */
 static int parse_ports(struct net_rule *r, const char *s)

@@ -1,11 +1,11 @@
 /* sr-net.h - sr-net's parts: main.c (the command line, the socket, the
  * fork of the proxy, the exec of the program) above proxy.c (the accept
  * loop: one child a connection, the bounds) above conn.c (one connection:
- * the request read, the decision, the connect, the relay) above the
- * decisions themselves: rules.c (the allowed and denied names and ports),
- * addr.c (what an address is and whether it may be reached), tls.c (the
- * server name of a TLS ClientHello) and record.c (one JSON line a
- * connection). */
+ * http.c and socks.c, its requests, over conn.c and relay.c: the
+ * request read, the decision, the connect, the relay) above the rules
+ * (rules.c: the allowed and denied names and ports) above addr.c (what an
+ * address is and whether it may be reached), tls.c (the server name of a
+ * TLS ClientHello) and record.c (one JSON line a connection). */
 #ifndef SR_NET_H
 #define SR_NET_H
 
@@ -68,11 +68,11 @@ void rule_file(struct net *n, const char *path);
 /* May host (canonical: lower-case, no trailing dot; or an address
  * literal's canonical text) be reached on port? 1 yes, 0 no with why. */
 int rule_decide(const struct net *n, const char *host, uint16_t port, char *why, size_t len);
+
+/* addr.c */
 /* Lower-case host, drop one trailing dot, and check its characters (a
  * name: letters, digits, '-', '_', '.'; labels of 1-63): 0, or -1. */
 int host_canon(char *host);
-
-/* addr.c */
 /* host as an address in any form inet_aton takes (decimal, octal, hex,
  * fewer than four parts) or IPv6 (with or without brackets): 1 with the
  * address in *ss and its canonical text in text, 0 not an address. */
@@ -110,10 +110,6 @@ struct net_record {
 	uint64_t start_ns;
 };
 void record_write(const struct net *n, const struct net_record *r);
-
-/* conn.c: serve the connection on fd (a child of the proxy); over: the
- * proxy holds more than --max-connections, refuse it saying so. */
-void conn_serve(const struct net *n, int fd, int over, uint64_t *bytes);
 
 /* relay.c: copy both ways between a (the program's side) and b (the
  * host's) until both have ended, counting into sent and received and the
