@@ -21,8 +21,11 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/sr
-# systemd's directory of user units under the prefix (sr-mcp-http.service)
-USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+# systemd's directory of user units under the prefix (sr-mcp-http.service):
+# PREFIX/lib/systemd/user (/usr/local/lib/systemd/user serves every user),
+# but for a user's own install (PREFIX=$HOME/.local) the one systemd reads
+# that user's units from, ~/.local/share/systemd/user (tests/91-install-user.t)
+USERUNITDIR ?= $(if $(filter $(HOME)/.local $(HOME)/.local/,$(PREFIX)),$(PREFIX:/=)/share,$(PREFIX)/lib)/systemd/user
 DESTDIR ?=
 
 CC      ?= cc
