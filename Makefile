@@ -222,7 +222,7 @@ tests/unit/%: tests/unit/%.o lib/libsr.a
 demo: all
 	@sh tests/demo.sh
 
-# The README's worked example: an MCP session with the sr-mcp just built,
+# docs/mcp.md's worked example: an MCP session with the sr-mcp just built,
 # sr-mcp's default environment installed first (scripts/deps.sh env).
 # Started as root, it runs as the unprivileged account, as check does.
 demo-mcp: all

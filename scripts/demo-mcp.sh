@@ -1,4 +1,4 @@
-# scripts/demo-mcp.sh - `make demo-mcp`: the README's MCP session
+# scripts/demo-mcp.sh - `make demo-mcp`: the MCP session of docs/mcp.md
 # (scripts/mcp-session.py) with the sr-mcp of this tree. Started as root, it
 # runs as the unprivileged account, as `make check` does (scripts/stage.sh):
 # the sandbox is for ordinary users, and sr-mcp refuses to run as root.
