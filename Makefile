@@ -21,8 +21,11 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/sr
-# systemd's directory of user units under the prefix (sr-mcp-http.service)
-USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+# systemd's directory of user units under the prefix (sr-mcp-http.service):
+# PREFIX/lib/systemd/user (/usr/local/lib/systemd/user serves every user),
+# but for a user's own install (PREFIX=$HOME/.local) the one systemd reads
+# that user's units from, ~/.local/share/systemd/user (tests/91-install-user.t)
+USERUNITDIR ?= $(if $(filter $(HOME)/.local $(HOME)/.local/,$(PREFIX)),$(PREFIX:/=)/share,$(PREFIX)/lib)/systemd/user
 DESTDIR ?=
 
 CC      ?= cc
@@ -219,7 +222,8 @@ tests/unit/%: tests/unit/%.o lib/libsr.a
 demo: all
 	@sh tests/demo.sh
 
-# The README's worked example: an MCP session with the sr-mcp just built.
+# docs/mcp.md's worked example: an MCP session with the sr-mcp just built,
+# sr-mcp's default environment installed first (scripts/deps.sh env).
 # Started as root, it runs as the unprivileged account, as check does.
 demo-mcp: all
 	@bash scripts/demo-mcp.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The figures README.md states targets for, computed from this run."""
+"""The figures docs/benchmark.md states targets for, computed from this run."""
 import json
 import os
 import sys

@@ -353,8 +353,12 @@ static void on_child(struct sq_worker *w)
  * kill the running jobs too (they are requeued or lost, as after a crash). */
 static void on_stop(struct sq_worker *w)
 {
-	if (w->stopping++ == 0)
+	if (w->stopping++ == 0) {
+		if (w->running)
+			sr_note("stopping: waiting for %u running job(s) to end; a second SIGTERM or SIGINT kills them",
+				w->running);
 		return;
+	}
 	for (unsigned i = 0; i < w->nslots; i++) {
 		struct sq_slot *s = &w->slots[i];
 		if (s->used && s->keeper > 0 && !s->keeper_gone) {
