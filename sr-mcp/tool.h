@@ -87,9 +87,9 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 #define PATH_ARG "\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace (\\\"/workspace/x\\\" is taken as \\\"x\\\"). No symbolic link is followed.\"}"
 
 /* tool_run.c: run_code and its jobs; a run's result for the model */
-int run_code_schema(struct cJSON *t);
-int run_output_schema(struct cJSON *t);
-int job_status_schema(struct cJSON *t);
+int tool_run_code_settings(struct cJSON *t);
+int tool_job_logs_settings(struct cJSON *t);
+int tool_job_status_settings(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
 
@@ -123,10 +123,10 @@ int tool_env_pick(struct proto_req *r, const struct cJSON *args, struct run_spec
 struct cJSON *tool_env_facts(void);
 
 /* tool_info.c: sandbox_info; --compat sandrun's names */
-int sandrun_exec_schema(struct cJSON *t);
+int tool_sandrun_exec_settings(struct cJSON *t);
 
 /* tool_packages.c */
-int install_packages_schema(struct cJSON *t);
+int tool_install_packages_settings(struct cJSON *t);
 
 /* tool_resources.c */
 void resources_call(struct proto_req *r);             /* on its own thread */
@@ -139,30 +139,30 @@ const char *tool_res_mime(const char *path);           /* by its name, or NULL *
  * the schema takes from the settings, 0 to leave it out of the list
  * (NULL: nothing). tools.c builds its table from this list. */
 #define TOOL_TABLE(TOOL) \
-	TOOL(run_code, run_code, 0, run_code_schema) \
-	TOOL(job_status, job_status, 0, job_status_schema) \
-	TOOL(job_logs, job_logs, 0, run_output_schema) \
-	TOOL(cancel_job, cancel_job, 0, NULL) \
-	TOOL(list_jobs, list_jobs, 0, NULL) \
-	TOOL(sandbox_info, sandbox_info, 0, NULL) \
-	TOOL(list_workspaces, files_list_workspaces, 0, NULL) \
-	TOOL(delete_workspace, files_delete_workspace, 0, NULL) \
-	TOOL(session_info, session_info, 0, NULL) \
-	TOOL(restart_session, restart_session, 0, NULL) \
-	TOOL(close_session, close_session, 0, NULL) \
-	TOOL(list_files, files_list, 0, NULL) \
-	TOOL(read_file, files_read, 0, NULL) \
-	TOOL(write_file, files_write, 0, NULL) \
-	TOOL(edit_file, files_edit, 0, NULL) \
-	TOOL(delete_path, files_delete_path, 0, NULL) \
-	TOOL(install_packages, install_packages, 0, install_packages_schema) \
-	TOOL(export_workspace, transfer_export, 0, NULL) \
-	TOOL(import_files, transfer_import, 0, NULL) \
-	TOOL(execute_python, sandrun_exec, 1, sandrun_exec_schema) \
-	TOOL(execute_javascript, sandrun_exec, 1, sandrun_exec_schema) \
-	TOOL(execute_bash, sandrun_exec, 1, sandrun_exec_schema) \
-	TOOL(check_job_status, sandrun_status, 1, NULL) \
-	TOOL(get_job_logs, sandrun_status, 1, NULL)
+	TOOL(run_code, tool_run_code, 0, tool_run_code_settings) \
+	TOOL(job_status, tool_job_status, 0, tool_job_status_settings) \
+	TOOL(job_logs, tool_job_logs, 0, tool_job_logs_settings) \
+	TOOL(cancel_job, tool_cancel_job, 0, NULL) \
+	TOOL(list_jobs, tool_list_jobs, 0, NULL) \
+	TOOL(sandbox_info, tool_sandbox_info, 0, NULL) \
+	TOOL(list_workspaces, tool_list_workspaces, 0, NULL) \
+	TOOL(delete_workspace, tool_delete_workspace, 0, NULL) \
+	TOOL(session_info, tool_session_info, 0, NULL) \
+	TOOL(restart_session, tool_restart_session, 0, NULL) \
+	TOOL(close_session, tool_close_session, 0, NULL) \
+	TOOL(list_files, tool_list_files, 0, NULL) \
+	TOOL(read_file, tool_read_file, 0, NULL) \
+	TOOL(write_file, tool_write_file, 0, NULL) \
+	TOOL(edit_file, tool_edit_file, 0, NULL) \
+	TOOL(delete_path, tool_delete_path, 0, NULL) \
+	TOOL(install_packages, tool_install_packages, 0, tool_install_packages_settings) \
+	TOOL(export_workspace, tool_export_workspace, 0, NULL) \
+	TOOL(import_files, tool_import_files, 0, NULL) \
+	TOOL(execute_python, tool_execute_python, 1, tool_sandrun_exec_settings) \
+	TOOL(execute_javascript, tool_execute_javascript, 1, tool_sandrun_exec_settings) \
+	TOOL(execute_bash, tool_execute_bash, 1, tool_sandrun_exec_settings) \
+	TOOL(check_job_status, tool_check_job_status, 1, NULL) \
+	TOOL(get_job_logs, tool_get_job_logs, 1, NULL)
 
 /* Each tool's schema and handler, declared here for its file. */
 #define TOOL_DECLARE(name, fn, sandrun, schema) extern const char name##_def[]; tool_fn fn;

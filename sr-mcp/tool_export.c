@@ -587,7 +587,7 @@ static int export_dir(struct proto_req *r, char *dir)
 	return hfd;
 }
 
-void transfer_export(struct proto_req *r, const cJSON *args)
+void tool_export_workspace(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "export_workspace", *ws;
 	char err[1200], stem[300], dir[PATH_MAX], when[32], a[700] = "", s[700] = "";

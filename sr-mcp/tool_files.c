@@ -296,7 +296,7 @@ static int open_dir(struct proto_req *r, const char *ws, const char *rel)
 	return dfd;
 }
 
-void files_list(struct proto_req *r, const cJSON *args)
+void tool_list_files(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "list_files", *ws, *path = ".", *glob = NULL;
 	int recursive = 0, all = 0;
@@ -495,7 +495,7 @@ static void read_text(struct proto_req *r, const char *rel, const unsigned char 
 	free(pg.out);
 }
 
-void files_read(struct proto_req *r, const cJSON *args)
+void tool_read_file(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "read_file", *ws, *path = NULL;
 	double from = 1, limit = 2000;

@@ -556,7 +556,7 @@ static int import_refused(struct proto_req *r, const char *ws, int wfd, const ch
 	return 0;
 }
 
-void transfer_import(struct proto_req *r, const cJSON *args)
+void tool_import_files(struct proto_req *r, const cJSON *args)
 {
 	const char *hp = NULL, *wsa = NULL, *dest = NULL;
 	int extract = 1;

@@ -69,7 +69,7 @@ const char get_job_logs_def[] =
 	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}";
 
 /* Sandrun's execute_LANG is listed only where LANG has a runner. */
-int sandrun_exec_schema(cJSON *t)
+int tool_sandrun_exec_settings(cJSON *t)
 {
 	return !!runner_find(cJSON_GetObjectItem(t, "name")->valuestring + 8);
 }
@@ -125,7 +125,7 @@ static void info_limits(cJSON *res)
 	num_or_null(c, "session_idle_s", cfg.session_idle_ms != 0, (double)(cfg.session_idle_ms / 1000));
 }
 
-void sandbox_info(struct proto_req *r, const cJSON *args)
+void tool_sandbox_info(struct proto_req *r, const cJSON *args)
 {
 	(void)args;
 	runner_versions();
@@ -158,7 +158,7 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 }
 
 /* Sandrun's tools, as the tools they stand for. */
-void sandrun_exec(struct proto_req *r, const cJSON *args)
+static void sandrun_exec(struct proto_req *r, const cJSON *args)
 {
 	const char *name = cJSON_GetObjectItem(r->params, "name")->valuestring + 8;
 	const cJSON *code = cJSON_GetObjectItem(args, strcmp(name, "bash") ? "code" : "script");
@@ -169,16 +169,41 @@ void sandrun_exec(struct proto_req *r, const cJSON *args)
 		cJSON_AddItemToObject(a, "code", cJSON_Duplicate(code, 1));
 	if (cJSON_IsFalse(wait))
 		cJSON_AddNumberToObject(a, "wait_s", 0);
-	run_code(r, a);
+	tool_run_code(r, a);
 	cJSON_Delete(a);
 }
 
-void sandrun_status(struct proto_req *r, const cJSON *args)
+static void sandrun_status(struct proto_req *r, const cJSON *args)
 {
 	cJSON *a = cJSON_CreateObject();
 	const cJSON *id = cJSON_GetObjectItem(args, "job_id");
 	if (id)
 		cJSON_AddItemToObject(a, "job_id", cJSON_Duplicate(id, 1));
-	job_status(r, a);
+	tool_job_status(r, a);
 	cJSON_Delete(a);
+}
+
+void tool_execute_python(struct proto_req *r, const cJSON *args)
+{
+	sandrun_exec(r, args);
+}
+
+void tool_execute_javascript(struct proto_req *r, const cJSON *args)
+{
+	sandrun_exec(r, args);
+}
+
+void tool_execute_bash(struct proto_req *r, const cJSON *args)
+{
+	sandrun_exec(r, args);
+}
+
+void tool_check_job_status(struct proto_req *r, const cJSON *args)
+{
+	sandrun_status(r, args);
+}
+
+void tool_get_job_logs(struct proto_req *r, const cJSON *args)
+{
+	sandrun_status(r, args);
 }

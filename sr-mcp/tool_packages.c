@@ -67,7 +67,7 @@ const char install_packages_def[] =
 "\"idempotentHint\":true,\"openWorldHint\":false}}";
 
 /* install_packages reaches the world when the network policy lets it. */
-int install_packages_schema(cJSON *t)
+int tool_install_packages_settings(cJSON *t)
 {
 	cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
 		->type = cfg.net_install ? cJSON_True : cJSON_False;
@@ -485,7 +485,7 @@ static int install_submit(struct proto_req *r, const char *manager, const char *
 	return 0;
 }
 
-void install_packages(struct proto_req *r, const cJSON *args)
+void tool_install_packages(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "install_packages", *ws = NULL, *manager = NULL;
 	double timeout = (double)cfg.timeout_ms / 1000, wait = (double)cfg.wait_max_ms / 1000;

@@ -100,7 +100,7 @@ const char list_jobs_def[] =
 
 /* What run_code's schema takes from the settings: its languages, whether
  * it reaches the world, MCP tasks and the result size a client keeps. */
-int run_code_schema(cJSON *t)
+int tool_run_code_settings(cJSON *t)
 {
 	cJSON *lang = cJSON_GetObjectItem(cJSON_GetObjectItem(
 		cJSON_GetObjectItem(t, "inputSchema"), "properties"), "language");
@@ -112,12 +112,12 @@ int run_code_schema(cJSON *t)
 		->type = cfg.net_full ? cJSON_True : cJSON_False;
 	/* 2025-11-25 tasks; dropped in 2026-07-28 lists */
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "execution"), "taskSupport", "optional");
-	return job_status_schema(t);
+	return tool_job_status_settings(t);
 }
 
 /* A tool answering with a run's output: Claude Code keeps results up to
  * this size in the conversation. */
-int run_output_schema(cJSON *t)
+int tool_job_logs_settings(cJSON *t)
 {
 	cJSON *meta = cJSON_AddObjectToObject(t, "_meta");
 	cJSON_AddNumberToObject(meta, "anthropic/maxResultSizeChars", (double)cfg.max_chars + 10000);
@@ -125,9 +125,9 @@ int run_output_schema(cJSON *t)
 }
 
 /* A tool whose result the MCP App shows (tool_app.c). */
-int job_status_schema(cJSON *t)
+int tool_job_status_settings(cJSON *t)
 {
-	return run_output_schema(t) && tool_app_link(t);
+	return tool_job_logs_settings(t) && tool_app_link(t);
 }
 
 /* A stream's text in res cut to half, with a note, when it is long. */
@@ -412,7 +412,7 @@ static int run_submit(struct proto_req *r, struct run_spec *s, char *id, int ses
 	return 0;
 }
 
-void run_code(struct proto_req *r, const cJSON *args)
+void tool_run_code(struct proto_req *r, const cJSON *args)
 {
 	struct run_args v = {
 		.timeout = (double)cfg.timeout_ms / 1000, .mem = (double)(cfg.memory >> 20),
@@ -444,7 +444,7 @@ void run_code(struct proto_req *r, const cJSON *args)
 	finish_run(r, id, s.workspace, ms_of(v.wait), 0, 0);
 }
 
-void job_status(struct proto_req *r, const cJSON *args)
+void tool_job_status(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "job_status", *id;
 	double wait = 0, so = 0, se = 0;
@@ -458,7 +458,7 @@ void job_status(struct proto_req *r, const cJSON *args)
 	finish_run(r, id, NULL, ms_of(wait), (uint64_t)so, (uint64_t)se);
 }
 
-void job_logs(struct proto_req *r, const cJSON *args)
+void tool_job_logs(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "job_logs", *id, *stream = "stdout";
 	double off = 0, lim = 20000;
@@ -498,7 +498,7 @@ void job_logs(struct proto_req *r, const cJSON *args)
 	free(tl);
 }
 
-void cancel_job(struct proto_req *r, const cJSON *args)
+void tool_cancel_job(struct proto_req *r, const cJSON *args)
 {
 	const char *id;
 	char err[300];
@@ -578,7 +578,7 @@ static cJSON *job_entry(const cJSON *j, const cJSON *id, const cJSON *state)
 	return o;
 }
 
-void list_jobs(struct proto_req *r, const cJSON *args)
+void tool_list_jobs(struct proto_req *r, const cJSON *args)
 {
 	double limit = 50, from = 0;
 	char err[300];

@@ -79,7 +79,7 @@ static void session_line(const cJSON *o, char *line, size_t len)
 		 cJSON_IsNumber(mem) ? mem->valuedouble / 1048576 : 0.0);
 }
 
-void session_info(struct proto_req *r, const cJSON *args)
+void tool_session_info(struct proto_req *r, const cJSON *args)
 {
 	const char *ws = NULL;
 	char err[300];
@@ -129,7 +129,7 @@ static cJSON *session_answer(const char *ws, const char *lang, const char *k, in
 	return res;
 }
 
-void close_session(struct proto_req *r, const cJSON *args)
+void tool_close_session(struct proto_req *r, const cJSON *args)
 {
 	const char *ws, *lang;
 	char text[300];
@@ -153,7 +153,7 @@ static uint64_t session_memory(const char *tenant, const char *ws, const char *l
 	return mem;
 }
 
-void restart_session(struct proto_req *r, const cJSON *args)
+void tool_restart_session(struct proto_req *r, const cJSON *args)
 {
 	const char *ws, *lang;
 	char err[600], text[400];

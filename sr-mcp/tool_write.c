@@ -191,7 +191,7 @@ static int write_args(struct proto_req *r, const cJSON *args, const char **ws, c
 	return 0;
 }
 
-void files_write(struct proto_req *r, const cJSON *args)
+void tool_write_file(struct proto_req *r, const cJSON *args)
 {
 	const char *ws, *path = NULL, *content = NULL;
 	int app = 0;
@@ -313,7 +313,7 @@ static int edit_write(struct proto_req *r, const char *ws, int wfd, int fd, cons
 	return 0;
 }
 
-void files_edit(struct proto_req *r, const cJSON *args)
+void tool_edit_file(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "edit_file", *ws, *path = NULL, *old = NULL, *new = NULL;
 	int all = 0;
@@ -377,7 +377,7 @@ void files_edit(struct proto_req *r, const cJSON *args)
 	tool_reply(r, res, err, 0);
 }
 
-void files_delete_path(struct proto_req *r, const cJSON *args)
+void tool_delete_path(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "delete_path", *ws, *path = NULL, *name = NULL;
 	char err[1200], dir[4096];

@@ -209,7 +209,7 @@ static void ws_sessions(cJSON *o, const char *tenant, const char *ws, char *line
 		snprintf(line + n, len - n, "\n");
 }
 
-void files_list_workspaces(struct proto_req *r, const cJSON *args)
+void tool_list_workspaces(struct proto_req *r, const cJSON *args)
 {
 	double from = 0;
 	if (tool_arg_num(r, "list_workspaces", args, "offset", 0, &from) < 0)
@@ -256,7 +256,7 @@ void files_list_workspaces(struct proto_req *r, const cJSON *args)
 	free(text);
 }
 
-void files_delete_workspace(struct proto_req *r, const cJSON *args)
+void tool_delete_workspace(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "delete_workspace", *ws;
 	char err[600], job[33];
