@@ -1,7 +1,7 @@
 /* tool.h - the tools layer (prefix tool_): the MCP tools, one file per
- * tool or close family, each tool one line of TOOL_TABLE below (its
- * schema and its handler), a row of the table in tools.c; tool_init
- * hands the protocol its struct proto_server. Below it:
+ * tool or close family, each tool a schema, sr-mcp/tools/NAME.json, and
+ * a handler, tool_NAME: a row of the table in tools.c (TOOL_TABLE below);
+ * tool_init hands the protocol its struct proto_server. Below it:
  * protocol, jobs, images, workspaces, fs, runners, spawn, text, util.
  *
  *   tools.c          the table: tools/list, tools/call dispatch, instructions
@@ -38,53 +38,9 @@ struct cJSON *tool_list(enum proto_era era, int ui);
 void tool_call(struct proto_req *r);              /* on its own thread */
 const char *tool_instructions(void);
 
-/* A tool: its schema (const char NAME_def[], JSON) and its handler,
- * which answers its call. */
+/* A tool: its schema (sr-mcp/tools/NAME.json, compiled in) and its
+ * handler tool_NAME, which answers its call. */
 typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
-
-/* Pieces of the schemas: a run's result, a workspace and a path argument. */
-#define RESULT_PROPS \
-"\"job_id\":{\"type\":\"string\",\"description\":\"The job's id: pass it to job_status, job_logs, cancel_job.\"}," \
-"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace the run used: pass it to run_code to keep its files.\"}," \
-"\"workspace_scratch\":{\"type\":\"boolean\",\"description\":\"The workspace is scratch (made without a workspace_id): removed soon after its last use unless a later call names it.\"}," \
-"\"workspace_expires_at\":{\"type\":\"string\",\"description\":\"When the scratch workspace is removed if no call names it (ISO 8601, UTC; once the run is over).\"}," \
-"\"workspace_note\":{\"type\":\"string\",\"description\":\"When the scratch workspace goes and how to keep it.\"}," \
-"\"status\":{\"type\":\"string\",\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\",\"timed_out\",\"oom\",\"killed\",\"cancelled\",\"lost\",\"error\"]}," \
-"\"reason\":{\"type\":\"string\",\"description\":\"How it ended: exit, signal, timeout, memory, cpu, pids, cancelled, lost, sandbox (the sandbox could not run it), or why it could not start.\"}," \
-"\"exit_code\":{\"type\":[\"integer\",\"null\"]}," \
-"\"signal\":{\"type\":[\"string\",\"null\"],\"description\":\"The signal that killed it, e.g. KILL.\"}," \
-"\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"}," \
-"\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"}," \
-"\"stdout_dropped_bytes\":{\"type\":\"integer\",\"description\":\"Bytes of stdout kept but not in this result (job_logs reads them).\"}," \
-"\"stderr_dropped_bytes\":{\"type\":\"integer\"}," \
-"\"stdout_lost_bytes\":{\"type\":\"integer\",\"description\":\"Bytes the program wrote to stdout that were not kept (a full disk, the output cap): nothing reads them.\"}," \
-"\"stderr_lost_bytes\":{\"type\":\"integer\"}," \
-"\"lost\":{\"type\":\"string\",\"description\":\"What of the output, or of the report on the run, was not kept, and why.\"}," \
-"\"stdout_offset\":{\"type\":\"integer\",\"description\":\"Pass back to job_status to get only newer output.\"}," \
-"\"stderr_offset\":{\"type\":\"integer\"}," \
-"\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"Some bytes were not UTF-8 and were replaced by U+FFFD.\"}," \
-"\"images\":{\"type\":\"array\",\"description\":\"The images (PNG, JPEG, GIF, WebP) the run wrote to /workspace/outputs, at most 8: those inlined follow the text as image blocks; read_file fetches the others.\",\"items\":{\"type\":\"object\",\"properties\":{" \
-"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"}," \
-"\"width\":{\"type\":[\"integer\",\"null\"]},\"height\":{\"type\":[\"integer\",\"null\"]},\"inlined\":{\"type\":\"boolean\"}," \
-"\"note\":{\"type\":\"string\",\"description\":\"Why it is not inlined.\"}},\"required\":[\"path\",\"type\",\"size\",\"width\",\"height\",\"inlined\"]}}," \
-"\"images_not_listed\":{\"type\":\"integer\",\"description\":\"More images the run wrote than a result lists (list_files shows them).\"}," \
-"\"files\":{\"type\":\"array\",\"description\":\"The files the run created or changed in /workspace (not node_modules, .sr, .git or caches), at most 20; each also follows the text as a resource_link.\",\"items\":{\"type\":\"object\",\"properties\":{" \
-"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"size\":{\"type\":\"integer\"},\"change\":{\"type\":\"string\",\"enum\":[\"created\",\"modified\"]}," \
-"\"uri\":{\"type\":\"string\",\"description\":\"resources/read reads it.\"}},\"required\":[\"path\",\"size\",\"change\"]}}," \
-"\"files_not_listed\":{\"type\":\"integer\",\"description\":\"More files the run made than files lists.\"}," \
-"\"files_deleted\":{\"type\":\"integer\"},\"files_cut\":{\"type\":\"boolean\",\"description\":\"The workspace held too many files to compare them all.\"}," \
-"\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
-"\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
-"\"memory_limit_bytes\":{\"type\":\"number\",\"description\":\"When the run ran out of memory (status oom): its memory limit; memory_mb asks for more, up to sandbox_info's cap.\"}," \
-"\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \
-"\"quota_hit\":{\"type\":\"boolean\",\"description\":\"The workspace reached its size quota: writes past it failed (ENOSPC).\"}," \
-"\"error\":{\"type\":\"string\"},\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}"
-
-#define RESULT_SCHEMA "{\"type\":\"object\",\"properties\":{" RESULT_PROPS "}," \
-	"\"required\":[\"job_id\",\"status\",\"reason\",\"exit_code\",\"signal\",\"stdout\",\"stderr\"]}"
-
-#define WS_ARG "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace: a run_code result's workspace_id, or one list_workspaces shows.\"}"
-#define PATH_ARG "\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace (\\\"/workspace/x\\\" is taken as \\\"x\\\"). No symbolic link is followed.\"}"
 
 /* tool_run.c: run_code and its jobs; a run's result for the model */
 int tool_run_code_settings(struct cJSON *t);
@@ -133,39 +89,14 @@ void resources_call(struct proto_req *r);             /* on its own thread */
 char *tool_res_uri(const char *ws, const char *path);  /* a workspace file's uri */
 const char *tool_res_mime(const char *path);           /* by its name, or NULL */
 
-/* The tools, in the order tools/list gives them, one line each:
- * TOOL(NAME, handler, sandrun, schema): NAME_def, its schema (JSON, in
- * its file); sandrun: offered with --compat sandrun only; schema: what
- * the schema takes from the settings, 0 to leave it out of the list
- * (NULL: nothing). tools.c builds its table from this list. */
-#define TOOL_TABLE(TOOL) \
-	TOOL(run_code, tool_run_code, 0, tool_run_code_settings) \
-	TOOL(job_status, tool_job_status, 0, tool_job_status_settings) \
-	TOOL(job_logs, tool_job_logs, 0, tool_job_logs_settings) \
-	TOOL(cancel_job, tool_cancel_job, 0, NULL) \
-	TOOL(list_jobs, tool_list_jobs, 0, NULL) \
-	TOOL(sandbox_info, tool_sandbox_info, 0, NULL) \
-	TOOL(list_workspaces, tool_list_workspaces, 0, NULL) \
-	TOOL(delete_workspace, tool_delete_workspace, 0, NULL) \
-	TOOL(session_info, tool_session_info, 0, NULL) \
-	TOOL(restart_session, tool_restart_session, 0, NULL) \
-	TOOL(close_session, tool_close_session, 0, NULL) \
-	TOOL(list_files, tool_list_files, 0, NULL) \
-	TOOL(read_file, tool_read_file, 0, NULL) \
-	TOOL(write_file, tool_write_file, 0, NULL) \
-	TOOL(edit_file, tool_edit_file, 0, NULL) \
-	TOOL(delete_path, tool_delete_path, 0, NULL) \
-	TOOL(install_packages, tool_install_packages, 0, tool_install_packages_settings) \
-	TOOL(export_workspace, tool_export_workspace, 0, NULL) \
-	TOOL(import_files, tool_import_files, 0, NULL) \
-	TOOL(execute_python, tool_execute_python, 1, tool_sandrun_exec_settings) \
-	TOOL(execute_javascript, tool_execute_javascript, 1, tool_sandrun_exec_settings) \
-	TOOL(execute_bash, tool_execute_bash, 1, tool_sandrun_exec_settings) \
-	TOOL(check_job_status, tool_check_job_status, 1, NULL) \
-	TOOL(get_job_logs, tool_get_job_logs, 1, NULL)
-
-/* Each tool's schema and handler, declared here for its file. */
-#define TOOL_DECLARE(name, fn, sandrun, schema) extern const char name##_def[]; tool_fn fn;
+/* The tools, in the order tools/list gives them: TOOL_TABLE, generated
+ * by scripts/tools.sh from sr-mcp/tools/NAME.json (its "x-sr": position;
+ * compat sandrun, offered with --compat sandrun only; settings, the
+ * function above for what its schema takes from the settings, 0 to leave
+ * it out of the list), a row TOOL(NAME, sandrun, settings) each, whose
+ * handler is tool_NAME. tools.c builds its table from it. */
+#include "tool_table.inc"
+#define TOOL_DECLARE(name, sandrun, settings) tool_fn tool_##name;
 TOOL_TABLE(TOOL_DECLARE)
 
 /* tool_args.c: ARGS (NULL: none) against SCHEMA, TOOL's inputSchema: 0,

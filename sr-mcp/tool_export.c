@@ -21,28 +21,6 @@
 #include "sr.h"
 #include "tool_tar.h"
 
-const char export_workspace_def[] =
-"{\"name\":\"export_workspace\",\"title\":\"Export a workspace to the host\","
-"\"description\":\"Pack every file of a workspace into a .tar.gz archive in the host directory the "
-"administrator allowed (the first --host-dir), with a shell script beside it (a recipe) that "
-"unpacks it elsewhere, compares the language versions and can install the workspace's packages again. Returns both as resource links "
-"and their paths, for the user. Symbolic links are archived as links, never followed. At most 1 GiB "
-"compressed. Set-ID and sticky bits are dropped and fifos, devices and sockets left out (the result "
-"names them); the recipe refuses to run as root. If no host directory is allowed, the result says how "
-"to allow one.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
-"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\",\"description\":\"The archive, on the host.\"},\"uri\":{\"type\":\"string\"},"
-"\"bytes\":{\"type\":\"integer\"},\"files\":{\"type\":\"integer\",\"description\":\"Files archived (directories not counted).\"},"
-"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
-"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
-"\"recipe\":{\"type\":\"string\",\"description\":\"The shell script beside it.\"},\"warnings\":{\"type\":\"string\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"bytes\",\"files\",\"recipe\"]},"
-"\"annotations\":{\"title\":\"Export workspace\",\"readOnlyHint\":false,\"destructiveHint\":false,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-
 #define EXPORT_MAX (1ULL << 30)         /* an archive, compressed, at most */
 
 /* file:// and the path, percent-encoded where RFC 3986 wants it. */

@@ -21,32 +21,6 @@
 #include "sr.h"
 #include "tool_tar.h"
 
-const char import_files_def[] =
-"{\"name\":\"import_files\",\"title\":\"Import files from the host\","
-"\"description\":\"Copy a file or a directory from a host directory the administrator allowed "
-"(--host-dir) into a workspace. A .tar, .tar.gz or .tgz archive is extracted (extract false copies "
-"it as a file) into dest, by default the workspace's root; a file or directory goes to dest, by "
-"default its own name. No symbolic link is followed on the host; links and special files in a "
-"directory are skipped. Archives with absolute or '..' names are refused; an import is capped at "
-"100000 entries and 1 GiB, and what it adds must fit the workspace quota (counted before anything is "
-"written). Set-ID and sticky bits are dropped, fifos and devices left out. If no host directory is "
-"allowed, the result says how to allow one.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"host_path\":{\"type\":\"string\",\"description\":\"A file or directory in an allowed host directory: absolute, or relative to one (an export_workspace result's path works).\"},"
-"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace to copy into, made if it does not exist; omit it for a new one.\"},"
-"\"dest\":{\"type\":\"string\",\"description\":\"Where in the workspace, relative to /workspace.\"},"
-"\"extract\":{\"type\":\"boolean\",\"description\":\"Extract a .tar, .tar.gz or .tgz archive (default true).\"}},"
-"\"required\":[\"host_path\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"dest\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\",\"enum\":[\"archive\",\"file\",\"dir\"]},"
-"\"files\":{\"type\":\"integer\",\"description\":\"Files copied, or entries extracted.\"},"
-"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
-"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
-"\"bytes\":{\"type\":\"integer\"},\"skipped\":{\"type\":\"integer\",\"description\":\"Links and special files not copied.\"}},"
-"\"required\":[\"workspace_id\",\"dest\",\"kind\",\"files\",\"bytes\"]},"
-"\"annotations\":{\"title\":\"Import files\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
 #define IMPORT_ENTRIES_MAX 100000       /* entries of an import, at most */
 #define IMPORT_BYTES_MAX (1ULL << 30)   /* bytes of an import, at most */
 #define PAGE 4096ULL                    /* a tmpfs page: the quota's unit while tar writes */

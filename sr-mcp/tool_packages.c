@@ -29,43 +29,6 @@
 
 #define REPORT_MAX 2000         /* packages listed in a result */
 
-const char install_packages_def[] =
-"{\"name\":\"install_packages\",\"title\":\"Install packages into a workspace\","
-"\"description\":\"Install Python (pip) or Node.js (npm) packages into a workspace, inside the "
-"sandbox; later run_code calls with the same workspace_id import them (pip: /workspace/.sr/python, "
-"on PYTHONPATH; npm: /workspace/node_modules, on NODE_PATH). Specs are registry names with an "
-"optional version: pip NAME, NAME[extra1,extra2], NAME==1.2, NAME>=1,<2 (also !=, ~=, <=, <, >, ===); "
-"npm NAME, @SCOPE/NAME, NAME@1.2.3, NAME@^1.2 (also ~, >=, *, latest). Options, URLs, paths and "
-"files are refused. Only prebuilt packages are taken (pip wheels only, npm with --ignore-scripts): "
-"no package code runs while installing. Whether this works depends on the administrator's network "
-"policy (sandbox_info shows it). Returns every package the workspace then holds, with versions.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"workspace_id\":{\"type\":\"string\",\"description\":\"A workspace from an earlier result, or a new name (letters, digits, _ and -).\"},"
-"\"manager\":{\"type\":\"string\",\"enum\":[\"pip\",\"npm\"],\"description\":\"pip for Python, npm for JavaScript.\"},"
-"\"packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"maxItems\":50,"
-"\"description\":\"Package specs, e.g. [\\\"requests==2.31.0\\\"] or [\\\"is-number@7.0.0\\\"].\"},"
-"\"timeout_s\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit of the install.\"},"
-"\"wait_s\":{\"type\":\"number\",\"minimum\":0,\"description\":\"How long this call waits for the install (default: as long as a call may).\"}"
-"},\"required\":[\"workspace_id\",\"manager\",\"packages\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"job_id\":{\"type\":\"string\",\"description\":\"The install's job: job_status and job_logs show it.\"},"
-"\"workspace_id\":{\"type\":\"string\"},\"manager\":{\"type\":\"string\"},"
-"\"status\":{\"type\":\"string\",\"description\":\"succeeded, failed, running, or how the job ended.\"},"
-"\"exit_code\":{\"type\":[\"integer\",\"null\"]},"
-"\"network\":{\"type\":\"boolean\",\"description\":\"Whether the install step had the network.\"},"
-"\"requested\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-"\"packages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-"\"name\":{\"type\":\"string\"},\"version\":{\"type\":\"string\"},"
-"\"requested\":{\"type\":\"boolean\",\"description\":\"Named in this call (else a dependency or an earlier install).\"}},"
-"\"required\":[\"name\",\"version\",\"requested\"]},\"description\":\"What the workspace holds for this manager after the install.\"},"
-"\"log\":{\"type\":\"string\",\"description\":\"The package manager's output (cut in the middle when long).\"},"
-"\"failure\":{\"type\":\"string\",\"description\":\"Why a failed install failed: index_unreachable, no_such_package, no_matching_version, no_wheel, quota or unknown.\"},"
-"\"error\":{\"type\":\"string\",\"description\":\"What failed, in one sentence, and what to do.\"},"
-"\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}},"
-"\"required\":[\"job_id\",\"workspace_id\",\"manager\",\"status\",\"packages\"]},"
-"\"annotations\":{\"title\":\"Install packages\",\"readOnlyHint\":false,\"destructiveHint\":false,"
-"\"idempotentHint\":true,\"openWorldHint\":false}}";
-
 /* install_packages reaches the world when the network policy lets it. */
 int tool_install_packages_settings(cJSON *t)
 {

@@ -22,53 +22,7 @@
 #include "tool.h"
 #include "sr.h"
 
-/* The schemas. Paths are relative to /workspace; no symbolic link is
- * followed. */
-
-const char write_file_def[] =
-"{\"name\":\"write_file\",\"title\":\"Write a file into a workspace\","
-"\"description\":\"Write content to a file of a workspace (replacing it, or at its end with append), "
-"making the missing directories on its path. The workspace is made if it does not exist; run_code "
-"with the same workspace_id sees the file under /workspace. encoding base64 writes binary data.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
-"\"content\":{\"type\":\"string\",\"description\":\"The file's content.\"},"
-"\"encoding\":{\"type\":\"string\",\"enum\":[\"utf8\",\"base64\"],\"description\":\"How content is encoded (default utf8).\"},"
-"\"append\":{\"type\":\"boolean\",\"description\":\"Add to the end instead of replacing (default false).\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"content\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\",\"description\":\"Bytes written.\"},"
-"\"size\":{\"type\":\"integer\",\"description\":\"The file's size now.\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"bytes\"]},"
-"\"annotations\":{\"title\":\"Write file\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-const char edit_file_def[] =
-"{\"name\":\"edit_file\",\"title\":\"Edit a file of a workspace\","
-"\"description\":\"Replace old_string by new_string in a file of a workspace. old_string must occur "
-"exactly once (give enough surrounding text), unless replace_all replaces every occurrence.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
-"\"old_string\":{\"type\":\"string\",\"description\":\"The text to replace, exactly as it is in the file.\"},"
-"\"new_string\":{\"type\":\"string\",\"description\":\"The text to put instead.\"},"
-"\"replace_all\":{\"type\":\"boolean\",\"description\":\"Replace every occurrence (default false).\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"old_string\",\"new_string\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\"},\"replacements\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"replacements\"]},"
-"\"annotations\":{\"title\":\"Edit file\",\"readOnlyHint\":false,\"destructiveHint\":false,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-const char delete_path_def[] =
-"{\"name\":\"delete_path\",\"title\":\"Delete a file or directory of a workspace\","
-"\"description\":\"Remove a file, or a directory and everything in it, from a workspace. A symbolic "
-"link is removed itself; what it points to is never touched.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG "},"
-"\"required\":[\"workspace_id\",\"path\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"type\"]},"
-"\"annotations\":{\"title\":\"Delete path\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
+/* Paths are relative to /workspace; no symbolic link is followed. */
 
 /* ---- write_file, edit_file, delete_path -------------------------------- */
 

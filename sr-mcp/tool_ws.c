@@ -22,45 +22,6 @@
 #include "tool.h"
 #include "sr.h"
 
-/* The schemas. */
-
-const char list_workspaces_def[] =
-"{\"name\":\"list_workspaces\",\"title\":\"List workspaces\","
-"\"description\":\"The workspaces there are, with the bytes and number of files in each, when "
-"it was created, when a file in it last changed, its size quota, when it was last used and when it expires (a workspace "
-"unused for the server's retention time is removed). A scratch workspace (made by a call without a "
-"workspace_id) goes soon after its last use; any later call that names it with workspace_id keeps it "
-"(scratch false) for the longer retention time. A page holds at most 200; next_offset, when "
-"there are more, is the offset that lists them.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"offset\":{\"type\":\"integer\",\"minimum\":0,"
-"\"description\":\"Workspaces to pass over: a previous page's next_offset (default 0).\"}},\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspaces\":{\"type\":\"array\",\"items\":"
-"{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"created\":{\"type\":[\"string\",\"null\"],\"description\":\"ISO 8601, UTC (null: the file system does not keep it).\"},"
-"\"bytes\":{\"type\":\"integer\"},"
-"\"files\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\",\"description\":\"ISO 8601, UTC.\"},"
-"\"partial\":{\"type\":\"boolean\"},\"quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"Its size cap in bytes (null: none).\"},"
-"\"inode_quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"The most files, directories and links it may hold (null: no cap).\"},"
-"\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
-"\"scratch\":{\"type\":\"boolean\",\"description\":\"true: made by a call without a workspace_id, removed soon after its last use unless a call names it (which keeps it); false: kept.\"},"
-"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"},"
-"\"sessions\":{\"type\":\"array\",\"description\":\"Your live sessions in it (run_code session: true): language, age, idle, memory.\",\"items\":{\"type\":\"object\"}}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
-"\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"}},"
-"\"required\":[\"workspaces\"]},"
-"\"annotations\":{\"title\":\"List workspaces\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
-const char delete_workspace_def[] =
-"{\"name\":\"delete_workspace\",\"title\":\"Delete a workspace\","
-"\"description\":\"Remove a workspace and every file in it (links are removed, never followed), "
-"and close its sessions. Refused while a job of the workspace is queued or running.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
-"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"deleted\":{\"type\":\"boolean\"}},\"required\":[\"workspace_id\",\"deleted\"]},"
-"\"annotations\":{\"title\":\"Delete workspace\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-
 #define WS_PAGE 200                    /* list_workspaces: workspaces in a page */
 
 static int by_name(const void *a, const void *b)
