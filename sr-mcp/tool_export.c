@@ -62,8 +62,8 @@ struct export {
 	int over, io_error, raced, too_many, archiving;
 	volatile int *cancel;
 	size_t files;
-	struct note note;
-	struct members m;
+	struct tar_note note;
+	struct tar_members m;
 };
 
 static int export_out(void *ctx, const char *p, size_t n)
@@ -85,43 +85,43 @@ static int export_out(void *ctx, const char *p, size_t n)
 static void export_note(struct export *e, char *line)
 {
 	size_t k = strlen(line);
-	char *q = line + 5, *end = quoted_end(q);
+	char *q = line + 5, *end = tool_tar_quoted_end(q);
 	if (end && k > 18 && !strcmp(line + k - 17, ": socket ignored")) {
 		if (e->archiving)   /* counted at the first look */
 			return;
 		e->m.nskip++;
-		names_add(e->m.left_out, q, end);
+		tool_tar_names_add(e->m.left_out, q, end);
 		return;
 	}
-	note_add(&e->note, line);
+	tool_tar_note_add(&e->note, line);
 }
 
 /* The first look (tar -cvv to /dev/null: names, types and modes, no
  * file read): what to leave out, what will change. */
-static int export_list_line(struct lines *l, char *line, size_t len)
+static int export_list_line(struct tar_lines *l, char *line, size_t len)
 {
 	struct export *e = l->ctx;
-	struct member m;
+	struct tar_member m;
 	(void)len;
 	if (!strncmp(line, "tar: ", 5))
 		export_note(e, line);
-	else if (member_parse(line, &m) == 0 && members_see(&e->m, &m) < 0)
+	else if (tool_tar_member_parse(line, &m) == 0 && tool_tar_members_see(&e->m, &m) < 0)
 		e->too_many = 1;
 	return e->too_many ? -1 : 0;
 }
 
 /* The archive made (tar -czvv, its names on stderr): files counted, and
  * a special file there (made since the first look) stops it. */
-static int export_err_line(struct lines *l, char *line, size_t len)
+static int export_err_line(struct tar_lines *l, char *line, size_t len)
 {
 	struct export *e = l->ctx;
-	struct member m;
+	struct tar_member m;
 	(void)len;
 	if (!strncmp(line, "tar: ", 5)) {
 		export_note(e, line);
 		return 0;
 	}
-	if (member_parse(line, &m) < 0)
+	if (tool_tar_member_parse(line, &m) < 0)
 		return 0;
 	if (!strchr("-dlhC", m.type) || !m.type) {
 		e->raced = 1;
@@ -136,39 +136,39 @@ static int export_err_line(struct lines *l, char *line, size_t len)
 static int export_tar(struct proto_req *r, const char *ws, struct export *e, int archive,
 		      const char *excl)
 {
-	struct lines l = { .fn = archive ? export_err_line : export_list_line, .ctx = e },
+	struct tar_lines l = { .fn = archive ? export_err_line : export_list_line, .ctx = e },
 		     nl = { .fn = export_err_line, .ctx = e };
-	struct chain c;
+	struct tar_chain c;
 	e->archiving = archive;
-	chain_start(&c, "--ro-bind", ws, 0, excl);
-	chain_add(&c, archive ? "-czvvf" : "-cvvf");
-	chain_add(&c, archive ? "-" : "/dev/null");
-	chain_add(&c, "--numeric-owner");
-	chain_add(&c, "--quoting-style=c");
+	tool_tar_chain_start(&c, "--ro-bind", ws, 0, excl);
+	tool_tar_chain_add(&c, archive ? "-czvvf" : "-cvvf");
+	tool_tar_chain_add(&c, archive ? "-" : "/dev/null");
+	tool_tar_chain_add(&c, "--numeric-owner");
+	tool_tar_chain_add(&c, "--quoting-style=c");
 	if (archive)        /* no set-ID or sticky bit leaves */
-		chain_add(&c, "--mode=ug-s,a-t");
-	members_args(&c, &e->m);
-	chain_add(&c, "-C");
-	chain_add(&c, "/workspace");
-	chain_add(&c, ".");
+		tool_tar_chain_add(&c, "--mode=ug-s,a-t");
+	tool_tar_members_args(&c, &e->m);
+	tool_tar_chain_add(&c, "-C");
+	tool_tar_chain_add(&c, "/workspace");
+	tool_tar_chain_add(&c, ".");
 	struct spawn_io io = { .in_fd = -1, .stop = &r->cancelled };
 	if (archive) {
 		io.out = export_out;
 		io.out_ctx = e;
-		io.err = lines_sink;
+		io.err = tool_tar_lines_sink;
 		io.err_ctx = &l;
 	} else {            /* (tar -v to /dev/null lists on stdout) */
 		nl.fn = export_list_line;
-		io.out = lines_sink;
+		io.out = tool_tar_lines_sink;
 		io.out_ctx = &l;
-		io.err = lines_sink;
+		io.err = tool_tar_lines_sink;
 		io.err_ctx = &nl;
 	}
 	int rc = spawn_io(c.v, &io);
-	if (lines_end(&l) < 0 && !archive)
+	if (tool_tar_lines_end(&l) < 0 && !archive)
 		e->too_many = 1;
 	if (!archive)
-		lines_end(&nl);
+		tool_tar_lines_end(&nl);
 	return rc;
 }
 
@@ -477,7 +477,7 @@ static int export_run(struct proto_req *r, const char *ws, struct export *e)
 	int rc = export_tar(r, ws, e, 0, NULL), failed = 0;
 	const char *excl = NULL;
 	if (rc == 0 || rc == 1) {
-		excl = e->too_many || e->m.unnameable ? NULL : members_file(&e->m, &failed);
+		excl = e->too_many || e->m.unnameable ? NULL : tool_tar_members_file(&e->m, &failed);
 		if (failed)
 			e->io_error = errno ? errno : EIO;
 		else if (!e->too_many && !e->m.unnameable && !r->cancelled)
@@ -492,7 +492,7 @@ static void export_fail(struct proto_req *r, const char *ws, const struct export
 {
 	if (refused)
 		tool_error(r, "workspace %s: not exported, nothing was kept: %s", ws,
-			   e->too_many ? "it holds more than " EXCLUDE_MAX_S " fifos, devices "
+			   e->too_many ? "it holds more than " TAR_EXCLUDE_MAX_S " fifos, devices "
 			   "and sockets, which export_workspace leaves out; delete them (run_code, "
 			   "e.g. find . -type p -delete)" : e->m.unnameable ? "a fifo, device or "
 			   "socket in it has a newline in its name, which export_workspace cannot "
@@ -531,9 +531,9 @@ static void export_reply(struct proto_req *r, const char *ws, struct export *e, 
 	if (e->note.len)
 		cJSON_AddStringToObject(res, "warnings", e->note.text);
 	free(uri);
-	char *msg = NULL, changes[2 * NAMES_CAP + 300];
+	char *msg = NULL, changes[2 * TAR_NAMES_CAP + 300];
 	size_t mlen = 0;
-	members_report(&e->m, res, changes, sizeof changes);
+	tool_tar_members_report(&e->m, res, changes, sizeof changes);
 	put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
 	    "%s rebuilds it elsewhere (sh %s DIR, as an ordinary user, not root: unpack, compare "
 	    "the languages; with SR_INSTALL=1 install the packages again). Symbolic links were "
@@ -569,7 +569,7 @@ void tool_export_workspace(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "export_workspace", *ws;
 	char err[1200], stem[300], dir[PATH_MAX], when[32], a[700] = "", s[700] = "";
-	if (no_host_dirs(r, T) || tool_arg_ws(r, T, args, &ws) < 0)
+	if (tool_tar_no_host_dirs(r, T) || tool_arg_ws(r, T, args, &ws) < 0)
 		return;
 	int wfd = ws_open(ws, 0, err, sizeof err), hfd = -1, afd = -1, rfd = -1;
 	if (wfd < 0) {
@@ -615,7 +615,7 @@ void tool_export_workspace(struct proto_req *r, const cJSON *args)
 	export_reply(r, ws, &e, afd, path, rpath, a, s, text);
 	free(text);
 out:
-	members_free(&e.m);
+	tool_tar_members_free(&e.m);
 	if (afd >= 0)
 		close(afd);
 	if (rfd >= 0)

@@ -185,7 +185,7 @@ struct listing {
 	uint64_t pages;        /* what tar may take under the quota while it writes */
 	int bad;
 	char why[2000];
-	struct members m;
+	struct tar_members m;
 };
 
 /* Absolute, or a ".." component: the quoted name from q to e. */
@@ -203,13 +203,13 @@ static int unsafe_name(const char *q, const char *e)
 	return 0;
 }
 
-/* One line of tar -tv (member_parse): checked, counted. */
-static int list_line(struct lines *l, char *line, size_t len)
+/* One line of tar -tv (tool_tar_member_parse): checked, counted. */
+static int list_line(struct tar_lines *l, char *line, size_t len)
 {
 	struct listing *t = l->ctx;
-	struct member m;
+	struct tar_member m;
 	(void)len;
-	int rep = 0, bad = member_parse(line, &m) < 0;
+	int rep = 0, bad = tool_tar_member_parse(line, &m) < 0;
 	char *shown = text_clean(line, strlen(line) > 300 ? 300 : strlen(line), &rep);
 	if (bad || l->too_long) {
 		snprintf(t->why, sizeof t->why, "tar listed a line sr-mcp cannot read: %s", shown);
@@ -222,9 +222,9 @@ static int list_line(struct lines *l, char *line, size_t len)
 	} else if (++t->entries > IMPORT_ENTRIES_MAX) {
 		snprintf(t->why, sizeof t->why, "it has more than import_files' cap of %d entries",
 			 IMPORT_ENTRIES_MAX);
-	} else if ((bad = members_see(&t->m, &m)) < 0) {
+	} else if ((bad = tool_tar_members_see(&t->m, &m)) < 0) {
 		snprintf(t->why, sizeof t->why, "it has more than %d fifos, devices and sockets, "
-			 "which import_files leaves out", EXCLUDE_MAX);
+			 "which import_files leaves out", TAR_EXCLUDE_MAX);
 	} else if (!bad) {
 		/* a file's bytes, in whole pages as the tmpfs under the quota
 		 * holds them; a link's target may take one too */
@@ -240,10 +240,10 @@ static int list_line(struct lines *l, char *line, size_t len)
 	return t->bad ? -1 : 0;
 }
 
-static int note_line(struct lines *l, char *line, size_t len)
+static int note_line(struct tar_lines *l, char *line, size_t len)
 {
 	(void)len;
-	note_add(l->ctx, line);
+	tool_tar_note_add(l->ctx, line);
 	return 0;
 }
 
@@ -268,25 +268,26 @@ static int is_archive_name(const char *n)
 
 /* The archive listed by tar in the sandbox (nothing bound) and checked:
  * 0, or -1 with why in t->why. */
-static int archive_list(struct proto_req *r, struct host *h, const char *flags, struct listing *t)
+static int archive_list(struct proto_req *r, struct tar_host *h, const char *flags,
+			struct listing *t)
 {
-	struct note msgs = { .len = 0 };
-	struct lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
-	struct chain c;
-	chain_start(&c, NULL, NULL, 0, NULL);
+	struct tar_note msgs = { .len = 0 };
+	struct tar_lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
+	struct tar_chain c;
+	tool_tar_chain_start(&c, NULL, NULL, 0, NULL);
 	/* --absolute-names: names and link targets as they are in the archive
 	 * (tar -t strips a leading / or ../ of a hard link's target otherwise,
 	 * and the check below would see the stripped one) */
 	const char *args[] = { "-tv", "--absolute-names", "--numeric-owner", "--quoting-style=c",
 			       flags, "-" };
 	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
-		chain_add(&c, args[i]);
-	struct spawn_io io = { .in_fd = h->fd, .out = lines_sink, .out_ctx = &l, .err = lines_sink,
-			       .err_ctx = &ml, .stop = &r->cancelled };
+		tool_tar_chain_add(&c, args[i]);
+	struct spawn_io io = { .in_fd = h->fd, .out = tool_tar_lines_sink, .out_ctx = &l,
+			       .err = tool_tar_lines_sink, .err_ctx = &ml, .stop = &r->cancelled };
 	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
-	if (lines_end(&l) < 0)
+	if (tool_tar_lines_end(&l) < 0)
 		t->bad = 1;
-	lines_end(&ml);
+	tool_tar_lines_end(&ml);
 	if (!t->bad && rc != 0)
 		snprintf(t->why, sizeof t->why, "tar could not list it (exit %d%s): %s", rc,
 			 rc == 124 ? ": its wall clock ran out" : "", msgs.text);
@@ -328,34 +329,34 @@ static int import_over(struct proto_req *r, const char *ws, int wfd, const char 
  * read-write under its quota (sr-jail --quota: the kernel caps what tar
  * writes, whatever the listing said), special files left out; the
  * result answered. */
-static void archive_extract(struct proto_req *r, const char *ws, struct host *h, const char *flags,
+static void archive_extract(struct proto_req *r, const char *ws, struct tar_host *h, const char *flags,
 			    const char *dest, struct listing *t, cJSON *res)
 {
-	char into[4200], text[3000 + 2 * NAMES_CAP], changes[2 * NAMES_CAP + 300];
+	char into[4200], text[3000 + 2 * TAR_NAMES_CAP], changes[2 * TAR_NAMES_CAP + 300];
 	snprintf(into, sizeof into, "/workspace/%s", dest);
-	struct note msgs = { .len = 0 };
-	struct lines ml = { .fn = note_line, .ctx = &msgs };
-	struct chain c;
+	struct tar_note msgs = { .len = 0 };
+	struct tar_lines ml = { .fn = note_line, .ctx = &msgs };
+	struct tar_chain c;
 	int failed;
-	const char *excl = members_file(&t->m, &failed);
+	const char *excl = tool_tar_members_file(&t->m, &failed);
 	if (failed) {
 		cJSON_Delete(res);
 		tool_error(r, "unable to write the list of what %s leaves out: %s", h->rel,
 			   strerror(errno));
 		return;
 	}
-	chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX, excl);
+	tool_tar_chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX, excl);
 	const char *args[] = { "-x", flags, "-", "--no-same-owner", "--no-same-permissions",
 			       "--no-overwrite-dir" };
 	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
-		chain_add(&c, args[i]);
-	members_args(&c, &t->m);
-	chain_add(&c, "-C");
-	chain_add(&c, into);
-	struct spawn_io io = { .in_fd = h->fd, .err = lines_sink, .err_ctx = &ml,
+		tool_tar_chain_add(&c, args[i]);
+	tool_tar_members_args(&c, &t->m);
+	tool_tar_chain_add(&c, "-C");
+	tool_tar_chain_add(&c, into);
+	struct spawn_io io = { .in_fd = h->fd, .err = tool_tar_lines_sink, .err_ctx = &ml,
 			       .stop = &r->cancelled };
 	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
-	lines_end(&ml);
+	tool_tar_lines_end(&ml);
 	if (rc != 0) {
 		int quota = strstr(msgs.text, "sr-jail: warning: /workspace: quota of") != NULL;
 		cJSON_Delete(res);
@@ -369,7 +370,7 @@ static void archive_extract(struct proto_req *r, const char *ws, struct host *h,
 			   "--workspace-quota" : "", msgs.text);
 		return;
 	}
-	members_report(&t->m, res, changes, sizeof changes);
+	tool_tar_members_report(&t->m, res, changes, sizeof changes);
 	cJSON_AddStringToObject(res, "kind", "archive");
 	cJSON_AddNumberToObject(res, "files", (double)(t->entries - t->m.nexcl));
 	cJSON_AddNumberToObject(res, "bytes", (double)t->bytes);
@@ -399,7 +400,7 @@ static int import_args(struct proto_req *r, const cJSON *args, const char **hp, 
 		       const char **dest, int *extract)
 {
 	const char *T = "import_files";
-	if (no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", hp) < 0 ||
+	if (tool_tar_no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", hp) < 0 ||
 	    tool_arg_str(r, T, args, "workspace_id", wsa) < 0 ||
 	    tool_arg_str(r, T, args, "dest", dest) < 0 || tool_arg_bool(r, T, args, "extract", extract) < 0)
 		return -1;
@@ -420,7 +421,7 @@ static int import_args(struct proto_req *r, const cJSON *args, const char **hp, 
  * written (need bytes, inodes; a directory by a dry copy), and c made
  * ready for the copy with the room the quota leaves; -1 when the host side
  * failed (answered). */
-static int import_plan(struct proto_req *r, const char *hp, const struct host *h,
+static int import_plan(struct proto_req *r, const char *hp, const struct tar_host *h,
 		       const struct listing *t, int archive, const char *name, int wfd,
 		       const char *dir, struct copy *c, int *existed, uint64_t *need,
 		       uint64_t *inodes)
@@ -452,7 +453,7 @@ static int import_plan(struct proto_req *r, const char *hp, const struct host *h
 /* A file (name) or a directory copied into c->dst (closed then), the
  * workspace's size told, and the answer (res, taken). */
 static void import_copy(struct proto_req *r, const char *ws, int wfd, const char *hp,
-			const char *rel, const struct host *h, const char *name, int existed,
+			const char *rel, const struct tar_host *h, const char *name, int existed,
 			struct copy *c, cJSON *res)
 {
 	char err[1500];
@@ -494,7 +495,7 @@ static void import_copy(struct proto_req *r, const char *ws, int wfd, const char
 /* Is host_path (open in h) an archive to extract: 1, its listing in t and
  * tar's flags in flags; 0, a file or directory to copy; -1 when it cannot
  * be imported (answered). */
-static int import_source(struct proto_req *r, const char *hp, struct host *h, int extract,
+static int import_source(struct proto_req *r, const char *hp, struct tar_host *h, int extract,
 			 char *flags, size_t flen, struct listing *t)
 {
 	int archive = S_ISREG(h->st.st_mode) && extract && is_archive_name(h->rel);
@@ -537,8 +538,8 @@ void tool_import_files(struct proto_req *r, const cJSON *args)
 	char err[1500], ws[65] = "", base[256], flags[8];
 	if (import_args(r, args, &hp, &wsa, &dest, &extract) < 0)
 		return;
-	struct host h;
-	if (host_open(hp, &h, err, sizeof err) < 0) {
+	struct tar_host h;
+	if (tool_tar_host_open(hp, &h, err, sizeof err) < 0) {
 		tool_error(r, "%s", err);
 		return;
 	}
@@ -548,7 +549,7 @@ void tool_import_files(struct proto_req *r, const cJSON *args)
 	int archive = import_source(r, hp, &h, extract, flags, sizeof flags, &t);
 	if (archive < 0)
 		goto out;
-	host_base_name(&h, base, sizeof base);
+	tool_tar_host_base_name(&h, base, sizeof base);
 	const char *rel = fs_rel_path(dest ? dest : archive ? "." : base, err, sizeof err);
 	if (!rel || ws_make(ws, sizeof ws, 0, err, sizeof err) < 0 ||
 	    (wfd = ws_open(ws, 1, err, sizeof err)) < 0) {
@@ -589,7 +590,7 @@ void tool_import_files(struct proto_req *r, const cJSON *args)
 out:
 	if (wfd >= 0)
 		close(wfd);
-	members_free(&t.m);
-	host_close(&h);
+	tool_tar_members_free(&t.m);
+	tool_tar_host_close(&h);
 }
 
