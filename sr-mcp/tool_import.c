@@ -266,11 +266,40 @@ static int is_archive_name(const char *n)
 	       (k > 7 && !strcasecmp(n + k - 7, ".tar.gz"));
 }
 
+/* ---- import_files: the operation ------------------------------------------ */
+
+/* One import_files call, as it goes: its arguments; the plan (the source
+ * opened and judged: an archive listed, a file or a directory measured;
+ * what it would add to the workspace); refused, or carried out; the
+ * reply. */
+struct import {
+	struct proto_req *r;
+	/* the arguments */
+	const char *hp, *wsa, *dest;
+	int extract;
+	/* the plan */
+	struct tar_host h;
+	int archive;                   /* 1: extract it (its listing in t) */
+	char flags[8];                 /* tar's: -f, or -zf */
+	struct listing t;
+	char ws[65];
+	int wfd;
+	const char *rel;               /* the destination, in the workspace */
+	const char *name;              /* a file's: its name in dir; else NULL */
+	char dir[4096], base[256];
+	int existed;                   /* a file's destination was there */
+	uint64_t need, inodes;         /* what it would add */
+	struct copy c;
+	cJSON *res;                    /* the reply, as it is made */
+};
+
 /* The archive listed by tar in the sandbox (nothing bound) and checked:
  * 0, or -1 with why in t->why. */
-static int archive_list(struct proto_req *r, struct tar_host *h, const char *flags,
-			struct listing *t)
+static int archive_list(struct import *op)
 {
+	struct proto_req *r = op->r;
+	struct tar_host *h = &op->h;
+	struct listing *t = &op->t;
 	struct tar_note msgs = { .len = 0 };
 	struct tar_lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
 	struct tar_chain c;
@@ -279,7 +308,7 @@ static int archive_list(struct proto_req *r, struct tar_host *h, const char *fla
 	 * (tar -t strips a leading / or ../ of a hard link's target otherwise,
 	 * and the check below would see the stripped one) */
 	const char *args[] = { "-tv", "--absolute-names", "--numeric-owner", "--quoting-style=c",
-			       flags, "-" };
+			       op->flags, "-" };
 	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
 		tool_tar_chain_add(&c, args[i]);
 	struct spawn_io io = { .in_fd = h->fd, .out = tool_tar_lines_sink, .out_ctx = &l,
@@ -294,15 +323,17 @@ static int archive_list(struct proto_req *r, struct tar_host *h, const char *fla
 	return t->bad || rc != 0 ? -1 : 0;
 }
 
-/* Would need bytes and inodes more pass the workspace's quota? Then 1,
- * answered: the quota, what the import would add, what to do. */
-static int import_over(struct proto_req *r, const char *ws, int wfd, const char *hp, uint64_t need,
-		       uint64_t inodes, const char *how)
+/* Would op->need bytes and op->inodes more pass the workspace's quota?
+ * Then 1, answered: the quota, what the import would add, what to do. */
+static int import_over(struct import *op, const char *how)
 {
+	struct proto_req *r = op->r;
+	const char *ws = op->ws, *hp = op->hp;
+	uint64_t need = op->need, inodes = op->inodes;
 	if (!cfg.ws_quota)
 		return 0;
 	struct sr_usage u = { 0, 0 };
-	(void)ws_size(ws, wfd, &u);    /* a part unread: what was read */
+	(void)ws_size(ws, op->wfd, &u);    /* a part unread: what was read */
 	uint64_t left = u.bytes < cfg.ws_quota ? cfg.ws_quota - u.bytes : 0;
 	uint64_t ileft = u.inodes < cfg.ws_inodes ? cfg.ws_inodes - u.inodes : 0;
 	if (need > left)
@@ -329,9 +360,13 @@ static int import_over(struct proto_req *r, const char *ws, int wfd, const char 
  * read-write under its quota (sr-jail --quota: the kernel caps what tar
  * writes, whatever the listing said), special files left out; the
  * result answered. */
-static void archive_extract(struct proto_req *r, const char *ws, struct tar_host *h, const char *flags,
-			    const char *dest, struct listing *t, cJSON *res)
+static void archive_extract(struct import *op)
 {
+	struct proto_req *r = op->r;
+	const char *ws = op->ws, *dest = op->rel;
+	struct tar_host *h = &op->h;
+	struct listing *t = &op->t;
+	cJSON *res = op->res;
 	char into[4200], text[3000 + 2 * TAR_NAMES_CAP], changes[2 * TAR_NAMES_CAP + 300];
 	snprintf(into, sizeof into, "/workspace/%s", dest);
 	struct tar_note msgs = { .len = 0 };
@@ -346,7 +381,7 @@ static void archive_extract(struct proto_req *r, const char *ws, struct tar_host
 		return;
 	}
 	tool_tar_chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX, excl);
-	const char *args[] = { "-x", flags, "-", "--no-same-owner", "--no-same-permissions",
+	const char *args[] = { "-x", op->flags, "-", "--no-same-owner", "--no-same-permissions",
 			       "--no-overwrite-dir" };
 	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
 		tool_tar_chain_add(&c, args[i]);
@@ -396,20 +431,21 @@ static uint64_t dest_size(int wfd, const char *dir, const char *name, int *exist
 /* ---- import_files ---------------------------------------------------------- */
 
 /* import_files' arguments read and checked: 0, or -1 (answered). */
-static int import_args(struct proto_req *r, const cJSON *args, const char **hp, const char **wsa,
-		       const char **dest, int *extract)
+static int import_args(struct import *op, const cJSON *args)
 {
 	const char *T = "import_files";
-	if (tool_tar_no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", hp) < 0 ||
-	    tool_arg_str(r, T, args, "workspace_id", wsa) < 0 ||
-	    tool_arg_str(r, T, args, "dest", dest) < 0 || tool_arg_bool(r, T, args, "extract", extract) < 0)
+	struct proto_req *r = op->r;
+	if (tool_tar_no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", &op->hp) < 0 ||
+	    tool_arg_str(r, T, args, "workspace_id", &op->wsa) < 0 ||
+	    tool_arg_str(r, T, args, "dest", &op->dest) < 0 ||
+	    tool_arg_bool(r, T, args, "extract", &op->extract) < 0)
 		return -1;
-	if (!*hp || !**hp) {
+	if (!op->hp || !*op->hp) {
 		tool_bad_args(r, T, "host_path is required: a file or directory in an allowed host "
 			      "directory (absolute, or relative to one)");
 		return -1;
 	}
-	if (*wsa && !ws_id_ok(*wsa)) {
+	if (op->wsa && !ws_id_ok(op->wsa)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			      "starting with -)");
 		return -1;
@@ -417,180 +453,182 @@ static int import_args(struct proto_req *r, const cJSON *args, const char **hp, 
 	return 0;
 }
 
-/* What the import would add to the workspace, measured before a byte is
- * written (need bytes, inodes; a directory by a dry copy), and c made
- * ready for the copy with the room the quota leaves; -1 when the host side
- * failed (answered). */
-static int import_plan(struct proto_req *r, const char *hp, const struct tar_host *h,
-		       const struct listing *t, int archive, const char *name, int wfd,
-		       const char *dir, struct copy *c, int *existed, uint64_t *need,
-		       uint64_t *inodes)
+/* Is host_path (open in op->h) an archive to extract: 1, its listing in
+ * op->t and tar's flags in op->flags; 0, a file or directory to copy; -1
+ * when it cannot be imported (answered). */
+static int import_source(struct import *op)
 {
-	uint64_t old;
-	*c = (struct copy){ .dst = -1, .room = UINT64_MAX };
-	*need = archive ? t->pages : name ? (uint64_t)h->st.st_size : 0;
-	*inodes = archive ? (uint64_t)t->entries : 0;
-	*existed = 0;
-	if (!archive && !name) {
-		c->dry = 1;
-		copy_tree(c, openat(h->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-		*need = c->bytes;
-		*inodes = (uint64_t)(c->files + c->dirs + 1);
-		if (c->over || c->failed) {
-			tool_error(r, "%s: %s. Nothing was written.", hp, c->err);
-			return -1;
-		}
-		*c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? *need : UINT64_MAX };
-	} else if (name) {
-		old = dest_size(wfd, dir, name, existed);
-		*inodes = !*existed;
-		c->room = cfg.ws_quota ? *need : UINT64_MAX;
-		*need = *need > old ? *need - old : 0;
+	struct tar_host *h = &op->h;
+	int archive = S_ISREG(h->st.st_mode) && op->extract && is_archive_name(h->rel);
+	const char *kind = archive ? tar_kind(h->fd) : NULL;
+	snprintf(op->flags, sizeof op->flags, "-%sf", kind ? kind : "");
+	if (archive && !kind) {
+		tool_error(op->r, "%s: named like a tar archive but it is not one (neither tar nor "
+			   "gzip): pass extract false to copy it as it is", op->hp);
+		return -1;
+	}
+	if (archive && archive_list(op) < 0) {
+		if (!op->r->cancelled)
+			tool_error(op->r, "%s: not extracted: %s. Nothing was written.", op->hp,
+				   op->t.why);
+		return -1;
+	}
+	return archive;
+}
+
+/* Where it goes: op->rel in the workspace (made), op->name in op->dir for
+ * a file. 0, or -1 (answered). */
+static int import_dest(struct import *op)
+{
+	char err[1500];
+	int file = S_ISREG(op->h.st.st_mode) && !op->archive;
+	tool_tar_host_base_name(&op->h, op->base, sizeof op->base);
+	op->rel = fs_rel_path(op->dest ? op->dest : op->archive ? "." : op->base, err, sizeof err);
+	if (!op->rel || ws_make(op->ws, sizeof op->ws, 0, err, sizeof err) < 0 ||
+	    (op->wfd = ws_open(op->ws, 1, err, sizeof err)) < 0) {
+		tool_error(op->r, "%s", err);
+		return -1;
+	}
+	op->name = file ? fs_split(op->rel, op->dir, sizeof op->dir) : NULL;
+	if (file && !op->name) {
+		tool_error(op->r, "%s: not a file name (give the file's path in the workspace, "
+			   "e.g. data/in.csv)", op->rel);
+		return -1;
 	}
 	return 0;
 }
 
-/* A file (name) or a directory copied into c->dst (closed then), the
- * workspace's size told, and the answer (res, taken). */
-static void import_copy(struct proto_req *r, const char *ws, int wfd, const char *hp,
-			const char *rel, const struct tar_host *h, const char *name, int existed,
-			struct copy *c, cJSON *res)
+/* What the import would add to the workspace, measured before a byte is
+ * written (op->need bytes, op->inodes; a directory by a dry copy), and
+ * op->c made ready for the copy with the room the quota leaves; -1 when
+ * the host side failed (answered). */
+static int import_plan(struct import *op)
 {
+	struct copy *c = &op->c;
+	*c = (struct copy){ .dst = -1, .room = UINT64_MAX };
+	op->need = op->archive ? op->t.pages : op->name ? (uint64_t)op->h.st.st_size : 0;
+	op->inodes = op->archive ? (uint64_t)op->t.entries : 0;
+	if (!op->archive && !op->name) {
+		c->dry = 1;
+		copy_tree(c, openat(op->h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		op->need = c->bytes;
+		op->inodes = (uint64_t)(c->files + c->dirs + 1);
+		if (c->over || c->failed) {
+			tool_error(op->r, "%s: %s. Nothing was written.", op->hp, c->err);
+			return -1;
+		}
+		*c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? op->need : UINT64_MAX };
+	} else if (op->name) {
+		uint64_t old = dest_size(op->wfd, op->dir, op->name, &op->existed);
+		op->inodes = !op->existed;
+		c->room = cfg.ws_quota ? op->need : UINT64_MAX;
+		op->need = op->need > old ? op->need - old : 0;
+	}
+	return 0;
+}
+
+/* Over the workspace's quota, or an archive holding what import_files
+ * cannot leave out: 1 (answered), else 0. */
+static int import_refused(struct import *op)
+{
+	if (import_over(op, op->archive ? " while it is extracted (its files' sizes, each "
+			"rounded up to whole pages of 4 KiB as the quota counts them then)" : ""))
+		return 1;
+	if (op->archive && op->t.m.unnameable) {
+		tool_error(op->r, "%s: not extracted: a fifo, device or socket in it has a newline "
+			   "in its name, which import_files cannot leave out. Nothing was written.",
+			   op->hp);
+		return 1;
+	}
+	return 0;
+}
+
+/* A file (op->name) or a directory copied into c->dst (closed then), the
+ * workspace's size told, and the answer (op->res, taken). */
+static void import_copy(struct import *op)
+{
+	struct copy *c = &op->c;
+	cJSON *res = op->res;
+	const char *ws = op->ws;
 	char err[1500];
-	if (name)
-		c->failed = copy_file(c, h->fd, &h->st, name) < 0;
+	if (op->name)
+		c->failed = copy_file(c, op->h.fd, &op->h.st, op->name) < 0;
 	else
-		copy_tree(c, openat(h->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		copy_tree(c, openat(op->h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	close(c->dst);
 	if (c->failed || c->over) {
 		ws_size_forget(ws);     /* partly copied: measured again */
 		cJSON_Delete(res);
-		tool_error(r, "%s: %s; what was copied before stays in workspace %s (list_files "
-			   "shows it)", hp, c->err, ws);
+		tool_error(op->r, "%s: %s; what was copied before stays in workspace %s (list_files "
+			   "shows it)", op->hp, c->err, ws);
 		return;
 	}
-	if (name) {     /* one file: its bytes, and an inode when it is new */
-		struct sr_delta d = { c->delta, existed ? 0 : 1 };
-		ws_size_add(ws, wfd, &d);
+	if (op->name) {     /* one file: its bytes, and an inode when it is new */
+		struct sr_delta d = { c->delta, op->existed ? 0 : 1 };
+		ws_size_add(ws, op->wfd, &d);
 	} else {
 		struct sr_usage u;      /* the files and directories it made: measured again */
 		ws_size_forget(ws);
-		(void)ws_size(ws, wfd, &u);
+		(void)ws_size(ws, op->wfd, &u);
 	}
-	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
+	cJSON_AddStringToObject(res, "kind", op->name ? "file" : "dir");
 	cJSON_AddNumberToObject(res, "files", (double)c->files);
 	cJSON_AddNumberToObject(res, "bytes", (double)c->bytes);
 	cJSON_AddNumberToObject(res, "skipped", (double)c->skipped);
 	cJSON_AddNumberToObject(res, "left_out", (double)c->skipped);
 	cJSON_AddNumberToObject(res, "mode_changed", (double)c->changed);
 	snprintf(err, sizeof err, "copied %s into workspace %s at /workspace/%s: %zu file%s, "
-		 "%llu bytes%s%s%s%s", hp, ws, rel, c->files, c->files == 1 ? "" : "s",
+		 "%llu bytes%s%s%s%s", op->hp, ws, op->rel, c->files, c->files == 1 ? "" : "s",
 		 (unsigned long long)c->bytes, c->skipped ? "; skipped (links, files of several "
 		 "links, fifos, devices and sockets): " : "", c->skipped_names,
 		 c->changed ? "; set-user-ID, set-group-ID and sticky bits dropped from: " : "",
 		 c->changed_names);
-	tool_ws_reply(r, res, err);
+	tool_ws_reply(op->r, res, err);
 }
 
-/* Is host_path (open in h) an archive to extract: 1, its listing in t and
- * tar's flags in flags; 0, a file or directory to copy; -1 when it cannot
- * be imported (answered). */
-static int import_source(struct proto_req *r, const char *hp, struct tar_host *h, int extract,
-			 char *flags, size_t flen, struct listing *t)
+/* Carried out: the destination directory (the file's parent for a file)
+ * made, then the archive extracted or the file or directory copied; the
+ * reply. */
+static void import_act(struct import *op)
 {
-	int archive = S_ISREG(h->st.st_mode) && extract && is_archive_name(h->rel);
-	const char *kind = archive ? tar_kind(h->fd) : NULL;
-	snprintf(flags, flen, "-%sf", kind ? kind : "");
-	if (archive && !kind) {
-		tool_error(r, "%s: named like a tar archive but it is not one (neither tar nor "
-			   "gzip): pass extract false to copy it as it is", hp);
-		return -1;
+	char err[1500];
+	const char *at = op->name ? op->dir : op->rel;
+	op->c.dst = fs_dir_open(op->wfd, at, 1);
+	if (op->c.dst < 0) {
+		fs_path_why(err, sizeof err, at, errno);
+		tool_error(op->r, "%s", err);
+		return;
 	}
-	if (archive && archive_list(r, h, flags, t) < 0) {
-		if (!r->cancelled)
-			tool_error(r, "%s: not extracted: %s. Nothing was written.", hp, t->why);
-		return -1;
+	op->res = cJSON_CreateObject();
+	cJSON_AddStringToObject(op->res, "workspace_id", op->ws);
+	cJSON_AddStringToObject(op->res, "dest", op->rel);
+	if (op->archive) {
+		close(op->c.dst);
+		archive_extract(op);    /* (sr-jail --quota-cache added what it wrote) */
+		return;
 	}
-	return archive;
+	import_copy(op);
 }
 
-/* Over the workspace's quota, or an archive holding what import_files
- * cannot leave out: 1 (answered), else 0. */
-static int import_refused(struct proto_req *r, const char *ws, int wfd, const char *hp,
-			  uint64_t need, uint64_t inodes, int archive, const struct listing *t)
-{
-	if (import_over(r, ws, wfd, hp, need, inodes, archive ? " while it is extracted (its files' "
-			"sizes, each rounded up to whole pages of 4 KiB as the quota counts them "
-			"then)" : ""))
-		return 1;
-	if (archive && t->m.unnameable) {
-		tool_error(r, "%s: not extracted: a fifo, device or socket in it has a newline in its "
-			   "name, which import_files cannot leave out. Nothing was written.", hp);
-		return 1;
-	}
-	return 0;
-}
-
+/* import_files: arguments -> plan (the source judged, the destination, what
+ * it would add) -> refused, or carried out -> the reply. */
 void tool_import_files(struct proto_req *r, const cJSON *args)
 {
-	const char *hp = NULL, *wsa = NULL, *dest = NULL;
-	int extract = 1;
-	char err[1500], ws[65] = "", base[256], flags[8];
-	if (import_args(r, args, &hp, &wsa, &dest, &extract) < 0)
+	struct import op = { .r = r, .extract = 1, .wfd = -1 };
+	char err[1500];
+	if (import_args(&op, args) < 0)
 		return;
-	struct tar_host h;
-	if (tool_tar_host_open(hp, &h, err, sizeof err) < 0) {
+	if (tool_tar_host_open(op.hp, &op.h, err, sizeof err) < 0) {
 		tool_error(r, "%s", err);
 		return;
 	}
-	int wfd = -1;
-	snprintf(ws, sizeof ws, "%s", wsa ? wsa : "");
-	struct listing t = { 0 };
-	int archive = import_source(r, hp, &h, extract, flags, sizeof flags, &t);
-	if (archive < 0)
-		goto out;
-	tool_tar_host_base_name(&h, base, sizeof base);
-	const char *rel = fs_rel_path(dest ? dest : archive ? "." : base, err, sizeof err);
-	if (!rel || ws_make(ws, sizeof ws, 0, err, sizeof err) < 0 ||
-	    (wfd = ws_open(ws, 1, err, sizeof err)) < 0) {
-		tool_error(r, "%s", err);
-		goto out;
-	}
-	char dir[4096];
-	const char *name = S_ISREG(h.st.st_mode) && !archive ? fs_split(rel, dir, sizeof dir) : NULL;
-	if (S_ISREG(h.st.st_mode) && !archive && !name) {
-		tool_error(r, "%s: not a file name (give the file's path in the workspace, e.g. "
-			   "data/in.csv)", rel);
-		goto out;
-	}
-	/* what it would add, against the quota's room, before a byte is written */
-	struct copy c;
-	uint64_t need, inodes;
-	int existed;
-	if (import_plan(r, hp, &h, &t, archive, name, wfd, dir, &c, &existed, &need, &inodes) < 0)
-		goto out;
-	if (import_refused(r, ws, wfd, hp, need, inodes, archive, &t))
-		goto out;
-	/* the destination directory (the file's parent for a file), made */
-	c.dst = fs_dir_open(wfd, name ? dir : rel, 1);
-	if (c.dst < 0) {
-		fs_path_why(err, sizeof err, name ? dir : rel, errno);
-		tool_error(r, "%s", err);
-		goto out;
-	}
-	cJSON *res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "workspace_id", ws);
-	cJSON_AddStringToObject(res, "dest", rel);
-	if (archive) {
-		close(c.dst);
-		archive_extract(r, ws, &h, flags, rel, &t, res);
-		goto out;       /* (sr-jail --quota-cache added what it wrote) */
-	}
-	import_copy(r, ws, wfd, hp, rel, &h, name, existed, &c, res);
-out:
-	if (wfd >= 0)
-		close(wfd);
-	tool_tar_members_free(&t.m);
-	tool_tar_host_close(&h);
+	snprintf(op.ws, sizeof op.ws, "%s", op.wsa ? op.wsa : "");
+	op.archive = import_source(&op);
+	if (op.archive >= 0 && import_dest(&op) == 0 && import_plan(&op) == 0 &&
+	    !import_refused(&op))
+		import_act(&op);
+	if (op.wfd >= 0)
+		close(op.wfd);
+	tool_tar_members_free(&op.t.m);
+	tool_tar_host_close(&op.h);
 }
-
