@@ -433,19 +433,21 @@ static void host_why(char *err, size_t len, const char *hp, const char *dir, int
 	}
 }
 
-/* host_path, found by the kernel beneath an allowed directory with no link
- * followed, opened for reading: 0, or -1 with err set. An absolute path
- * picks the directory it starts with; a relative one is looked for in
- * each directory in turn. */
-/* rel beneath the allowed directory dfd (d as configured) looked at with
- * O_PATH first: nothing is opened before its type is known. 0 with its
- * stat in st when it is a regular file of one link or a directory; 1 when
- * it is not there and hp is relative (the next directory may hold it); -1
- * with why in err. */
-static int host_probe(int dfd, const char *rel, const char *hp, const char *d, struct stat *st,
-		      char *err, size_t len)
+/* Where host_path hp is looked for: rel beneath the allowed directory dfd
+ * (d as configured). */
+struct host_look {
+	int dfd;
+	const char *rel, *hp, *d;
+};
+
+/* host_path looked at with O_PATH first: nothing is opened before its type
+ * is known. 0 with its stat in st when it is a regular file of one link or
+ * a directory; 1 when it is not there and hp is relative (the next
+ * directory may hold it); -1 with why in err. */
+static int host_probe(const struct host_look *l, struct stat *st, char *err, size_t len)
 {
-	int p = fs_openat2(dfd, rel, O_PATH, 0);
+	const char *hp = l->hp, *d = l->d;
+	int p = fs_openat2(l->dfd, l->rel, O_PATH, 0);
 	if (p < 0 || fstat(p, st) < 0) {
 		int e = errno;
 		if (p >= 0)
@@ -469,6 +471,10 @@ static int host_probe(int dfd, const char *rel, const char *hp, const char *d, s
 	return 0;
 }
 
+/* host_path, found by the kernel beneath an allowed directory with no link
+ * followed, opened for reading: 0, or -1 with err set. An absolute path
+ * picks the directory it starts with; a relative one is looked for in
+ * each directory in turn. */
 int tool_tar_host_open(const char *hp, struct tar_host *h, char *err, size_t len)
 {
 	char all[1000];
@@ -488,7 +494,7 @@ int tool_tar_host_open(const char *hp, struct tar_host *h, char *err, size_t len
 			return -1;
 		}
 		struct stat st;
-		int k = host_probe(dfd, rel, hp, *d, &st, err, len);
+		int k = host_probe(&(struct host_look){ dfd, rel, hp, *d }, &st, err, len);
 		if (k)
 			close(dfd);
 		if (k > 0)

@@ -82,14 +82,18 @@ static char **ws_names(struct proto_req *r, DIR **dp, size_t *count)
 	return names;
 }
 
-/* Its quota, its last use and when an idle sweep takes it, in o and
- * (quota, used, expires) for its line. */
-static void ws_entry_times(cJSON *o, const char *name, char *quota, size_t qlen, char *used,
-			   size_t ulen, char *expires, size_t elen)
+/* A workspace's quota, last use and expiry, as its line of text says them. */
+struct ws_times {
+	char quota[48], used[32], expires[32];
+};
+
+/* Its quota, its last use and when an idle sweep takes it, in o and in t
+ * for its line. */
+static void ws_entry_times(cJSON *o, const char *name, struct ws_times *t)
 {
 	if (cfg.ws_quota) {
 		cJSON_AddNumberToObject(o, "quota", (double)cfg.ws_quota);
-		snprintf(quota, qlen, " of %llu", (unsigned long long)cfg.ws_quota);
+		snprintf(t->quota, sizeof t->quota, " of %llu", (unsigned long long)cfg.ws_quota);
 	} else {
 		cJSON_AddNullToObject(o, "quota");
 	}
@@ -99,12 +103,12 @@ static void ws_entry_times(cJSON *o, const char *name, char *quota, size_t qlen,
 		cJSON_AddNullToObject(o, "inode_quota");
 	int scratch;
 	time_t gone = ws_expires(name, &scratch);
-	tool_iso_time(ws_last_used(name), used, ulen);
-	cJSON_AddStringToObject(o, "last_used", used);
+	tool_iso_time(ws_last_used(name), t->used, sizeof t->used);
+	cJSON_AddStringToObject(o, "last_used", t->used);
 	cJSON_AddBoolToObject(o, "scratch", scratch);
 	if (gone) {
-		tool_iso_time(gone, expires, elen);
-		cJSON_AddStringToObject(o, "expires_at", expires);
+		tool_iso_time(gone, t->expires, sizeof t->expires);
+		cJSON_AddStringToObject(o, "expires_at", t->expires);
 	} else {
 		cJSON_AddNullToObject(o, "expires_at");
 	}
@@ -142,13 +146,13 @@ static cJSON *ws_entry(int dfd, const char *name, char *line, size_t len)
 	cJSON_AddStringToObject(o, "modified", when);
 	if (w.cut)
 		cJSON_AddBoolToObject(o, "partial", 1);
-	char quota[48] = "", used[32], expires[32] = "never";
-	ws_entry_times(o, name, quota, sizeof quota, used, sizeof used, expires, sizeof expires);
+	struct ws_times t = { .quota = "", .expires = "never" };
+	ws_entry_times(o, name, &t);
 	snprintf(line, len, "%s  %s, created %s, %llu files, %llu%s bytes, "
 		 "modified %s%s, last used %s, expires %s\n", name,
 		 cJSON_IsTrue(cJSON_GetObjectItem(o, "scratch")) ? "scratch" : "kept",
 		 born[0] ? born : "?", (unsigned long long)u.files, (unsigned long long)u.bytes,
-		 quota, when, w.cut ? " (counted in part)" : "", used, expires);
+		 t.quota, when, w.cut ? " (counted in part)" : "", t.used, t.expires);
 	return o;
 }
 
