@@ -85,7 +85,8 @@ static int copy_file(struct copy *c, int in, const struct stat *ist, const char 
 		fs_path_why(c->err, sizeof c->err, dir, errno);
 		return -1;
 	}
-	int out = fs_file_open(dfd, name, rel, O_WRONLY | O_CREAT, &st, c->err, sizeof c->err);
+	int out = fs_file_open(&(struct fs_at){ dfd, name, rel }, O_WRONLY | O_CREAT, &st, c->err,
+			       sizeof c->err);
 	if (out < 0) {
 		close(dfd);
 		return -1;

@@ -206,9 +206,9 @@ static int write_act(struct wop *op)
 	if (op->dfd < 0)
 		fs_path_why(op->err, sizeof op->err, op->dir, errno);
 	ws_touch(op->ws);
-	op->fd = op->dfd >= 0 ? fs_file_open(op->dfd, op->name, op->rel, O_WRONLY | O_CREAT |
-					     (op->app ? O_APPEND : 0), &op->st, op->err,
-					     sizeof op->err) : -1;
+	op->fd = op->dfd >= 0 ? fs_file_open(&(struct fs_at){ op->dfd, op->name, op->rel },
+					     O_WRONLY | O_CREAT | (op->app ? O_APPEND : 0), &op->st,
+					     op->err, sizeof op->err) : -1;
 	if (op->fd < 0) {
 		tool_error(op->r, "%s", op->err);
 		return -1;
