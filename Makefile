@@ -215,13 +215,18 @@ sr-mcp/app_html.inc: sr-mcp/app/run.html scripts/embed.sh
 # sr-mcp's tools: a schema each, sr-mcp/tools/NAME.json, compiled in
 # (tools.c includes their bytes), and the table of them (tool.h includes
 # it), both made by scripts/tools.sh; the table is rewritten only when it
-# changes, so that editing a schema rebuilds tools.o alone.
-TOOL_JSON := $(wildcard sr-mcp/tools/*.json sr-mcp/tools/parts/*.json)
+# changes, so that editing a schema rebuilds tools.o alone
+# (the directories too: a schema removed changes them).
+TOOL_JSON := $(wildcard sr-mcp/tools/*.json sr-mcp/tools/parts/*.json) sr-mcp/tools/. sr-mcp/tools/parts/.
 sr-mcp/tool_json.inc: $(TOOL_JSON) scripts/tools.sh scripts/embed.sh
 	sh scripts/tools.sh json sr-mcp/tools > $@.tmp && mv $@.tmp $@
-sr-mcp/tool_table.inc: $(TOOL_JSON) scripts/tools.sh
-	sh scripts/tools.sh table sr-mcp/tools > $@.tmp && \
-	  { cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@; }
+sr-mcp/tool_table.inc: sr-mcp/.tool_table.stamp
+	@test -f $@ || { rm -f $<; $(MAKE) --no-print-directory $<; }
+sr-mcp/.tool_table.stamp: $(TOOL_JSON) scripts/tools.sh
+	sh scripts/tools.sh table sr-mcp/tools > sr-mcp/tool_table.inc.tmp && \
+	  { cmp -s sr-mcp/tool_table.inc.tmp sr-mcp/tool_table.inc && \
+	    rm sr-mcp/tool_table.inc.tmp || mv sr-mcp/tool_table.inc.tmp sr-mcp/tool_table.inc; } && \
+	  touch $@
 sr-mcp/tools.o: sr-mcp/tool_json.inc
 $(patsubst %.c,%.o,$(wildcard sr-mcp/*.c)): | sr-mcp/tool_table.inc
 
@@ -353,7 +358,7 @@ clean:
 	rm -f $(OBJS) $(OBJS:.o=.d) $(PROGS) lib/libsr.a $(UNITS) sr-exec/sr-exec-gen \
 	      sr-exec/builtin-none.[od] sr-exec/builtin.inc sr-exec/*.bpf \
 	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags sr-mcp/app_html.inc \
-	      sr-mcp/tool_json.inc sr-mcp/tool_table.inc
+	      sr-mcp/tool_json.inc sr-mcp/tool_table.inc sr-mcp/.tool_table.stamp
 	rm -rf .musl
 
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d) $(wildcard .musl/*/*.d)
