@@ -181,17 +181,24 @@ static int write_args(struct wop *op, const cJSON *args)
 	return 0;
 }
 
+/* The path judged (op->rel, its op->name in op->dir; not_name says why a
+ * path without a last name is refused) and the workspace open (made, with
+ * create): 0, or -1 with why in op->err. */
+static int wop_open(struct wop *op, const char *not_name, int create)
+{
+	op->rel = fs_rel_path(op->path, op->err, sizeof op->err);
+	if (op->rel && !(op->name = fs_split(op->rel, op->dir, sizeof op->dir)))
+		snprintf(op->err, sizeof op->err, "%s: %s", op->rel, not_name);
+	op->wfd = op->name ? ws_open(op->ws, create, op->err, sizeof op->err) : -1;
+	return op->wfd < 0 ? -1 : 0;
+}
+
 /* The plan: the path judged, the workspace open (made if it is not
  * there), what the write makes (op->made) and the file's bytes now
  * (op->before). 0, or -1 with why in op->err. */
 static int write_plan(struct wop *op)
 {
-	op->rel = fs_rel_path(op->path, op->err, sizeof op->err);
-	if (op->rel && !(op->name = fs_split(op->rel, op->dir, sizeof op->dir)))
-		snprintf(op->err, sizeof op->err, "%s: not a file name (give the file's path, e.g. "
-			 "data/out.csv)", op->rel);
-	op->wfd = op->name ? ws_open(op->ws, 1, op->err, sizeof op->err) : -1;
-	if (op->wfd < 0)
+	if (wop_open(op, "not a file name (give the file's path, e.g. data/out.csv)", 1) < 0)
 		return -1;
 	op->made = to_make(op->wfd, op->dir, op->name, &op->before);
 	return 0;
@@ -385,13 +392,11 @@ void tool_edit_file(struct proto_req *r, const cJSON *args)
  * holding it open, what it is (op->st). 0, or -1 with why in op->err. */
 static int delete_plan(struct wop *op)
 {
-	op->rel = fs_rel_path(op->path, op->err, sizeof op->err);
-	if (op->rel && !(op->name = fs_split(op->rel, op->dir, sizeof op->dir)))
-		snprintf(op->err, sizeof op->err, "%s: not a file or directory name "
-			 "(delete_workspace removes a whole workspace)", op->rel);
-	op->wfd = op->name ? ws_open(op->ws, 0, op->err, sizeof op->err) : -1;
-	op->dfd = op->wfd >= 0 ? fs_dir_open(op->wfd, op->dir, 0) : -1;
-	if (op->wfd >= 0 && op->dfd < 0)
+	if (wop_open(op, "not a file or directory name (delete_workspace removes a whole "
+		     "workspace)", 0) < 0)
+		return -1;
+	op->dfd = fs_dir_open(op->wfd, op->dir, 0);
+	if (op->dfd < 0)
 		fs_path_why(op->err, sizeof op->err, op->rel, errno);
 	if (op->dfd >= 0 && fstatat(op->dfd, op->name, &op->st, AT_SYMLINK_NOFOLLOW) < 0) {
 		fs_path_why(op->err, sizeof op->err, op->rel, errno);
