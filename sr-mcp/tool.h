@@ -89,12 +89,12 @@ void resources_call(struct proto_req *r);             /* on its own thread */
 char *tool_res_uri(const char *ws, const char *path);  /* a workspace file's uri */
 const char *tool_res_mime(const char *path);           /* by its name, or NULL */
 
-/* The tools, in the order tools/list gives them: TOOL_TABLE, generated
- * by scripts/tools.sh from sr-mcp/tools/NAME.json (its "x-sr": position;
- * compat sandrun, offered with --compat sandrun only; settings, the
- * function above for what its schema takes from the settings, 0 to leave
- * it out of the list), a row TOOL(NAME, sandrun, settings) each, whose
- * handler is tool_NAME. tools.c builds its table from it. */
+/* The tools, in the order tools/list gives them: TOOL_TABLE, made by
+ * scripts/tools.sh from sr-mcp/tools/NAME.json and its "x-sr" (position;
+ * compat sandrun: offered with --compat sandrun only; settings: one of the
+ * functions above, which changes the entry by the settings, or returns 0
+ * to leave it out of the list), a row TOOL(NAME, sandrun, settings) each,
+ * whose handler is tool_NAME. tools.c builds its table from it. */
 #include "tool_table.inc"
 #define TOOL_DECLARE(name, sandrun, settings) tool_fn tool_##name;
 TOOL_TABLE(TOOL_DECLARE)
