@@ -215,6 +215,23 @@ sr-mcp/sr-mcp: $(SQ_CORE)
 sr-mcp/tool_app.o: sr-mcp/app_html.inc
 sr-mcp/app_html.inc: sr-mcp/app/run.html scripts/embed.sh
 	sh scripts/embed.sh sr-mcp/app/run.html 100000 > $@.tmp && mv $@.tmp $@
+# sr-mcp's tools: a schema each, sr-mcp/tools/NAME.json, compiled in
+# (tools.c includes their bytes), and the table of them (tool.h includes
+# it), both made by scripts/tools.sh; the table is rewritten only when it
+# changes, so that editing a schema rebuilds tools.o alone
+# (the directories too: a schema removed changes them).
+TOOL_JSON := $(wildcard sr-mcp/tools/*.json sr-mcp/tools/parts/*.json) sr-mcp/tools/. sr-mcp/tools/parts/.
+sr-mcp/tool_json.inc: $(TOOL_JSON) scripts/tools.sh scripts/embed.sh
+	sh scripts/tools.sh json sr-mcp/tools > $@.tmp && mv $@.tmp $@
+sr-mcp/tool_table.inc: sr-mcp/.tool_table.stamp
+	@test -f $@ || { rm -f $<; $(MAKE) --no-print-directory $<; }
+sr-mcp/.tool_table.stamp: $(TOOL_JSON) scripts/tools.sh
+	sh scripts/tools.sh table sr-mcp/tools > sr-mcp/tool_table.inc.tmp && \
+	  { cmp -s sr-mcp/tool_table.inc.tmp sr-mcp/tool_table.inc && \
+	    rm sr-mcp/tool_table.inc.tmp || mv sr-mcp/tool_table.inc.tmp sr-mcp/tool_table.inc; } && \
+	  touch $@
+sr-mcp/tools.o: sr-mcp/tool_json.inc
+$(patsubst %.c,%.o,$(wildcard sr-mcp/*.c)): | sr-mcp/tool_table.inc
 
 tests/unit/%: tests/unit/%.o lib/libsr.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -344,7 +361,8 @@ uninstall:
 clean:
 	rm -f $(OBJS) $(OBJS:.o=.d) $(PROGS) lib/libsr.a $(UNITS) sr-exec/sr-exec-gen \
 	      sr-exec/builtin-none.[od] sr-exec/builtin.inc sr-exec/*.bpf \
-	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags sr-mcp/app_html.inc
+	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags sr-mcp/app_html.inc \
+	      sr-mcp/tool_json.inc sr-mcp/tool_table.inc sr-mcp/.tool_table.stamp
 	rm -rf .musl
 
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d) $(wildcard .musl/*/*.d)
@@ -398,16 +416,17 @@ $(FUZZ_OUT)/.deps-fuzz: | .deps-build
 	fi
 	@mkdir -p $(dir $@) && touch $@
 
-$(FUZZ_OUT)/fz/%.o: %.c | $(FUZZ_OUT)/.deps-fuzz
+$(FUZZ_OUT)/fz/%.o: %.c | $(FUZZ_OUT)/.deps-fuzz sr-mcp/tool_table.inc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SANFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 # The regression drivers carry ASan and UBSan whatever SAN says (with
 # float-cast-overflow, which gcc leaves out of undefined).
 FUZZ_RG_SAN := -fsanitize=address,undefined,float-cast-overflow \
 	       -fno-sanitize-recover=all -fno-omit-frame-pointer
-# the fuzzers' builds of sr-mcp include the MCP App's page too
+# the fuzzers' builds of sr-mcp include the MCP App's page and the tools too
 $(FUZZ_OUT)/fz/sr-mcp/tool_app.o $(FUZZ_OUT)/rg/sr-mcp/tool_app.o: sr-mcp/app_html.inc
-$(FUZZ_OUT)/rg/%.o: %.c .build-flags | .deps-build
+$(FUZZ_OUT)/fz/sr-mcp/tools.o $(FUZZ_OUT)/rg/sr-mcp/tools.o: sr-mcp/tool_json.inc
+$(FUZZ_OUT)/rg/%.o: %.c .build-flags | .deps-build sr-mcp/tool_table.inc
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUZZ_RG_SAN) -Isr-exec -Isr-queue -Isr-mcp -Ifuzz -c -o $@ $<
 

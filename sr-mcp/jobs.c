@@ -44,15 +44,15 @@ int job_id_ok(const char *s)
 	return n == 32;
 }
 
-/* A new private file under the code directory, its path in path: the
- * file, still open (its writeback started: the job's store fsyncs it, see
- * sq_new_job's deps), or -1 with err. */
-static int write_private(const char *what, const void *buf, size_t len, char *path,
-			 size_t plen, char *err, size_t errlen)
+/* A new private file under the code directory, its path in path (4096
+ * bytes): the file, still open (its writeback started: the job's store
+ * fsyncs it, see sq_new_job's deps), or -1 with err. */
+static int write_private(const char *what, const void *buf, size_t len, char path[4096],
+			 char *err, size_t errlen)
 {
 	char hex[33];
 	mcp_random_hex(hex, 16);
-	snprintf(path, plen, "%s/%s.%s", cfg.code_dir, hex, what);
+	snprintf(path, 4096, "%s/%s.%s", cfg.code_dir, hex, what);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || sr_write_all(fd, buf, len) < 0) {
 		snprintf(err, errlen, "unable to write %s: %s", path, strerror(errno));
@@ -67,7 +67,7 @@ static int write_private(const char *what, const void *buf, size_t len, char *pa
 }
 
 /* The caller's variables, NUL-separated KEY=VALUE, for sr-jail --env-file. */
-static int env_file(const cJSON *env, char *path, size_t plen, char *err, size_t errlen)
+static int env_file(const cJSON *env, char path[4096], char *err, size_t errlen)
 {
 	size_t len = 0;
 	const cJSON *e;
@@ -76,7 +76,7 @@ static int env_file(const cJSON *env, char *path, size_t plen, char *err, size_t
 	char *buf = xmalloc(len + 1), *p = buf;
 	cJSON_ArrayForEach(e, env)
 		p += sprintf(p, "%s=%s", e->string, e->valuestring) + 1;
-	int fd = write_private("env", buf, len, path, plen, err, errlen);
+	int fd = write_private("env", buf, len, path, err, errlen);
 	free(buf);
 	return fd;
 }
@@ -159,12 +159,11 @@ static int submit(const struct run_spec *s, char job_id[33], char *err, size_t e
 {
 	char code[4096], envf[4096] = "", ws[4096];
 	int deps[2], ndeps = 0;
-	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
-					 errlen)) < 0)
+	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, err, errlen)) < 0)
 		return -1;
 	ndeps++;
 	if (s->env && cJSON_GetArraySize(s->env) > 0) {
-		if ((deps[ndeps] = env_file(s->env, envf, sizeof envf, err, errlen)) < 0)
+		if ((deps[ndeps] = env_file(s->env, envf, err, errlen)) < 0)
 			goto fail;
 		ndeps++;
 	}

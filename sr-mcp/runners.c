@@ -98,7 +98,13 @@ static int within(int rfd, int fd, const struct stat *top, size_t ntop, char *wh
  * directory (sr-jail follows such links on its way to the files of etc/
  * it binds): that directory must be in a part walked, or out of others'
  * reach with everything in it and above it. 1, or -1 with why. */
-static int link_ok(int rfd, const char *dir, const char *rel, const struct stat *top, size_t ntop,
+/* The root's parts that are directories (root_parts). */
+struct root_tops {
+	struct stat v[8];
+	size_t n;
+};
+
+static int link_ok(int rfd, const char *dir, const char *rel, const struct root_tops *top,
 		   char *why, size_t len)
 {
 	char at[PATH_MAX], r2[PATH_MAX + 400];
@@ -108,7 +114,7 @@ static int link_ok(int rfd, const char *dir, const char *rel, const struct stat 
 		return 1;       /* leads nowhere: nothing is bound through it */
 	why[0] = '\0';
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (r = within(rfd, fd, top, ntop, r2, sizeof r2)) == 0) {
+	    (r = within(rfd, fd, top->v, top->n, r2, sizeof r2)) == 0) {
 		fd_path(fd, at, sizeof at);
 		r = sr_tree_trusted(fd, ".", 0, at, r2, sizeof r2) < 0 ? -1 : 1;
 	}
@@ -122,15 +128,15 @@ static int link_ok(int rfd, const char *dir, const char *rel, const struct stat 
 /* The links among the root's parts and in its etc/, each by link_ok. */
 static int root_links(int rfd, const char *dir, char *why, size_t len)
 {
-	struct stat top[8], st;
-	size_t ntop = 0;
+	struct root_tops top = { .n = 0 };
+	struct stat st;
 	int r = 1, k;
 	for (size_t i = 0; root_parts[i]; i++)
 		if (fstatat(rfd, root_parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-			top[ntop++] = st;
+			top.v[top.n++] = st;
 	for (size_t i = 0; r > 0 && root_parts[i]; i++)
 		if (fstatat(rfd, root_parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-			r = link_ok(rfd, dir, root_parts[i], top, ntop, why, len);
+			r = link_ok(rfd, dir, root_parts[i], &top, why, len);
 	struct sr_tree t = { .path_max = PATH_MAX };
 	int efd = openat(rfd, "etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r < 0 || efd < 0 || sr_tree_open(&t, efd) < 0)
@@ -141,7 +147,7 @@ static int root_links(int rfd, const char *dir, char *why, size_t len)
 			continue;
 		snprintf(rel, sizeof rel, "etc/%s", t.path);
 		if (S_ISLNK(st.st_mode) && !t.path_cut)
-			r = link_ok(rfd, dir, rel, top, ntop, why, len);
+			r = link_ok(rfd, dir, rel, &top, why, len);
 		else if (S_ISDIR(st.st_mode))
 			(void)sr_tree_enter(&t);
 	}
