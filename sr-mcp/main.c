@@ -307,7 +307,10 @@ static void set_opt(int c, const char *a, const char *name)
 		cfg.compat_sandrun = strcmp(a, "sandrun") == 0;
 		break;
 	case O_ENVIRONMENT: list_add(name, a, tool_env_add); break;
-	case O_TENANT: proto_tenant = tenant(name, a); break;
+	case O_TENANT:
+		proto_tenant = tenant(name, a);
+		cfg.tenant_fixed = 1;
+		break;
 	case O_HOST_DIR: list_add(name, a, host_dir_add); break;
 	}
 }
@@ -550,6 +553,7 @@ int main(int argc, char **argv)
 	runner_load();
 	tool_init();
 	job_retention_start();
+	job_worker_renew();
 	session_quota_watch();
 
 	struct sigaction sa = { .sa_handler = on_signal };
