@@ -74,6 +74,9 @@ typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 "\"files_not_listed\":{\"type\":\"integer\",\"description\":\"More files the run made than files lists.\"}," \
 "\"files_deleted\":{\"type\":\"integer\"},\"files_cut\":{\"type\":\"boolean\",\"description\":\"The workspace held too many files to compare them all.\"}," \
 "\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
+"\"queued_ms\":{\"type\":\"number\",\"description\":\"How long the run waited in the queue before it started.\"}," \
+"\"queued_reason\":{\"type\":\"string\",\"enum\":[\"slots\",\"budget\"],\"description\":\"Why it waited, when it was for others: every slot was busy, or this client was over its CPU budget while another client's runs waited.\"}," \
+"\"queued_note\":{\"type\":\"string\",\"description\":\"The wait, in words.\"}," \
 "\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
 "\"memory_limit_bytes\":{\"type\":\"number\",\"description\":\"When the run ran out of memory (status oom): its memory limit; memory_mb asks for more, up to sandbox_info's cap.\"}," \
 "\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \

@@ -17,7 +17,7 @@ const char sandbox_info_def[] =
 "ask up to (a workspace's size quota and how long an unused one is kept among them), and the "
 "network policy, and the environments runs may choose (run_code's environment) with what each has: "
 "its OS, Python and the scientific modules Python finds (python_modules: importable without "
-"install_packages), Node.js, Bash; and your live sessions.\","
+"install_packages), Node.js, Bash; how runs share the worker (scheduling); and your live sessions.\","
 "\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false},"
 "\"outputSchema\":{\"type\":\"object\",\"properties\":{"
 "\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
@@ -37,6 +37,9 @@ const char sandbox_info_def[] =
 "\"python\":{\"type\":\"string\"},\"python_modules\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
 "\"node\":{\"type\":\"string\"},\"bash\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"},"
 "\"error\":{\"type\":\"string\"}},\"required\":[\"name\",\"default\"]}},"
+"\"scheduling\":{\"type\":\"object\",\"description\":\"How runs share the worker: its slots, the CPU budget per client, "
+"the policy in words.\",\"properties\":{\"slots\":{\"type\":[\"integer\",\"null\"]},"
+"\"cpu_budget\":{\"type\":[\"string\",\"null\"]},\"client\":{\"type\":\"string\"},\"policy\":{\"type\":\"string\"}}},"
 "\"sessions\":{\"type\":\"array\",\"description\":\"Your live sessions (run_code session: true); "
 "session_info says more.\",\"items\":{\"type\":\"object\"}}},"
 "\"required\":[\"languages\",\"defaults\",\"caps\",\"network\"]},"
@@ -125,6 +128,35 @@ static void info_limits(cJSON *res)
 	num_or_null(c, "session_idle_s", cfg.session_idle_ms != 0, (double)(cfg.session_idle_ms / 1000));
 }
 
+/* How runs share the worker: its slots, the budget, who counts as a client. */
+static void info_scheduling(cJSON *res, const char *tenant)
+{
+	cJSON *o = cJSON_AddObjectToObject(res, "scheduling");
+	char policy[900], key[65], slots[48] = "the worker's slots";
+	num_or_null(o, "slots", !cfg.external_worker, (double)cfg.jobs);
+	if (cfg.cpu_budget[0])
+		cJSON_AddStringToObject(o, "cpu_budget", cfg.cpu_budget);
+	else
+		cJSON_AddNullToObject(o, "cpu_budget");
+	cJSON_AddStringToObject(o, "client", job_queue_tenant(tenant, key));
+	if (!cfg.external_worker)
+		snprintf(slots, sizeof slots, "the worker's %u slots", cfg.jobs);
+	if (cfg.cpu_budget[0])
+		snprintf(policy, sizeof policy, "Runs share %s, oldest first for each client and "
+			 "in turn across clients. Each client may use %s of CPU time (per window); "
+			 "one that used more goes after other clients' waiting runs, and never waits "
+			 "for its own budget: no slot stays free while a run waits, so a lone client "
+			 "is never held back. A client is this connection%s. A run that waited says "
+			 "how long and why (queued_ms, queued_reason, queued_note).", slots,
+			 cfg.cpu_budget, cfg.tenant_fixed ? "'s tenant (every connection of it)" :
+			 " (clients with the same name are told apart)");
+	else
+		snprintf(policy, sizeof policy, "Runs share %s, oldest first for each client and in "
+			 "turn across clients; no CPU budget. A run that waited says how long and "
+			 "why (queued_ms, queued_reason, queued_note).", slots);
+	cJSON_AddStringToObject(o, "policy", policy);
+}
+
 void sandbox_info(struct proto_req *r, const cJSON *args)
 {
 	(void)args;
@@ -151,6 +183,7 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 		"(no_new_privs, seccomp)");
 	cJSON_AddStringToObject(res, "state_dir", cfg.state_dir);
 	cJSON_AddItemToObject(res, "environments", tool_env_facts());
+	info_scheduling(res, r->tenant);
 	cJSON_AddItemToObject(res, "sessions", session_list(r->tenant, NULL));
 	char *text = cJSON_Print(res);
 	tool_reply(r, res, text, 0);
