@@ -80,8 +80,8 @@ int job_ws_busy(const char *ws, char job[33]);
 void job_terms(char *buf, size_t len);
 
 /* job_worker.c: a worker on spool sp unless one holds STATE/NAME.lock;
- * at start, the runs' worker replaced if its options are not ours (it
- * finishes its jobs first); the tenant a job is queued under, its fair
+ * once the state is ready (job_state_ready), the runs' worker replaced if
+ * its options are not ours (it finishes its jobs first); the tenant a job is queued under, its fair
  * share and CPU budget: the client's (tenant) and, unless --tenant fixed
  * it, this connection's (the process), so that clients of one name are
  * told apart. buf: SQ_TENANT_MAX + 1 bytes. */

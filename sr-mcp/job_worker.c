@@ -128,18 +128,19 @@ static pid_t holder(int fd, char *had, size_t len)
 	return (pid_t)pid;
 }
 
-/* At start: the runs' worker, if it runs with other options than ours,
- * asked to drain and exit, and its lock moved aside for the next. */
+/* Once the state directory is ready (the first call that needs it): the
+ * runs' worker, if it runs with other options than ours, asked to drain
+ * and exit, and its lock moved aside for the next. */
 void job_worker_renew(void)
 {
 	char lock[4200], gate[4200], jobs[16], line[8300], had[8300], *argv[12];
-	if (cfg.external_worker || !cfg.state_dir)
+	if (cfg.external_worker || !cfg.state_dir || !cfg.spool)
 		return;
 	snprintf(lock, sizeof lock, "%s/worker.lock", cfg.state_dir);
 	snprintf(gate, sizeof gate, "%s/worker.renew", cfg.state_dir);
 	int g = open(gate, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (g < 0)
-		return;        /* no state directory yet: no worker either */
+		return;
 	(void)flock(g, LOCK_EX);        /* one renewal at a time */
 	int fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	worker_argv(cfg.spool, cfg.jobs, argv, jobs, line, sizeof line);

@@ -620,6 +620,7 @@ int job_state_ready(char *err, size_t errlen)
 			;
 		} else {
 			ws_quota_probe();
+			job_worker_renew();     /* the options of this start in force */
 			state = 1;
 		}
 		if (state == 0) {

@@ -553,7 +553,6 @@ int main(int argc, char **argv)
 	runner_load();
 	tool_init();
 	job_retention_start();
-	job_worker_renew();
 	session_quota_watch();
 
 	struct sigaction sa = { .sa_handler = on_signal };

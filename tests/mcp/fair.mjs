@@ -129,6 +129,14 @@ async function twoClients(extra) {
   ok(await until(async () => (await status(one, a)) === 'running', 120), '-j 1: the first run runs');
   is(await status(one, b), 'queued', 'control: under -j 1 the second waits');
   like(lockLine(), / -j 1 /, 'the worker records its options (-j 1)', lockLine());
+  const lockPid = () => read(join(state, 'worker.lock')).split('\n')[0];
+  const pid1 = lockPid();
+  const same = await connect(state, 'sr-opts', { SR_MCP_JOBS: '1' });
+  const e = sc(await same.call('run_code', { language: 'bash', workspace_id: 'o5', code: 'true', wait_s: 0 })).job_id;
+  await same.call('cancel_job', { job_id: e });
+  is(lockPid(), pid1, 'a second sr-mcp with the same options keeps the worker');
+  is(await status(one, a), 'running', 'and its running job');
+  await same.client.close();
   await release(one, b);         // b never starts; a keeps running
   await one.client.close();
   const two = await connect(state, 'sr-opts', { SR_MCP_JOBS: '2' });
