@@ -88,6 +88,9 @@ void job_terms(char *buf, size_t len);
 void job_worker_start(const char *sp, const char *name, unsigned slots);
 void job_worker_renew(void);
 const char *job_queue_tenant(const char *tenant, char *buf);
+/* How long a run waited in the queue and why (st: its status), in res:
+ * queued_ms, queued_reason, queued_note. */
+void job_queued(struct cJSON *res, const struct cJSON *st);
 
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */

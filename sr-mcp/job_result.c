@@ -437,39 +437,6 @@ static void result_lost(cJSON *o, const struct sq_loss *v, size_t n)
 	free(h.p);
 }
 
-/* How long the run waited in the queue and, when it waited for others,
- * why (sr-queue's queued_reason: every slot busy, or its client over its
- * CPU budget while another's runs waited), in words. */
-static void result_queued(cJSON *o, const cJSON *st)
-{
-	const cJSON *q = cJSON_GetObjectItem(st, "queued_ms");
-	const char *why = str(st, "queued_reason");
-	char note[500], took[32], slots[40] = "";
-	if (!cJSON_IsNumber(q))
-		return;
-	cJSON_AddNumberToObject(o, "queued_ms", q->valuedouble);
-	if (!why || (strcmp(why, "budget") && strcmp(why, "slots")))
-		return;
-	if (q->valuedouble < 1000)
-		snprintf(took, sizeof took, "%.0f ms", q->valuedouble);
-	else
-		snprintf(took, sizeof took, "%.1f s", q->valuedouble / 1000);
-	if (!cfg.external_worker)
-		snprintf(slots, sizeof slots, " (%u, sr-mcp -j)", cfg.jobs);
-	const char *b = cfg.cpu_budget, *w = strchr(b, '/');
-	if (!strcmp(why, "budget"))
-		snprintf(note, sizeof note, "This run waited %s in the queue: other clients' runs "
-			 "went first, as this client had used more than its CPU budget (%.*s of CPU "
-			 "time per %s) while theirs waited. The budget holds a client back only "
-			 "while another client's runs wait.", took, w ? (int)(w - b) : (int)strlen(b),
-			 b, w ? w + 1 : "window");
-	else
-		snprintf(note, sizeof note, "This run waited %s in the queue for a free slot: "
-			 "every slot of the worker%s was busy.", took, slots);
-	cJSON_AddStringToObject(o, "queued_reason", why);
-	cJSON_AddStringToObject(o, "queued_note", note);
-}
-
 cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 		     uint64_t out_off, uint64_t err_off)
 {
@@ -511,7 +478,7 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	size_t nl = result_output(o, id, st, out_off, err_off, lv);
 
 	result_usage(o, st, lim, done);
-	result_queued(o, st);
+	job_queued(o, st);
 	char cap[32] = "";
 	int disk = result_limit(o, id, status, reason, done, cap, sizeof cap);
 	if (!strcmp(status, "oom") && job_oom_limit(lim) > 0)

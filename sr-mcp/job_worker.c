@@ -14,7 +14,12 @@
  * aside, so that the next job starts a worker with the new options at
  * once: a changed setting takes effect at the next start. (The sessions'
  * worker is left as it is: its slots are live interpreters, and its
- * options are sr-mcp's own.) */
+ * options are sr-mcp's own.)
+ *
+ * A job is queued under its client's tenant and, unless --tenant fixed
+ * one for every connection, this connection (the process): the worker
+ * shares its slots and CPU budget among those; what the worker recorded
+ * of a job's wait (queued_ms, queued_reason) is said in words here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -24,6 +29,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "job.h"
 #include "spawn.h"
@@ -158,6 +165,40 @@ void job_worker_renew(void)
 	if (fd >= 0)
 		close(fd);
 	close(g);
+}
+
+/* How long the run waited in the queue and, when it waited for others,
+ * why (sr-queue's queued_reason: every slot busy, or its client over its
+ * CPU budget while another's runs waited), in words. */
+void job_queued(cJSON *o, const cJSON *st)
+{
+	const cJSON *q = cJSON_GetObjectItem(st, "queued_ms");
+	const cJSON *r = cJSON_GetObjectItem(st, "queued_reason");
+	const char *why = cJSON_IsString(r) ? r->valuestring : NULL;
+	char note[500], took[32], slots[40] = "";
+	if (!cJSON_IsNumber(q))
+		return;
+	cJSON_AddNumberToObject(o, "queued_ms", q->valuedouble);
+	if (!why || (strcmp(why, "budget") && strcmp(why, "slots")))
+		return;
+	if (q->valuedouble < 1000)
+		snprintf(took, sizeof took, "%.0f ms", q->valuedouble);
+	else
+		snprintf(took, sizeof took, "%.1f s", q->valuedouble / 1000);
+	if (!cfg.external_worker)
+		snprintf(slots, sizeof slots, " (%u, sr-mcp -j)", cfg.jobs);
+	const char *b = cfg.cpu_budget, *w = strchr(b, '/');
+	if (!strcmp(why, "budget"))
+		snprintf(note, sizeof note, "This run waited %s in the queue: other clients' runs "
+			 "went first, as this client had used more than its CPU budget (%.*s of CPU "
+			 "time per %s) while theirs waited. The budget holds a client back only "
+			 "while another client's runs wait.", took, w ? (int)(w - b) : (int)strlen(b),
+			 b, w ? w + 1 : "window");
+	else
+		snprintf(note, sizeof note, "This run waited %s in the queue for a free slot: "
+			 "every slot of the worker%s was busy.", took, slots);
+	cJSON_AddStringToObject(o, "queued_reason", why);
+	cJSON_AddStringToObject(o, "queued_note", note);
 }
 
 const char *job_queue_tenant(const char *tenant, char *buf)

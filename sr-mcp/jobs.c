@@ -169,7 +169,7 @@ static int submit(const struct run_spec *s, char job_id[33], char *err, size_t e
 		ndeps++;
 	}
 	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
-	char id[SQ_ID_LEN + 1], tenant[SQ_TENANT_MAX + 1];
+	char id[SQ_ID_LEN + 1], qt[SQ_TENANT_MAX + 1];    /* qt: the tenant queued under */
 	sq_id_new(id);
 	char *env[19];
 	size_t nenv = job_env(s, id, code, ws, envf, env);
@@ -182,8 +182,8 @@ static int submit(const struct run_spec *s, char job_id[33], char *err, size_t e
 			argv[n++] = a->valuestring;
 	argv[n] = NULL;
 	struct sq_new_job nj = {
-		.tenant = job_queue_tenant(s->tenant, tenant), .argv = argv, .env = env, .nenv = nenv, .cwd = ws,
-		.stdin_fd = -1, .stdin_data = s->stdin_data, .stdin_len = s->stdin_len,
+		.tenant = job_queue_tenant(s->tenant, qt), .argv = argv, .env = env, .nenv = nenv,
+		.cwd = ws, .stdin_fd = -1, .stdin_data = s->stdin_data, .stdin_len = s->stdin_len,
 		.max_output = SQ_DEFAULT_MAX_OUTPUT, .kill_after_ms = SQ_DEFAULT_KILL_AFTER_MS,
 		/* sr-queue's own clock, a backstop behind sr-limit's */
 		.timeout_ms = s->timeout_ms + 30000, .umask = cfg.umask,
