@@ -117,6 +117,12 @@ async function twoClients(extra) {
   ok([r.lr, ...r.hr].every((x) => x.queued_reason !== 'budget'),
     'control: one tenant for both connections: no run is held for a budget (one client, one budget)',
     [r.lr, ...r.hr].map((x) => x.queued_reason));
+  // what sr-mcp-http passes (--tenant, the token's name): that is the client
+  const t = await connect(stateDir(), 'mcp', { SR_MCP_TENANT: 'pool' });
+  const s = sc(await t.call('sandbox_info', {})).scheduling || {};
+  is(s.client, 'pool', 'with --tenant (sr-mcp-http: the token\'s tenant), the client is the tenant');
+  like(s.policy, /every connection of it/, 'and the policy says so');
+  await t.client.close();
 }
 
 // ---- a changed -j takes effect at the next start -----------------------------------
