@@ -12,6 +12,8 @@
  *   job_oom.c        a run that failed for memory, and the hint
  *   jobs.c           submit, wait, status, cancel, list; the worker; the
  *                    state directory made and the sandbox found to work
+ *   job_worker.c     the workers started on the spools, renewed when the
+ *                    options change; the tenant a job is queued under
  *   job_files.c      a job's own files: output so far, its record
  * (each calls only the files listed below it)
  */
@@ -76,6 +78,19 @@ void job_not_found(const char *id, char *err, size_t errlen);
 int job_ws_busy(const char *ws, char job[33]);
 /* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
 void job_terms(char *buf, size_t len);
+
+/* job_worker.c: a worker on spool sp unless one holds STATE/NAME.lock;
+ * once the state is ready (job_state_ready), the runs' worker replaced if
+ * its options are not ours (it finishes its jobs first); the tenant a job is queued under, its fair
+ * share and CPU budget: the client's (tenant) and, unless --tenant fixed
+ * it, this connection's (the process), so that clients of one name are
+ * told apart. buf: SQ_TENANT_MAX + 1 bytes. */
+void job_worker_start(const char *sp, const char *name, unsigned slots);
+void job_worker_renew(void);
+const char *job_queue_tenant(const char *tenant, char *buf);
+/* How long a run waited in the queue and why (st: its status), in res:
+ * queued_ms, queued_reason, queued_note. */
+void job_queued(struct cJSON *res, const struct cJSON *st);
 
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */

@@ -484,6 +484,7 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	size_t nl = result_output(o, id, st, out_off, err_off, lv);
 
 	result_usage(o, st, lim, done);
+	job_queued(o, st);
 	struct result_quota q = { .cap = "" };
 	result_limit(o, id, status, reason, done, &q);
 	if (!strcmp(status, "oom") && job_oom_limit(lim) > 0)
@@ -616,6 +617,10 @@ char *job_result_text(const cJSON *res)
 			      str(res, "workspace_id"));
 	text_put(&b, line, strlen(line));
 	text_put(&b, "\n", 1);
+	if (str(res, "queued_note")) {
+		text_put(&b, str(res, "queued_note"), strlen(str(res, "queued_note")));
+		text_put(&b, "\n", 1);
+	}
 	static const char *const streams[] = { "stdout", "stderr" };
 	for (size_t i = 0; i < 2; i++) {
 		const char *t = str(res, streams[i]);

@@ -70,6 +70,35 @@ static void info_limits(cJSON *res)
 	num_or_null(c, "session_idle_s", cfg.session_idle_ms != 0, (double)(cfg.session_idle_ms / 1000));
 }
 
+/* How runs share the worker: its slots, the budget, who counts as a client. */
+static void info_scheduling(cJSON *res, const char *tenant)
+{
+	cJSON *o = cJSON_AddObjectToObject(res, "scheduling");
+	char policy[900], key[65], slots[48] = "the worker's slots";
+	num_or_null(o, "slots", !cfg.external_worker, (double)cfg.jobs);
+	if (cfg.cpu_budget[0])
+		cJSON_AddStringToObject(o, "cpu_budget", cfg.cpu_budget);
+	else
+		cJSON_AddNullToObject(o, "cpu_budget");
+	cJSON_AddStringToObject(o, "client", job_queue_tenant(tenant, key));
+	if (!cfg.external_worker)
+		snprintf(slots, sizeof slots, "the worker's %u slots", cfg.jobs);
+	if (cfg.cpu_budget[0])
+		snprintf(policy, sizeof policy, "Runs share %s, oldest first for each client and "
+			 "in turn across clients. Each client may use %s of CPU time (per window); "
+			 "one that used more goes after other clients' waiting runs, and never waits "
+			 "for its own budget: no slot stays free while a run waits, so a lone client "
+			 "is never held back. A client is this connection%s. A run that waited says "
+			 "how long and why (queued_ms, queued_reason, queued_note).", slots,
+			 cfg.cpu_budget, cfg.tenant_fixed ? "'s tenant (every connection of it)" :
+			 " (clients with the same name are told apart)");
+	else
+		snprintf(policy, sizeof policy, "Runs share %s, oldest first for each client and in "
+			 "turn across clients; no CPU budget. A run that waited says how long and "
+			 "why (queued_ms, queued_reason, queued_note).", slots);
+	cJSON_AddStringToObject(o, "policy", policy);
+}
+
 void tool_sandbox_info(struct proto_req *r, const cJSON *args)
 {
 	(void)args;
@@ -96,6 +125,7 @@ void tool_sandbox_info(struct proto_req *r, const cJSON *args)
 		"(no_new_privs, seccomp)");
 	cJSON_AddStringToObject(res, "state_dir", cfg.state_dir);
 	cJSON_AddItemToObject(res, "environments", tool_env_facts());
+	info_scheduling(res, r->tenant);
 	cJSON_AddItemToObject(res, "sessions", session_list(r->tenant, NULL));
 	char *text = cJSON_Print(res);
 	tool_reply(r, res, text, 0);
