@@ -5,8 +5,9 @@ same in JavaScript; the first TypeScript call, which makes the runner's
 start-up snapshot (the compiler loaded, Node.js's types parsed), apart;
 and a few calls of the full check, in a state directory where no
 snapshot can be made (its typescript a file).
-Usage: typescript.py WORKDIR RUNS. Prints Markdown."""
-import os, statistics, sys, time
+Usage: typescript.py WORKDIR RUNS. Prints Markdown; saves the figures for
+targets.py in WORKDIR/typescript.json."""
+import json, os, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcp_client import Server  # noqa: E402
@@ -63,3 +64,5 @@ for label, t in (("tools/call run_code typescript hello world (checked with @typ
     print(f"| {label} | {m:.0f} ms | {min(t) * 1000:.0f} ms | {max(t) * 1000:.0f} ms | {len(t)} | {m / js:.2f} |")
 print()
 print(f"The first TypeScript call of the state directory, which makes the snapshot: {first * 1000:.0f} ms.")
+json.dump({"hello_ms": statistics.median(times["typescript"]) * 1000, "javascript_ms": js},
+          open(os.path.join(work, "typescript.json"), "w"))
