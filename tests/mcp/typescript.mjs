@@ -3,12 +3,15 @@
 // hello world; a type error is a failed run whose stderr names
 // main.ts:LINE:COL and the message, and nothing of the code ran; top-level
 // await, import of Node.js's builtins, the workspace's files and
-// node_modules (a package's own types are checked); a stack trace names
-// the TypeScript's lines; the check's verdict, which code forging it
-// (the line printed, every descriptor written, NODE_OPTIONS and
-// LD_PRELOAD) cannot give; memory; and the chain as for
-// javascript (no network, / read-only, /workspace writable), each with
-// the same code under javascript or a plain host run as its control.
+// node_modules (a package's own types are checked); Node.js's own types
+// (the pinned @types/node), which a planted node_modules/@types or
+// tsconfig.json does not replace; a stack trace names the TypeScript's
+// lines; the check's verdict, which code forging it (the line printed,
+// every descriptor written, NODE_OPTIONS and LD_PRELOAD) cannot give;
+// memory; the chain as for javascript (no network, / read-only,
+// /workspace writable); the start-up snapshot, and the same verdicts
+// without it; each with the same code under javascript, unchecked or on
+// the host as its control.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
