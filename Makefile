@@ -77,6 +77,7 @@ all: .deps-build $(PROGS)
 deps: .deps-build
 check-deps: .deps-build
 	@LIBC='$(or $(static_libc),glibc)' sh scripts/deps.sh check
+	@sh scripts/node-types.sh
 
 # Rebuild everything when the flags change (e.g. SAN=address,undefined).
 .build-flags: FORCE | .deps-build
@@ -331,9 +332,11 @@ install: all
 	sed 's|@BINDIR@|$(BINDIR)|g' sr-mcp/http/sr-mcp-http.service >$(DESTDIR)$(USERUNITDIR)/sr-mcp-http.service
 
 # The environment sr-mcp's runs get by default: Python's scientific stack
-# from Debian (scripts/deps.sh env), as root or with sudo.
+# from Debian (scripts/deps.sh env), as root or with sudo, and Node.js's
+# types for the typescript runner (scripts/node-types.sh: npm, pinned).
 install-env:
 	@sh scripts/deps.sh env
+	@sh scripts/node-types.sh
 
 # The AppArmor profile that lets the installed sr-jail create user
 # namespaces where AppArmor restricts them (Ubuntu 23.10 and later, like
