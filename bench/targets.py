@@ -36,6 +36,11 @@ if os.path.exists(m):
     rows.append(("sr-mcp tools/call run_code bash `true`, end to end", "< 10 ms median",
                  f"{f['run_code_ms']:.2f} ms", f["run_code_ms"] < 10))
     rows.append(("sr-mcp resident memory, idle", "< 4 MB", f"{f['rss_kb'] / 1024:.1f} MB", f["rss_kb"] < 4096))
+    for key, files in (("ws20k_ms", "20,000"), ("ws100k_ms", "100,000")):
+        if key in f and f.get("chain_ms"):
+            r = f[key] / f["chain_ms"]
+            rows.append((f"run_code bash `true` in a workspace of {files} files", "≤ 2 × the chain",
+                         f"{r:.2f} × the chain ({f[key]:.2f} ms vs {f['chain_ms']:.2f} ms)", r <= 2))
 t = os.path.join(work, "typescript.json")
 if os.path.exists(t):
     f = json.load(open(t))

@@ -109,13 +109,16 @@ struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t o
 			      uint64_t limit, char *err, size_t errlen);
 char *job_result_text(const struct cJSON *res);
 
-/* job_made.c: before a run, its workspace's files (stat only) in a
- * snapshot, and the variable naming it for the job's environment in var
- * (0; -1 and var "" when it could not be made); after, the files created
- * or changed added to res (its workspace_id's): files (JOB_MADE_SHOWN at
- * most: path, size, change), files_not_listed, files_deleted, files_cut. */
+/* job_made.c: before a run, the variable for the job's environment in
+ * var that names where the jail lists what the run changed
+ * (SR_WORKSPACE_CHANGES), or, for a session's call or without the quota's
+ * overlay, a snapshot of its workspace's files (stat only) and the
+ * variable naming it (0; -1 and var "" when it could not be made); after,
+ * the files created or changed added to res (its workspace_id's): files
+ * (JOB_MADE_SHOWN at most: path, size, change), files_not_listed,
+ * files_deleted, files_cut. */
 #define JOB_MADE_SHOWN 20
-int job_made_snapshot(const char *ws, char *var, size_t len);
+int job_made_snapshot(const char *ws, int session, char *var, size_t len);
 void job_made(struct cJSON *res, const char *id);
 
 /* The verdict file: SPOOL/run/ID/JOB_VERDICT_FILE, named to the runner in

@@ -308,7 +308,7 @@ static int run_submit(struct proto_req *r, struct run_spec *s, char *id, int ses
 		ws_touch(s->workspace);
 		images_outdir(s->workspace);   /* /workspace/outputs, for the images */
 		/* what is there before, for the files the run made */
-		if (job_made_snapshot(s->workspace, snap, sizeof snap) == 0) {
+		if (job_made_snapshot(s->workspace, session, snap, sizeof snap) == 0) {
 			extra[n] = snap;
 			s->env_extra = extra;
 		}
