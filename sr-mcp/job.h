@@ -12,6 +12,8 @@
  *   job_oom.c        a run that failed for memory, and the hint
  *   jobs.c           submit, wait, status, cancel, list; the worker; the
  *                    state directory made and the sandbox found to work
+ *   job_worker.c     the workers started on the spools, renewed when the
+ *                    options change; the tenant a job is queued under
  *   job_files.c      a job's own files: output so far, its record
  * (each calls only the files listed below it)
  */
@@ -77,6 +79,19 @@ int job_ws_busy(const char *ws, char job[33]);
 /* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
 void job_terms(char *buf, size_t len);
 
+/* job_worker.c: a worker on spool sp unless one holds STATE/NAME.lock;
+ * once the state is ready (job_state_ready), the runs' worker replaced if
+ * its options are not ours (it finishes its jobs first); the tenant a job is queued under, its fair
+ * share and CPU budget: the client's (tenant) and, unless --tenant fixed
+ * it, this connection's (the process), so that clients of one name are
+ * told apart. buf: SQ_TENANT_MAX + 1 bytes. */
+void job_worker_start(const char *sp, const char *name, unsigned slots);
+void job_worker_renew(void);
+const char *job_queue_tenant(const char *tenant, char *buf);
+/* How long a run waited in the queue and why (st: its status), in res:
+ * queued_ms, queued_reason, queued_note. */
+void job_queued(struct cJSON *res, const struct cJSON *st);
+
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */
 char *job_read_at(int fd, uint64_t off, size_t n, size_t *got);
@@ -94,13 +109,16 @@ struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t o
 			      uint64_t limit, char *err, size_t errlen);
 char *job_result_text(const struct cJSON *res);
 
-/* job_made.c: before a run, its workspace's files (stat only) in a
- * snapshot, and the variable naming it for the job's environment in var
- * (0; -1 and var "" when it could not be made); after, the files created
- * or changed added to res (its workspace_id's): files (JOB_MADE_SHOWN at
- * most: path, size, change), files_not_listed, files_deleted, files_cut. */
+/* job_made.c: before a run, the variable for the job's environment in
+ * var that names where the jail lists what the run changed
+ * (SR_WORKSPACE_CHANGES), or, for a session's call or without the quota's
+ * overlay, a snapshot of its workspace's files (stat only) and the
+ * variable naming it (0; -1 and var "" when it could not be made); after,
+ * the files created or changed added to res (its workspace_id's): files
+ * (JOB_MADE_SHOWN at most: path, size, change), files_not_listed,
+ * files_deleted, files_cut. */
 #define JOB_MADE_SHOWN 20
-int job_made_snapshot(const char *ws, char *var, size_t len);
+int job_made_snapshot(const char *ws, int session, char *var, size_t len);
 void job_made(struct cJSON *res, const char *id);
 
 /* The verdict file: SPOOL/run/ID/JOB_VERDICT_FILE, named to the runner in

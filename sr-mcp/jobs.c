@@ -44,15 +44,15 @@ int job_id_ok(const char *s)
 	return n == 32;
 }
 
-/* A new private file under the code directory, its path in path: the
- * file, still open (its writeback started: the job's store fsyncs it, see
- * sq_new_job's deps), or -1 with err. */
-static int write_private(const char *what, const void *buf, size_t len, char *path,
-			 size_t plen, char *err, size_t errlen)
+/* A new private file under the code directory, its path in path (4096
+ * bytes): the file, still open (its writeback started: the job's store
+ * fsyncs it, see sq_new_job's deps), or -1 with err. */
+static int write_private(const char *what, const void *buf, size_t len, char path[4096],
+			 char *err, size_t errlen)
 {
 	char hex[33];
 	mcp_random_hex(hex, 16);
-	snprintf(path, plen, "%s/%s.%s", cfg.code_dir, hex, what);
+	snprintf(path, 4096, "%s/%s.%s", cfg.code_dir, hex, what);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || sr_write_all(fd, buf, len) < 0) {
 		snprintf(err, errlen, "unable to write %s: %s", path, strerror(errno));
@@ -67,7 +67,7 @@ static int write_private(const char *what, const void *buf, size_t len, char *pa
 }
 
 /* The caller's variables, NUL-separated KEY=VALUE, for sr-jail --env-file. */
-static int env_file(const cJSON *env, char *path, size_t plen, char *err, size_t errlen)
+static int env_file(const cJSON *env, char path[4096], char *err, size_t errlen)
 {
 	size_t len = 0;
 	const cJSON *e;
@@ -76,7 +76,7 @@ static int env_file(const cJSON *env, char *path, size_t plen, char *err, size_t
 	char *buf = xmalloc(len + 1), *p = buf;
 	cJSON_ArrayForEach(e, env)
 		p += sprintf(p, "%s=%s", e->string, e->valuestring) + 1;
-	int fd = write_private("env", buf, len, path, plen, err, errlen);
+	int fd = write_private("env", buf, len, path, err, errlen);
 	free(buf);
 	return fd;
 }
@@ -159,17 +159,16 @@ static int submit(const struct run_spec *s, char job_id[33], char *err, size_t e
 {
 	char code[4096], envf[4096] = "", ws[4096];
 	int deps[2], ndeps = 0;
-	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
-					 errlen)) < 0)
+	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, err, errlen)) < 0)
 		return -1;
 	ndeps++;
 	if (s->env && cJSON_GetArraySize(s->env) > 0) {
-		if ((deps[ndeps] = env_file(s->env, envf, sizeof envf, err, errlen)) < 0)
+		if ((deps[ndeps] = env_file(s->env, envf, err, errlen)) < 0)
 			goto fail;
 		ndeps++;
 	}
 	snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace);
-	char id[SQ_ID_LEN + 1];
+	char id[SQ_ID_LEN + 1], qt[SQ_TENANT_MAX + 1];    /* qt: the tenant queued under */
 	sq_id_new(id);
 	char *env[19];
 	size_t nenv = job_env(s, id, code, ws, envf, env);
@@ -182,8 +181,8 @@ static int submit(const struct run_spec *s, char job_id[33], char *err, size_t e
 			argv[n++] = a->valuestring;
 	argv[n] = NULL;
 	struct sq_new_job nj = {
-		.tenant = s->tenant, .argv = argv, .env = env, .nenv = nenv, .cwd = ws,
-		.stdin_fd = -1, .stdin_data = s->stdin_data, .stdin_len = s->stdin_len,
+		.tenant = job_queue_tenant(s->tenant, qt), .argv = argv, .env = env, .nenv = nenv,
+		.cwd = ws, .stdin_fd = -1, .stdin_data = s->stdin_data, .stdin_len = s->stdin_len,
 		.max_output = SQ_DEFAULT_MAX_OUTPUT, .kill_after_ms = SQ_DEFAULT_KILL_AFTER_MS,
 		/* sr-queue's own clock, a backstop behind sr-limit's */
 		.timeout_ms = s->timeout_ms + 30000, .umask = cfg.umask,
@@ -496,43 +495,10 @@ cJSON *job_list(char *err, size_t errlen)
 	return arr;
 }
 
-/* A worker for the spool: whoever takes STATE/worker.lock starts one,
- * detached, and hands it the lock; it stays while there is work and for a
- * minute after, so that back-to-back calls find it there. A job queued
- * just as a worker decides to exit is picked up by the next look of a
- * call that finds it still queued (job_wait looks soon, then each second). */
-static void worker_start(const char *sp, const char *name, unsigned slots)
-{
-	char lock[4200], log[4200], jobs[16];
-	snprintf(lock, sizeof lock, "%s/%s.lock", cfg.state_dir, name);
-	snprintf(log, sizeof log, "%s/%s.log", cfg.state_dir, name);
-	snprintf(jobs, sizeof jobs, "%u", slots);
-	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		mcp_log("unable to open %s: %s", lock, strerror(errno));
-		return;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		char *argv[12] = { "sr-queue", "run", (char *)sp, "-j", jobs, "--idle", "60s" };
-		int n = 7;
-		if (cfg.via) {
-			argv[n++] = "--via";
-			argv[n++] = cfg.via;
-		}
-		if (cfg.cpu_budget[0]) {
-			argv[n++] = "--cpu-budget";
-			argv[n++] = cfg.cpu_budget;
-		}
-		if (spawn_detached(argv, fd, log) < 0)
-			mcp_log("unable to start a worker on %s", sp);
-	}
-	close(fd);
-}
-
 void job_worker_ensure(void)
 {
 	if (!cfg.external_worker)
-		worker_start(cfg.spool, "worker", cfg.jobs);
+		job_worker_start(cfg.spool, "worker", cfg.jobs);
 }
 
 /* The sessions' spool has a worker of its own, always sr-mcp's (an
@@ -540,7 +506,7 @@ void job_worker_ensure(void)
  * it would starve the runs); one slot per session allowed. */
 void job_session_worker(void)
 {
-	worker_start(job_session_spool(), "session-worker", JOB_SESSIONS_MAX);
+	job_worker_start(job_session_spool(), "session-worker", JOB_SESSIONS_MAX);
 }
 
 const char *job_session_spool(void)
@@ -653,6 +619,7 @@ int job_state_ready(char *err, size_t errlen)
 			;
 		} else {
 			ws_quota_probe();
+			job_worker_renew();     /* the options of this start in force */
 			state = 1;
 		}
 		if (state == 0) {

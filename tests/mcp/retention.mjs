@@ -20,9 +20,10 @@ async function connect(state, extra) {
   return { client, call };
 }
 const inCode = (state) => readdirSync(join(state, 'code'));
-// a run's code (NAME.code) and the snapshot of its workspace (NAME.snap)
+// a run's code (NAME.code) and what lists the files it made: the jail's
+// list of its changes (NAME.changes), or a snapshot of its workspace (NAME.snap)
 const code = (state) => inCode(state).filter((f) => f.endsWith('.code'));
-const snaps = (state) => inCode(state).filter((f) => f.endsWith('.snap'));
+const snaps = (state) => inCode(state).filter((f) => f.endsWith('.snap') || f.endsWith('.changes'));
 // the code files older than the sweep's grace (a run writes its code just
 // before it stores its job)
 function ageCode(state) {
@@ -64,7 +65,7 @@ ok(code(a).length > 0, 'its code is in STATE/code', code(a));
 ageCode(a);
 ok(await until(() => !done_(a, old), 15), 'the sweeper removes the job past --job-ttl');
 ok(await until(() => code(a).length === 0, 10), 'and its code in STATE/code', code(a));
-is(snaps(a).length, 0, 'and the snapshot of its workspace');
+is(snaps(a).length, 0, 'and the list of the files it made');
 let r = await call('job_status', { job_id: old });
 ok(r.isError, 'job_status of the removed job is an error');
 like(text(r), /removed by retention.*keeps finished jobs for 2s/, 'that says retention removed it, and the terms');
@@ -93,7 +94,7 @@ ok(caps.job_kept_s === null && caps.job_space_bytes === 600 * 1024, 'sandbox_inf
 ok(await until(() => !done_(b, jobs[1]), 15), 'at start-up, past --job-space, old jobs are removed');
 ok(!done_(b, jobs[0]) && done_(b, jobs[2]), 'the oldest first: the newest stays');
 ok(await until(() => code(b).length === 1, 10), 'only the kept job\'s code stays', code(b));
-is(snaps(b).length, 1, 'and its snapshot');
+is(snaps(b).length, 1, 'and the list of the files it made');
 r = await call('job_status', { job_id: jobs[0] });
 like(text(r), /removed by retention.*at most 600K/, 'job_status says retention removed it');
 r = await call('job_status', { job_id: jobs[2] });
