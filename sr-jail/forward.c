@@ -8,7 +8,6 @@
  * holds no capability and is not dumpable (PID 1's doing); the program
  * may kill it, which only ends its own way out. */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -50,41 +49,13 @@ static int listen_on(int family)
 	return fd;
 }
 
-/* Both ways between a and b until both have ended. */
-static void carry(int a, int b)
-{
-	static char buf[65536];
-	int open_a = 1, open_b = 1;
-	while (open_a || open_b) {
-		struct pollfd p[2] = { { a, open_a ? POLLIN : 0, 0 }, { b, open_b ? POLLIN : 0, 0 } };
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (!p[i].revents)
-				continue;
-			ssize_t r = read(i ? b : a, buf, sizeof buf);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0 || (r > 0 && sr_write_all(i ? a : b, buf, (size_t)r) < 0))
-				return;
-			if (r == 0) {
-				shutdown(i ? a : b, SHUT_WR);
-				*(i ? &open_b : &open_a) = 0;
-			}
-		}
-	}
-}
-
 static void one(int fd)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	strcpy(sa.sun_path, JAIL_NET_SOCKET);
 	int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (u >= 0 && connect(u, (struct sockaddr *)&sa, sizeof sa) == 0)
-		carry(fd, u);
+		(void)sr_relay(fd, u, NULL, NULL);
 	_exit(0);
 }
 

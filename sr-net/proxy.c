@@ -94,11 +94,7 @@ void proxy_run(const struct net *n, int lfd, int pidfd)
 	uint64_t *bytes = mmap(NULL, 2 * sizeof *bytes, PROT_READ | PROT_WRITE,
 			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
+	sr_supervisor_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (bytes == MAP_FAILED || sfd < 0)

@@ -29,17 +29,21 @@ def recv_head(s):
     return data
 
 
+def read_all(s, data=b""):
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
 def connect(host, port, sni=None, cafile=None):
     s = socket.create_connection(PROXY, timeout=20)
     s.sendall(b"CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n" % (host.encode(), port.encode(), host.encode(), port.encode()))
     head = recv_head(s)
     print(head.split(b"\r\n")[0].decode())
     if not head.startswith(b"HTTP/1.1 200"):
-        while True:         # a refusal: its body, to the end
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            head += chunk
+        head = read_all(s, head)    # a refusal: its body, to the end
     if not head.startswith(b"HTTP/1.1 200") or not sni:
         print(head.split(b"\r\n\r\n", 1)[-1].decode().strip())
         return
@@ -48,12 +52,7 @@ def connect(host, port, sni=None, cafile=None):
     try:
         t = ctx.wrap_socket(s, server_hostname=sni)
         t.sendall(b"GET /t HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % host.encode())
-        data = b""
-        while True:
-            chunk = t.recv(4096)
-            if not chunk:
-                break
-            data += chunk
+        data = read_all(t)
         print(data.split(b"\r\n\r\n", 1)[-1].decode().strip())
     except (ssl.SSLError, OSError) as e:
         print("closed")
@@ -62,12 +61,7 @@ def connect(host, port, sni=None, cafile=None):
 def raw():
     s = socket.create_connection(PROXY, timeout=20)
     s.sendall(sys.stdin.buffer.read())
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
+    data = read_all(s)
     head, _, body = data.partition(b"\r\n\r\n")
     print(head.split(b"\r\n")[0].decode())
     print(body.decode(errors="replace").strip())
