@@ -237,7 +237,7 @@ static void opt_net_proxy(struct jail *j, const char *arg, int argc)
 	static const char *const vars[][2] = {
 		{ "http_proxy", "http://127.0.0.1:3128" }, { "HTTP_PROXY", "http://127.0.0.1:3128" },
 		{ "https_proxy", "http://127.0.0.1:3128" }, { "HTTPS_PROXY", "http://127.0.0.1:3128" },
-		{ "all_proxy", "socks5h://127.0.0.1:3128" }, { "ALL_PROXY", "socks5h://127.0.0.1:3128" },
+		{ "all_proxy", "http://127.0.0.1:3128" }, { "ALL_PROXY", "http://127.0.0.1:3128" },
 		{ "no_proxy", "localhost,127.0.0.1,::1" }, { "NO_PROXY", "localhost,127.0.0.1,::1" },
 	};
 	size_t nv = sizeof vars / sizeof vars[0];

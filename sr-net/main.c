@@ -4,6 +4,7 @@
  * only the hosts and ports allowed, at addresses that are not the
  * host's own or private, recording every decision; then exec the
  * program. The proxy is a child that ends with the program. */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
@@ -97,9 +98,24 @@ static void option(struct net *n, int c, const char *a)
 	}
 }
 
-/* The listening socket at path: made fresh (an existing file is not
- * replaced: it may be another run's), mode 0600. */
-static int listen_at(const char *path)
+/* A socket at path that nobody listens on: a run's whose proxy was
+ * killed before it could remove it (1). */
+static int stale(const struct sockaddr_un *sa)
+{
+	struct stat st;
+	if (lstat(sa->sun_path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int gone = fd >= 0 && connect(fd, (const struct sockaddr *)sa, sizeof *sa) < 0 &&
+		   errno == ECONNREFUSED;
+	if (fd >= 0)
+		close(fd);
+	return gone;
+}
+
+/* The listening socket at path, made fresh, mode 0600: an existing file
+ * is not replaced (it may be another run's), but for a stale socket. */
+static int listen_at(struct net *n, const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof sa.sun_path)
@@ -108,13 +124,18 @@ static int listen_at(const char *path)
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "socket");
+	if (stale(&sa))
+		(void)unlink(path);
 	mode_t old = umask(0177);
 	int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	umask(old);
+	struct stat st;
 	if (r < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "cannot make the socket %s", path);
-	if (listen(fd, 128) < 0)
+	if (listen(fd, 128) < 0 || lstat(path, &st) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "listen on %s", path);
+	n->socket_dev = st.st_dev;
+	n->socket_ino = st.st_ino;
 	return fd;
 }
 
@@ -136,7 +157,7 @@ static void start_proxy(struct net *n, int lfd)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	int pfd = (int)syscall(SYS_pidfd_open, prog, 0);
 	if (getppid() != prog) {
-		unlink(n->socket_path);
+		proxy_unlink(n);
 		_exit(0);
 	}
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -173,7 +194,7 @@ int main(int argc, char *argv[])
 	if (!n.socket_path)
 		sr_usage("--socket PATH is needed (where the proxy listens; see sr-net --help)");
 	own_addresses(&n);
-	start_proxy(&n, listen_at(n.socket_path));
+	start_proxy(&n, listen_at(&n, n.socket_path));
 	if (n.log_fd >= 0)
 		fcntl(n.log_fd, F_SETFD, FD_CLOEXEC);
 	setenv("SR_NET_SOCKET", n.socket_path, 1);

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +90,14 @@ static int serve(const struct net *n, int lfd, int sfd, int fd, int over, uint64
 	return 1;
 }
 
+void proxy_unlink(const struct net *n)
+{
+	struct stat st;
+	if (lstat(n->socket_path, &st) == 0 && st.st_dev == n->socket_dev &&
+	    st.st_ino == n->socket_ino)
+		unlink(n->socket_path);
+}
+
 void proxy_run(const struct net *n, int lfd, int pidfd)
 {
 	uint64_t *bytes = mmap(NULL, 2 * sizeof *bytes, PROT_READ | PROT_WRITE,
@@ -105,14 +114,14 @@ void proxy_run(const struct net *n, int lfd, int pidfd)
 		if (poll(p, 3, -1) < 0 && errno != EINTR)
 			_exit(SR_EXIT_SYS);
 		if (p[2].revents) {
-			unlink(n->socket_path);
+			proxy_unlink(n);
 			_exit(0);
 		}
 		if (p[1].revents) {
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof si) == sizeof si)
 				if (si.ssi_signo != SIGCHLD) {
-					unlink(n->socket_path);
+					proxy_unlink(n);
 					_exit(0);
 				}
 			unsigned gone = reap();

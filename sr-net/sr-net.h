@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #define NET_PORTS_MAX 16
 #define NET_HOST_MAX 255
@@ -54,6 +55,8 @@ struct net {
 	uint64_t connect_timeout_ms;
 	int log_fd;                     /* -1: no records */
 	const char *socket_path;
+	dev_t socket_dev;               /* the socket file made, to remove only it */
+	ino_t socket_ino;
 	int verbose;
 	/* The host's own addresses (getifaddrs), refused as the private are. */
 	struct sockaddr_storage *own;
@@ -118,6 +121,8 @@ void record_write(const struct net *n, const struct net_record *r);
 void relay(const struct net *n, int a, int b, uint64_t *sent, uint64_t *received,
 	   uint64_t *bytes, int *capped);
 
+/* proxy.c: the socket file removed, if it is still the one made. */
+void proxy_unlink(const struct net *n);
 /* proxy.c: accept on lfd until the program's end (pidfd readable, or a
  * signal; pidfd -1: the signal alone): never returns. */
 void proxy_run(const struct net *n, int lfd, int pidfd) __attribute__((noreturn));

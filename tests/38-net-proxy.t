@@ -14,7 +14,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 need_userns
 [ -n "${SR_NET_NS-}" ] || skip_all "no network namespace of the test's own (unshare -c -n --keep-caps failed)"
-for c in ip openssl curl python3; do
+for c in ip openssl curl python3 git; do
 	command -v $c >/dev/null || skip_all "no $c here to make and try the fake internet"
 done
 NET=$SR_ROOT/tests/net
@@ -33,9 +33,15 @@ ip link add v0 type veth peer name v1
 ip addr add 198.51.100.1/24 dev v0
 ip link set v0 up
 mkfifo "$T/go"
+# What the internet serves as files: a git repository (dumb HTTP) and a
+# small file.
+mkdir -p "$T/www" && echo served-file >"$T/www/hello.txt"
+git init -q -b main "$T/src" && echo from-the-repo >"$T/src/README" &&
+	git -C "$T/src" add README && git -C "$T/src" -c user.name=t -c user.email=t@t commit -qm one &&
+	git clone -q --bare "$T/src" "$T/www/repo.git" && git -C "$T/www/repo.git" update-server-info
 unshare -n --keep-caps sh -c 'read x <"$1" && ip link set lo up && ip addr add 198.51.100.2/24 dev v1 &&
-	ip link set v1 up && exec python3 "$2" 198.51.100.2 "$3" "$4" "$5"' \
-	sh "$T/go" "$NET/internet.py" "$T/srv.pem" "$T/srv.key" "$T/ready" &
+	ip link set v1 up && exec python3 "$2" 198.51.100.2 "$3" "$4" "$5" "$6"' \
+	sh "$T/go" "$NET/internet.py" "$T/srv.pem" "$T/srv.key" "$T/ready" "$T/www" &
 srv=$!
 at_exit "kill $srv"
 mine=$(readlink /proc/self/ns/net)
@@ -53,15 +59,19 @@ RES=(--resolve api.test=198.51.100.2 --resolve www.api.test=198.51.100.2
 	--resolve other.test=198.51.100.2 --resolve private.test=10.1.2.3
 	--resolve meta.test=169.254.169.254 --resolve home.test=127.0.0.1)
 cp "$T/ca.pem" "$T/ca-in.pem"
+: >"$T/req"     # a raw request, for tests/net/client.py raw (part 5)
 # jailnet SR-NET-OPTIONS... -- PROGRAM...: the chain, the records in $T/net.log
+# (a socket of its own each time: the last run's proxy may not have
+# removed its own yet)
 jailnet() {
 	local o=()
 	while [ "$1" != -- ]; do o+=("$1"); shift; done
 	shift
 	rm -f "$T/net.log"
-	run sr-net --socket "$T/net.sock" --log "$T/net.log" "${RES[@]}" "${o[@]}" \
-		sr-jail --net-proxy "$T/net.sock" --ro-bind "$T/ca-in.pem" /run/ca.pem \
-		--ro-bind "$NET/client.py" /run/client.py sr-exec --net "$@"
+	jn=$((${jn-0} + 1))
+	run sr-net --socket "$T/net$jn.sock" --log "$T/net.log" "${RES[@]}" "${o[@]}" \
+		sr-jail --net-proxy "$T/net$jn.sock" --ro-bind "$T/ca-in.pem" /run/ca.pem \
+		--ro-bind "$T/req" /run/req --ro-bind "$NET/client.py" /run/client.py sr-exec --net "$@"
 }
 log() { cat "$T/net.log" 2>/dev/null; }
 
@@ -78,6 +88,31 @@ is "$rc:$out$err" "0:host=api.test path=/py sni=api.test" "python urllib, HTTPS"
 jailnet --allow api.test -- curl -sS -x socks5h://127.0.0.1:3128 --cacert /run/ca.pem https://api.test/s
 is "$rc:$out" "0:host=api.test path=/s sni=api.test" "curl through SOCKS5, the name resolved by the proxy"
 like "$(log)" '"via":"socks","decision":"allowed"' "... recorded as socks"
+
+jailnet --allow api.test -- wget -q -O - --ca-certificate=/run/ca.pem https://api.test/files/hello.txt
+is "$rc:$out" "0:served-file" "wget, HTTPS through the proxy"
+jailnet --allow api.test -- sh -c 'cd /tmp && git -c http.sslCAInfo=/run/ca.pem clone -q https://api.test/files/repo.git r && cat r/README'
+is "$rc:$out" "0:from-the-repo" "git clone over HTTPS through the proxy"
+if /usr/bin/python3 -c 'import requests' 2>/dev/null; then
+	jailnet --allow api.test -- /usr/bin/python3 -c 'import requests
+print(requests.get("https://api.test/rq", verify="/run/ca.pem").text.strip())'
+	is "$rc:$out" "0:host=api.test path=/rq sni=api.test" "python requests, HTTPS through the proxy"
+else
+	skip "python requests through the proxy" "no python3-requests here"
+fi
+if /usr/bin/python3 -c 'import httpx' 2>/dev/null; then
+	jailnet --allow api.test -- /usr/bin/python3 -c 'import httpx
+print(httpx.get("https://api.test/hx", verify="/run/ca.pem").text.strip())'
+	is "$rc:$out" "0:host=api.test path=/hx sni=api.test" "python httpx, HTTPS through the proxy"
+	jailnet --allow api.test -- /usr/bin/python3 -c 'import httpx
+try:
+    httpx.get("https://other.test/", verify="/run/ca.pem")
+except httpx.ProxyError as e:
+    print("refused:", e)'
+	like "$out" "refused: 403 Forbidden" "python httpx to a host not allowed: the proxy's 403"
+else
+	skip "python httpx through the proxy" "no python3-httpx here"
+fi
 
 # 2. Names not allowed: refused, saying why, never silently.
 jailnet --allow api.test -- curl -sS http://other.test/
@@ -130,16 +165,6 @@ host=api.test path=/t sni=api.test" "the control: the same tunnel with the serve
 
 # 5. Requests the proxy will not pass on.
 req() { printf "$1" >"$T/req"; jailnet --allow api.test -- sh -c 'python3 /run/client.py raw </run/req'; }
-jailnet() { # again, with the request bound in
-	local o=()
-	while [ "$1" != -- ]; do o+=("$1"); shift; done
-	shift
-	rm -f "$T/net.log"
-	touch "$T/req"
-	run sr-net --socket "$T/net.sock" --log "$T/net.log" "${RES[@]}" "${o[@]}" \
-		sr-jail --net-proxy "$T/net.sock" --ro-bind "$T/ca-in.pem" /run/ca.pem \
-		--ro-bind "$T/req" /run/req --ro-bind "$NET/client.py" /run/client.py sr-exec --net "$@"
-}
 req 'GET http://api.test/h HTTP/1.1\r\nHost: evil.test\r\n\r\n'
 is "$(printf '%s\n' "$out" | tail -1)" "host=api.test path=/h sni=-" "a Host header naming another site is replaced by the host judged"
 req 'GET http://api.test/ HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n'
@@ -201,8 +226,19 @@ kill $other
 wait "$other" 2>/dev/null
 wait_for "that run's proxy removes its socket" 20 test ! -e "$T/a.sock"
 jailnet --allow api.test -- true
-ok "the socket is gone once the run ends" test ! -e "$T/net.sock"
-ok "and no proxy is left" sh -c "! pgrep -f '[s]r-net --socket $T/net.sock' >/dev/null"
+wait_for "the socket is gone once the run ends" 20 test ! -e "$T/net$jn.sock"
+ok "and no proxy is left" sh -c "! pgrep -f '[s]r-net --socket $T/net$jn.sock' >/dev/null"
+# A socket left by a proxy killed at once with its run (sr-limit's cgroup
+# kill): the next run at that path takes it over; a live one is not taken.
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$T/stale.sock"
+run sr-net --socket "$T/stale.sock" --allow api.test true
+is "$rc" 0 "a stale socket (nobody listening) at --socket is replaced"
+sr-net --socket "$T/live.sock" --allow api.test sleep 30 &
+live=$!
+wait_for "a live proxy's socket is made" 20 test -S "$T/live.sock"
+run sr-net --socket "$T/live.sock" --allow api.test true
+like "$rc:$err" "^111:sr-net: fatal: cannot make the socket" "a live proxy's socket is not taken: 111"
+kill $live; wait $live 2>/dev/null
 
 # 9. The command line.
 run sr-net --allow api.test true

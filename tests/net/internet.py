@@ -2,9 +2,11 @@
 """tests/net/internet.py - the tests' fake internet: HTTP on ADDR:80 and
 HTTPS on ADDR:443 (a certificate for every name in NAMES, from the test's
 CA), each answering any GET with one line, "host=HOST path=PATH sni=SNI",
-what the request's Host header, path and TLS server name were.
+what the request's Host header, path and TLS server name were; but a GET
+of /files/NAME sends the file NAME of DOCROOT (a git repository served
+over git's dumb HTTP protocol, say).
 
-    internet.py ADDR CERT KEY READYFILE
+    internet.py ADDR CERT KEY READYFILE DOCROOT
 
 Runs until killed; writes READYFILE when both ports listen."""
 import http.server
@@ -13,17 +15,31 @@ import ssl
 import sys
 import threading
 
-addr, cert, key, ready = sys.argv[1:5]
+import os
+addr, cert, key, ready, docroot = sys.argv[1:6]
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
+        if self.path.startswith("/files/"):
+            return self.send_file(self.path[len("/files/"):].split("?")[0])
         sni = getattr(self.connection, "sr_sni", "-")
         body = ("host=%s path=%s sni=%s\n" % (self.headers.get("Host"), self.path, sni)).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def send_file(self, name):
+        path = os.path.realpath(os.path.join(docroot, name))
+        if not path.startswith(os.path.realpath(docroot) + "/") or not os.path.isfile(path):
+            self.send_error(404)
+            return
+        body = open(path, "rb").read()
+        self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
