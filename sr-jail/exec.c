@@ -21,13 +21,13 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* In PID 1: only 0, 1, 2 and --keep-fd survive; the program's fd, the
- * pipe from the outer sr-jail, --control's socket and --report-fd stay
+ * pipe from the outer sr-jail, --control's and --publish's sockets and --report-fd stay
  * open (O_CLOEXEC), the first two until used, the last two for PID 1
  * alone. Nothing else the caller left open stays in the jail. */
 void jail_close_fds(const struct jail *j)
 {
 	size_t n = 0;
-	int *keep = malloc((j->nkeep + 4) * sizeof *keep);
+	int *keep = malloc((j->nkeep + 5) * sizeof *keep);
 	if (!keep)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	for (size_t i = 0; i < j->nkeep; i++)
@@ -35,6 +35,7 @@ void jail_close_fds(const struct jail *j)
 	keep[n++] = j->prog_fd;
 	keep[n++] = j->sync_fd;
 	keep[n++] = j->control_fd;              /* -1 without --control */
+	keep[n++] = j->publish_fd;              /* -1 without --publish */
 	keep[n++] = j->report_fd;
 
 	qsort(keep, n, sizeof *keep, cmp_int);

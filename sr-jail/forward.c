@@ -1,4 +1,13 @@
-/* forward.c - sr-jail --net-proxy SOCKET: the jail keeps its own network
+/* forward.c - the jail's doors, carried by one process, a child of PID 1
+ * started before the program (no capability, not dumpable: PID 1's
+ * doing; the program may kill it, which only shuts its own doors).
+ *
+ * --publish PORT:PATH, the way in: the outer sr-jail made a Unix socket
+ * at PATH on the host (the user's alone); each connection to it is
+ * carried to 127.0.0.1:PORT in the jail's network namespace, where the
+ * program's server listens (refused, and closed, while none does).
+ *
+ * --net-proxy SOCKET, the way out: the jail keeps its own network
  * namespace, with loopback alone, and SOCKET (a proxy's Unix socket on
  * the host, sr-net's) is bound into it; this process, a child of PID 1
  * started before the program, listens on the jail's loopback at port
@@ -49,7 +58,8 @@ static int listen_on(int family)
 	return fd;
 }
 
-static void one(int fd)
+/* A connection out: to the proxy's socket. */
+static void out(int fd)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	strcpy(sa.sun_path, JAIL_NET_SOCKET);
@@ -59,25 +69,41 @@ static void one(int fd)
 	_exit(0);
 }
 
-static void serve(int l4, int l6)
+/* A connection in: to the program's port on the jail's loopback. */
+static void in(int fd, unsigned port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s >= 0 && connect(s, (struct sockaddr *)&sa, sizeof sa) == 0)
+		(void)sr_relay(fd, s, NULL, NULL);
+	_exit(0);
+}
+
+/* Accept on each door (lfd[i] -1: not open) and carry each connection
+ * in a child of its own: lfd[0] and [1] lead out, lfd[2] in. */
+static void serve(const int lfd[3], unsigned port)
 {
 	signal(SIGCHLD, SIG_IGN);       /* the children reap themselves */
 	for (;;) {
-		struct pollfd p[2] = { { l4, POLLIN, 0 }, { l6, l6 >= 0 ? POLLIN : 0, 0 } };
-		if (poll(p, 2, -1) < 0)
+		struct pollfd p[3];
+		for (int i = 0; i < 3; i++)
+			p[i] = (struct pollfd){ lfd[i], lfd[i] >= 0 ? POLLIN : 0, 0 };
+		if (poll(p, 3, -1) < 0)
 			continue;
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < 3; i++) {
 			if (!(p[i].revents & POLLIN))
 				continue;
-			int fd = accept4(i ? l6 : l4, NULL, NULL, SOCK_CLOEXEC);
+			int fd = accept4(lfd[i], NULL, NULL, SOCK_CLOEXEC);
 			if (fd < 0)
 				continue;
-			pid_t pid = fork();
-			if (pid == 0) {
-				close(l4);
-				if (l6 >= 0)
-					close(l6);
-				one(fd);
+			if (fork() == 0) {
+				for (int k = 0; k < 3; k++)
+					if (lfd[k] >= 0)
+						close(lfd[k]);
+				if (i == 2)
+					in(fd, port);
+				out(fd);
 			}
 			close(fd);
 		}
@@ -86,23 +112,31 @@ static void serve(int l4, int l6)
 
 void jail_forward_start(const struct jail *j)
 {
-	if (!j->net_proxy)
+	int lfd[3] = { -1, -1, j->publish_fd };
+	if (!j->net_proxy && j->publish_fd < 0)
 		return;
-	int l4 = listen_on(AF_INET), l6 = listen_on(AF_INET6);
-	if (l4 < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "--net-proxy: unable to listen on 127.0.0.1:%d",
-			     JAIL_NET_PORT);
+	if (j->net_proxy) {
+		lfd[0] = listen_on(AF_INET);
+		lfd[1] = listen_on(AF_INET6);
+		if (lfd[0] < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "--net-proxy: unable to listen on 127.0.0.1:%d",
+				     JAIL_NET_PORT);
+	}
+	/* the publish socket was made nonblocking: accept4 waits on poll */
 	pid_t pid = fork();
 	if (pid < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "--net-proxy: unable to fork");
+		sr_fatal_sys(SR_EXIT_SYS, "unable to fork the jail's forwarder");
 	if (pid == 0) {
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		serve(l4, l6);
+		serve(lfd, j->publish_port);
 	}
-	close(l4);
-	if (l6 >= 0)
-		close(l6);
-	jail_note(j, "--net-proxy: 127.0.0.1:%d leads to %s", JAIL_NET_PORT, j->net_proxy);
+	for (int i = 0; i < 3; i++)
+		if (lfd[i] >= 0)
+			close(lfd[i]);
+	if (j->net_proxy)
+		jail_note(j, "--net-proxy: 127.0.0.1:%d leads to %s", JAIL_NET_PORT, j->net_proxy);
+	if (j->publish)
+		jail_note(j, "--publish: %s leads to 127.0.0.1:%u", j->publish, j->publish_port);
 }

@@ -74,6 +74,8 @@ struct jail {
 	const char *rootfs;             /* --rootfs DIR: the system comes from there */
 	const char *control;            /* --control PATH: applies on request */
 	const char *net_proxy;          /* --net-proxy SOCKET: the way out (forward.c) */
+	const char *publish;            /* --publish PORT:PATH: the way in (forward.c) */
+	unsigned publish_port;
 
 	/* worked out on the host side */
 	uid_t host_uid;
@@ -86,6 +88,9 @@ struct jail {
 	int control_fd;         /* --control's listening socket, or -1 */
 	int control_dir;        /* its directory (O_PATH), or -1 */
 	const char *control_name;       /* its name there */
+	int publish_fd;                 /* --publish's listening socket, or -1 */
+	int publish_dir;                /* its directory (O_PATH), or -1 */
+	const char *publish_name;       /* its name there */
 	mode_t umask;           /* the caller's */
 	int tty_fd;             /* the first of 0-2 that is a terminal, or -1 */
 	struct termios tty;     /* its settings before the jail */
@@ -95,7 +100,7 @@ struct jail {
  * this one holds only the types they share. The layers, top first (a file
  * calls and includes only what is below it; scripts/layers.conf):
  *   main.c; init.c; mounts.c exec.c env.c control.c forward.c; etc.c prog.c quota.c;
- *   plan.c; opts.c ns.c caps.c filter.c seen.c. */
+ *   plan.c; opts.c ns.c caps.c filter.c seen.c sock.c. */
 
 /* What --verbose says: no function up in main.c for the layers below
  * to call. */

@@ -23,6 +23,7 @@
 #include "ns.h"
 #include "opts.h"
 #include "prog.h"
+#include "sock.h"
 #include "sr.h"
 
 
@@ -38,6 +39,9 @@ int main(int argc, char **argv)
 	jail_block_signals(&j);
 	if (j.control)
 		jail_control_listen(&j);
+	if (j.publish)
+		j.publish_fd = jail_unix_listen("--publish", j.publish, &j.publish_dir,
+						&j.publish_name);
 	jail_unshare(&j);
 	jail_resolve_prog(&j); /* in the new mount namespace: see plan_root */
 	jail_write_maps(&j);
@@ -65,6 +69,8 @@ int main(int argc, char **argv)
 	close(pfd[0]);
 	if (j.control_fd >= 0)
 		close(j.control_fd);    /* PID 1's alone: refused once it is gone */
+	if (j.publish_fd >= 0)
+		close(j.publish_fd);    /* the forwarder's alone, likewise */
 	jail_hostname(&j);
 	jail_loopback(&j);
 	signal(SIGPIPE, SIG_IGN);
@@ -74,6 +80,7 @@ int main(int argc, char **argv)
 	int status = jail_wait(pid, 0, 0, NULL), prog;
 	jail_restore_tty(&j);
 	jail_control_remove(&j);
+	jail_unix_remove(j.publish_dir, j.publish_name);
 	if (read(pfd[1], &prog, sizeof prog) == (ssize_t)sizeof prog && WIFSIGNALED(prog))
 		jail_die_like(prog);
 	_exit(sr_status_to_exit(status));

@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"  --net-proxy SOCKET   the jail's one way out: the proxy listening on the\n"
 	"                       host's Unix SOCKET (sr-net), reached at\n"
 	"                       127.0.0.1:3128 inside; HTTP_PROXY and the like set\n"
+	"  --publish PORT:PATH  the way in: each connection to the Unix socket made\n"
+	"                       at PATH is carried to the jail's 127.0.0.1:PORT\n"
 	"  --allow-userns       let the program create nested user namespaces\n"
 	"  --uid N, --gid N     ids inside (default: the caller's)\n"
 	"  -v, --verbose        say what is being set up\n"
@@ -49,7 +51,7 @@ enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
 	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES, O_ROOTFS,
-	O_CONTROL, O_REPORT_FD, O_QUOTA_CHANGES, O_NET_PROXY,
+	O_CONTROL, O_REPORT_FD, O_QUOTA_CHANGES, O_NET_PROXY, O_PUBLISH,
 };
 
 static const struct option longopts[] = {
@@ -61,6 +63,7 @@ static const struct option longopts[] = {
 	{"quota-inodes", required_argument, 0, O_QUOTA_INODES},
 	{"control", required_argument, 0, O_CONTROL},
 	{"net-proxy", required_argument, 0, O_NET_PROXY},
+	{"publish", required_argument, 0, O_PUBLISH},
 	{"tmpfs", required_argument, 0, O_TMPFS},
 	{"rootfs", required_argument, 0, O_ROOTFS},
 	{"chdir", required_argument, 0, O_CHDIR},
@@ -254,6 +257,25 @@ static void opt_net_proxy(struct jail *j, const char *arg, int argc)
 		add_env(j, EK_SET, "--net-proxy", vars[i][0], vars[i][1]);
 }
 
+/* --publish PORT:PATH, once: a port of the jail's loopback reached from
+ * the host through a Unix socket made at PATH. */
+static void opt_publish(struct jail *j, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char port[8];
+	uint64_t p = 0;
+	if (j->publish)
+		sr_usage("--publish: given twice");
+	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof port || !colon[1])
+		sr_usage_value("--publish", "port and path", arg, "PORT:PATH");
+	memcpy(port, arg, (size_t)(colon - arg));
+	port[colon - arg] = 0;
+	if (sr_parse_count(port, 65535, &p) < 0 || p == 0)
+		sr_usage_value("--publish", "port", port, "1 to 65535");
+	j->publish = colon + 1;
+	j->publish_port = (unsigned)p;
+}
+
 static void one_option(struct jail *j, int c, int argc, char **argv)
 {
 	const char *a = optarg;
@@ -285,6 +307,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case O_REPORT_FD: j->report_fd = open_fd("--report-fd", a); break;
 	case O_SHARE_NET: j->share_net = 1; break;
 	case O_NET_PROXY: opt_net_proxy(j, a, argc); break;
+	case O_PUBLISH: opt_publish(j, a); break;
 	case O_ALLOW_USERNS: j->allow_userns = 1; break;
 	case O_UID:
 		j->uid = (uid_t)sr_opt_count("--uid", a, 4294967294ULL);
@@ -315,6 +338,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	j->tmp_size = j->home_size = j->shm_size = JAIL_TMPFS_SIZE;
 	j->prog_fd = j->sync_fd = j->control_fd = j->control_dir = j->report_fd = -1;
+	j->publish_fd = j->publish_dir = -1;
 	j->changes_fd = -1;
 
 	opterr = 0;
@@ -333,6 +357,8 @@ void jail_parse(struct jail *j, int argc, char **argv)
 		sr_usage("--quota-changes: there is no --quota whose changes to list");
 	if (j->control && !quota)
 		sr_usage("--control: there is no --quota to apply");
+	if (j->publish && j->share_net)
+		sr_usage("--publish and --share-net: the program's ports are the host's already");
 	if (j->net_proxy && j->share_net)
 		sr_usage("--net-proxy and --share-net: the proxy is the way out of a jail "
 			 "with a network of its own");
