@@ -81,12 +81,12 @@ like "$body" '"run_code"' "... tools/list answered"
 call='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"bash","code":"true"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mallory","version":"1"}}}}'
 post "$A" "$call" -H "Mcp-Session-Id: $s1" -H 'Accept: application/json'
 job=$(sed -n 's/.*"job_id":"\([0-9a-f]*\)".*/\1/p' <<<"$body")
-like "$(sr-queue status "$T/state/alice/spool" "$job" --json 2>&1)" '"tenant": ?"alice"' \
+like "$(sr-queue status "$T/state/alice/spool" "$job" --json 2>&1)" '"tenant": ?"alice"[,}]' \
 	"alice's run: in her spool, tenant alice (its clientInfo said mallory)"
 run mcp_call "$call" env "${mcp_san[@]+"${mcp_san[@]}"}" sr-mcp --state-dir "$T/plain"
 job=$(sed -n 's/.*"job_id":"\([0-9a-f]*\)".*/\1/p' <<<"$out")
-like "$(sr-queue status "$T/plain/spool" "$job" --json 2>&1)" '"tenant": ?"mallory"' \
-	"control: sr-mcp without --tenant takes the client's name"
+like "$(sr-queue status "$T/plain/spool" "$job" --json 2>&1)" '"tenant": ?"mallory\.[0-9]+"' \
+	"control: sr-mcp without --tenant takes the client's name (and its connection: NAME.PID)"
 
 # 404: a session that is not, or not one's own
 post "$A" "$list" -H "Mcp-Session-Id: x$s1"
