@@ -140,6 +140,8 @@ static cJSON *build_result(const struct sq_slot *s, int how, int err)
 {
 	const struct sq_report *p = &s->rep;
 	cJSON *r = how_it_ended(s);
+	if (!r)
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
 	cJSON_AddNumberToObject(r, "started_ms", (double)p->started_ms);
 	cJSON_AddNumberToObject(r, "finished_ms", (double)p->finished_ms);
 	add_ms(r, "wall_ms", p->wall_ns);
