@@ -10,8 +10,10 @@
  *   job_result.c     a job's result for the model: status, output, limits
  *   job_made.c       the files a run created or changed in its workspace
  *   job_oom.c        a run that failed for memory, and the hint
- *   jobs.c           submit, wait, status, cancel, list; the worker; the
- *                    state directory made and the sandbox found to work
+ *   jobs.c           the job service: submit, wait, status, cancel, list,
+ *                    all through sr-queue's spool core
+ *   job_state.c      the state service: the state directory and its parts,
+ *                    the spools, the start-up probes, the workers
  *   job_files.c      a job's own files: output so far, its record
  * (each calls only the files listed below it)
  */
@@ -23,6 +25,7 @@
 #include "images.h"
 
 struct cJSON;
+struct sq_spool;
 
 /* jobs.c */
 struct run_spec {
@@ -39,6 +42,7 @@ struct run_spec {
 	int net;                 /* the run reaches the network */
 	const char *const *env_extra;  /* KEY=VALUE for the runner, NULL-ended, or NULL */
 	int session;             /* a session's interpreter: in the sessions' spool */
+	const char *made;        /* job_made_snapshot's file, kept under the job's id */
 };
 /* Who waits: a cancel (*cancelled non-zero) ends the wait; progress, when
  * set, is told every MCP_PROGRESS_S seconds. */
@@ -50,32 +54,36 @@ struct job_waiter {
 /* Submit; the id in job_id. 0, or -1 with a message in err. */
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen);
 /* Wait until the job ends or ms pass (0: do not wait); the status object
- * from `sr-queue status --json`, or NULL with err set. w may be NULL. */
+ * of `sr-queue status --json`, or NULL with err set. w may be NULL. */
 struct cJSON *job_wait(const struct job_waiter *w, const char *id, uint64_t ms, char *err,
 		       size_t errlen);
+/* Cancel: 0 cancelled (waiting up to 30 s for a running job's end); 1 it
+ * had ended already, its state in err; -1 with a message in err. */
 int job_cancel(const char *id, char *err, size_t errlen);
 /* The same in another spool sp (the sessions'): status, or NULL with err. */
 struct cJSON *job_status_in(const char *sp, const char *id, char *err, size_t errlen);
 int job_cancel_in(const char *sp, const char *id, char *err, size_t errlen);
-/* The sessions' spool (STATE/sessions/spool, once job_state_ready), and
- * its worker, one slot per session: at most JOB_SESSIONS_MAX at once. */
-#define JOB_SESSIONS_MAX 16
-const char *job_session_spool(void);
-void job_session_worker(void);
 struct cJSON *job_list(char *err, size_t errlen);
-void job_worker_ensure(void);
-/* The state directory made (on first use) and the sandbox found to work:
- * 0, or -1 with what is wrong and how to fix it in err. */
-int job_state_ready(char *err, size_t errlen);
-const char *job_memory_via(void);            /* "cgroup" or "rlimit data" */
 int job_id_ok(const char *s);                /* a job id: 32 hex digits */
 /* What to say of a job not found: removed by the retention, or no such. */
 void job_not_found(const char *id, char *err, size_t errlen);
 /* A queued or running job of workspace ws: its id in job, 1; 0 none;
  * -1 when the jobs could not be listed (treat it as in use). */
 int job_ws_busy(const char *ws, char job[33]);
-/* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
-void job_terms(char *buf, size_t len);
+
+/* job_state.c: readied once (0, or -1 with what is wrong and how to fix
+ * it in err): the state directory, its parts and the spools made, and the
+ * sandbox found to work. */
+int job_state_ready(char *err, size_t errlen);
+struct sq_spool *job_state_spool(int session);   /* 0 the runs', 1 the sessions' */
+/* The sessions' spool (STATE/sessions/spool, once job_state_ready), and
+ * its worker, one slot per session: at most JOB_SESSIONS_MAX at once. */
+#define JOB_SESSIONS_MAX 16
+const char *job_session_spool(void);
+void job_session_worker(void);
+void job_worker_ensure(void);
+const char *job_made_dir(void);              /* STATE/made */
+const char *job_memory_via(void);            /* "cgroup" or "rlimit data" */
 
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */
@@ -86,6 +94,8 @@ void job_progress_note(const char *id, char *buf, size_t len);
 char *job_tail(const char *id, const char *stream, size_t n, size_t *got);
 /* The job's own record (argv, cwd, tenant ...), or NULL. */
 struct cJSON *job_info(const char *id);
+/* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
+void job_terms(char *buf, size_t len);
 
 /* job_result.c */
 struct cJSON *job_result_object(const char *job_id, const char *workspace,
@@ -95,12 +105,13 @@ struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t o
 char *job_result_text(const struct cJSON *res);
 
 /* job_made.c: before a run, its workspace's files (stat only) in a
- * snapshot, and the variable naming it for the job's environment in var
- * (0; -1 and var "" when it could not be made); after, the files created
- * or changed added to res (its workspace_id's): files (JOB_MADE_SHOWN at
- * most: path, size, change), files_not_listed, files_deleted, files_cut. */
+ * snapshot, a file of STATE/made whose path goes in path (0; -1 and path
+ * "" when it could not be made), which job_submit keeps under the job's
+ * id (STATE/made/ID, before the job is stored); after, the files created or changed
+ * added to res (its workspace_id's): files (JOB_MADE_SHOWN at most: path,
+ * size, change), files_not_listed, files_deleted, files_cut. */
 #define JOB_MADE_SHOWN 20
-int job_made_snapshot(const char *ws, char *var, size_t len);
+int job_made_snapshot(const char *ws, char *path, size_t len);
 void job_made(struct cJSON *res, const char *id);
 
 /* The verdict file: SPOOL/run/ID/JOB_VERDICT_FILE, named to the runner in

@@ -2,9 +2,10 @@
  *
  * Before a run is queued, its workspace is walked and each regular file's
  * inode, size, modification and change times are written to a snapshot
- * in STATE/code (SNAP_TAG, then one record per file). The job's
- * environment names the file (SR_MCP_SNAPSHOT), so that the retention
- * keeps it as long as the job and removes it with the job's code. When
+ * in STATE/made (SNAP_TAG, then one record per file), which job_submit
+ * names after the job's id (STATE/made/ID) before the job is stored: it
+ * is sr-mcp's bookkeeping, not the job's (the job's environment does not
+ * name it), and the retention removes it once the job is gone. When
  * the run's result is first asked for after it ended, the workspace is
  * walked again and compared: a path that is new, or whose inode, size,
  * mtime or ctime differ (ctime: a time set back by the code still shows),
@@ -30,7 +31,6 @@
 #define SNAP_TAG "sr-mcp snapshot 1\n"
 #define MADE_TAG "sr-mcp made 1\n"
 #define SNAP_MAX 100000          /* files in a snapshot, at most */
-#define SNAP_VAR "SR_MCP_SNAPSHOT="
 
 struct rec {
 	uint64_t ino, size;
@@ -119,7 +119,7 @@ static int replace_file(const char *path, const char *buf, size_t len)
 {
 	char tmp[4400], hex[17];
 	mcp_random_hex(hex, 8);
-	snprintf(tmp, sizeof tmp, "%s/%s.tmp", cfg.code_dir, hex);
+	snprintf(tmp, sizeof tmp, "%s/%s.tmp", job_made_dir(), hex);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
@@ -130,11 +130,11 @@ static int replace_file(const char *path, const char *buf, size_t len)
 	return bad ? -1 : 0;
 }
 
-int job_made_snapshot(const char *ws, char *var, size_t len)
+int job_made_snapshot(const char *ws, char *path, size_t len)
 {
-	char err[300], path[4200], hex[33];
-	var[0] = '\0';
-	int wfd = ws_open(ws, 0, err, sizeof err);
+	char err[300], hex[33];
+	path[0] = '\0';
+	int wfd = job_made_dir() ? ws_open(ws, 0, err, sizeof err) : -1;
 	if (wfd < 0)
 		return -1;
 	struct snap s = { 0 };
@@ -152,7 +152,7 @@ int job_made_snapshot(const char *ws, char *var, size_t len)
 	}
 	snap_free(&s);
 	mcp_random_hex(hex, 16);
-	snprintf(path, sizeof path, "%s/%s.snap", cfg.code_dir, hex);
+	snprintf(path, len, "%s/%s.snap", job_made_dir(), hex);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int bad = fd < 0 || sr_write_all(fd, b.p, b.len) < 0;
 	if (fd >= 0)
@@ -162,29 +162,18 @@ int job_made_snapshot(const char *ws, char *var, size_t len)
 		mcp_log("unable to write the snapshot of workspace %s (%s): its run's result "
 			"will not list the files it made", ws, strerror(errno));
 		unlink(path);
+		path[0] = '\0';
 		return -1;
 	}
-	snprintf(var, len, SNAP_VAR "%s", path);
 	return 0;
 }
 
-/* The snapshot's path from the job's record: a file of the code
- * directory, or "" (a job from before snapshots, or not a run). */
+/* The snapshot of job id: STATE/made/ID. */
 static void snap_path(const char *id, char *path, size_t len)
 {
-	cJSON *info = job_info(id);
-	const cJSON *e;
-	size_t n = strlen(cfg.code_dir);
 	path[0] = '\0';
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(info, "env")) {
-		const char *v = cJSON_IsString(e) ? e->valuestring : "";
-		if (strncmp(v, SNAP_VAR, strlen(SNAP_VAR)))
-			continue;
-		v += strlen(SNAP_VAR);
-		if (!strncmp(v, cfg.code_dir, n) && v[n] == '/' && !strchr(v + n + 1, '/'))
-			snprintf(path, len, "%s", v);
-	}
-	cJSON_Delete(info);
+	if (job_made_dir() && job_id_ok(id))
+		snprintf(path, len, "%s/%s", job_made_dir(), id);
 }
 
 /* The snapshot's records from buf (after its tag) into s. */

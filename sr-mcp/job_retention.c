@@ -248,7 +248,49 @@ out:
 	free(in_use.v);
 }
 
-/* sr-queue gc with the jobs' retention; what it removed goes to the log. */
+/* Is job id in one of sp's directories (tmp/ too: being stored)? */
+static int job_there(const struct sq_spool *sp, const char *id)
+{
+	return sq_exists_at(sp->tmp, id) || sq_exists_at(sp->queue, id) ||
+	       sq_exists_at(sp->run, id) || sq_exists_at(sp->done, id);
+}
+
+/* STATE/made holds what sr-mcp keeps of each job (job_made.c, under the
+ * job's id): an entry whose job is gone, or a snapshot never named after
+ * one, older than CODE_GRACE_S (a snapshot is made just before its job is
+ * stored), is removed. */
+static void made_sweep(void)
+{
+	const struct sq_spool *sp = job_state_spool(0);
+	int md = job_made_dir() ? open(job_made_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				       O_CLOEXEC) : -1;
+	DIR *d = md >= 0 && sp->root >= 0 ? fdopendir(md) : NULL;
+	if (!d) {
+		if (md >= 0)
+			close(md);
+		return;
+	}
+	time_t now = time(NULL);
+	unsigned removed = 0;
+	struct dirent *e;
+	struct stat st;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || now - st.st_mtime < CODE_GRACE_S ||
+		    (job_id_ok(e->d_name) && job_there(sp, e->d_name)))
+			continue;
+		removed += unlinkat(dirfd(d), e->d_name, 0) == 0;
+	}
+	closedir(d);
+	if (removed)
+		mcp_log("what sr-mcp kept of %u jobs that are gone removed", removed);
+}
+
+/* sr-queue gc with the jobs' retention; what it removed goes to the log.
+ * gc stays a program of its own: it is no call's path (the sweeper runs
+ * it, at most every few minutes), and what it chooses to remove (age,
+ * room, the newest kept) is sr-queue's command, not the spool core's. */
 static void jobs_sweep(void)
 {
 	char age[32], room[32], *out = NULL;
@@ -276,6 +318,7 @@ static void jobs_sweep(void)
 	cJSON_Delete(j);
 	free(out);
 	code_sweep();
+	made_sweep();
 }
 
 void job_retention_sweep(void)
