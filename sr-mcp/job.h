@@ -42,7 +42,8 @@ struct run_spec {
 	int net;                 /* the run reaches the network */
 	const char *const *env_extra;  /* KEY=VALUE for the runner, NULL-ended, or NULL */
 	int session;             /* a session's interpreter: in the sessions' spool */
-	const char *made;        /* job_made_snapshot's file, kept under the job's id */
+	const char *made;        /* job_made_snapshot's file, kept under the job's id
+				  * (a run's or a session call's, not an interpreter's) */
 };
 /* Who waits: a cancel (*cancelled non-zero) ends the wait; progress, when
  * set, is told every MCP_PROGRESS_S seconds. */

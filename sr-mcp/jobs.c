@@ -173,7 +173,7 @@ static int store(const struct run_spec *s, const char *id, const char *code, con
 		.timeout_ms = s->timeout_ms + 30000, .umask = cfg.umask,
 		.deps = deps, .ndeps = (size_t)ndeps,
 	};
-	if (s->made && s->made[0])
+	if (s->made && s->made[0] && !s->session)   /* not a session's interpreter: its call's */
 		made_keep(s->made, id);
 	const char *what = "the job record";
 	cJSON *job = sq_job_record(id, &nj);
