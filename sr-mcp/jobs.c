@@ -38,15 +38,15 @@ int job_id_ok(const char *s)
 	return n == 32;
 }
 
-/* A new private file under the code directory, its path in path: the
- * file, still open (its writeback started: the job's store fsyncs it, see
- * sq_new_job's deps), or -1 with err. */
-static int write_private(const char *what, const void *buf, size_t len, char *path,
-			 size_t plen, char *err, size_t errlen)
+/* A new private file under the code directory, its path in path (4096
+ * bytes): the file, still open (its writeback started: the job's store
+ * fsyncs it, see sq_new_job's deps), or -1 with err. */
+static int write_private(const char *what, const void *buf, size_t len, char path[4096],
+			 char *err, size_t errlen)
 {
 	char hex[33];
 	mcp_random_hex(hex, 16);
-	snprintf(path, plen, "%s/%s.%s", cfg.code_dir, hex, what);
+	snprintf(path, 4096, "%s/%s.%s", cfg.code_dir, hex, what);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || sr_write_all(fd, buf, len) < 0) {
 		snprintf(err, errlen, "unable to write %s: %s", path, strerror(errno));
@@ -61,7 +61,7 @@ static int write_private(const char *what, const void *buf, size_t len, char *pa
 }
 
 /* The caller's variables, NUL-separated KEY=VALUE, for sr-jail --env-file. */
-static int env_file(const cJSON *env, char *path, size_t plen, char *err, size_t errlen)
+static int env_file(const cJSON *env, char path[4096], char *err, size_t errlen)
 {
 	size_t len = 0;
 	const cJSON *e;
@@ -70,7 +70,7 @@ static int env_file(const cJSON *env, char *path, size_t plen, char *err, size_t
 	char *buf = xmalloc(len + 1), *p = buf;
 	cJSON_ArrayForEach(e, env)
 		p += sprintf(p, "%s=%s", e->string, e->valuestring) + 1;
-	int fd = write_private("env", buf, len, path, plen, err, errlen);
+	int fd = write_private("env", buf, len, path, err, errlen);
 	free(buf);
 	return fd;
 }
@@ -156,22 +156,29 @@ static char **job_argv(const struct run_spec *s)
 	return argv;
 }
 
+/* A job's files: its code, its workspace, its env file ("" for none),
+ * and those to fsync before it is queued (sq_new_job's deps). */
+struct job_files {
+	char code[4096], envf[4096], ws[4096];
+	int deps[2], ndeps;
+};
+
 /* The job stored in its spool through the spool core, as `sr-queue
  * submit` would store it; what sr-mcp keeps of it (the made-files
  * snapshot) under its id first, so that it is there when the job runs. */
-static int store(const struct run_spec *s, const char *id, const char *code, const char *ws,
-		 const char *envf, const int *deps, int ndeps, char *err, size_t errlen)
+static int store(const struct run_spec *s, const char *id, const struct job_files *f,
+		 char *err, size_t errlen)
 {
 	char *env[19];
-	size_t nenv = job_env(s, id, code, ws, envf, env);
+	size_t nenv = job_env(s, id, f->code, f->ws, f->envf, env);
 	char **argv = job_argv(s);
 	struct sq_new_job nj = {
-		.tenant = s->tenant, .argv = argv, .env = env, .nenv = nenv, .cwd = ws,
+		.tenant = s->tenant, .argv = argv, .env = env, .nenv = nenv, .cwd = f->ws,
 		.stdin_fd = -1, .stdin_data = s->stdin_data, .stdin_len = s->stdin_len,
 		.max_output = SQ_DEFAULT_MAX_OUTPUT, .kill_after_ms = SQ_DEFAULT_KILL_AFTER_MS,
 		/* sr-queue's own clock, a backstop behind sr-limit's */
 		.timeout_ms = s->timeout_ms + 30000, .umask = cfg.umask,
-		.deps = deps, .ndeps = (size_t)ndeps,
+		.deps = f->deps, .ndeps = (size_t)f->ndeps,
 	};
 	if (s->made && s->made[0] && !s->session)   /* not a session's interpreter: its call's */
 		made_keep(s->made, id);
@@ -191,26 +198,27 @@ static int store(const struct run_spec *s, const char *id, const char *code, con
 
 static int submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen)
 {
-	char code[4096], envf[4096] = "", ws[4096], id[SQ_ID_LEN + 1];
-	int deps[2], ndeps = 0, r = -1;
-	if ((deps[ndeps] = write_private("code", s->code, s->code_len, code, sizeof code, err,
-					 errlen)) < 0)
+	struct job_files f = { .envf = "" };
+	char id[SQ_ID_LEN + 1];
+	int r = -1;
+	if ((f.deps[f.ndeps] = write_private("code", s->code, s->code_len, f.code, err,
+					     errlen)) < 0)
 		return -1;
-	ndeps++;
+	f.ndeps++;
 	if (s->env && cJSON_GetArraySize(s->env) > 0 &&
-	    (deps[ndeps++] = env_file(s->env, envf, sizeof envf, err, errlen)) < 0)
-		ndeps--;
+	    (f.deps[f.ndeps++] = env_file(s->env, f.envf, err, errlen)) < 0)
+		f.ndeps--;
 	else if (sq_id_new(id) < 0)
 		snprintf(err, errlen, "unable to make a job id: %s", strerror(errno));
-	else if (snprintf(ws, sizeof ws, "%s/%s", cfg.workspaces, s->workspace),
-		 (r = store(s, id, code, ws, envf, deps, ndeps, err, errlen)) == 0)
+	else if (snprintf(f.ws, sizeof f.ws, "%s/%s", cfg.workspaces, s->workspace),
+		 (r = store(s, id, &f, err, errlen)) == 0)
 		memcpy(job_id, id, 33);
-	while (ndeps > 0)
-		close(deps[--ndeps]);
+	while (f.ndeps > 0)
+		close(f.deps[--f.ndeps]);
 	if (r < 0) {
-		unlink(code);
-		if (envf[0])
-			unlink(envf);
+		unlink(f.code);
+		if (f.envf[0])
+			unlink(f.envf);
 		return -1;
 	}
 	if (s->session)
