@@ -21,8 +21,11 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/sr
-# systemd's directory of user units under the prefix (sr-mcp-http.service)
-USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+# systemd's directory of user units under the prefix (sr-mcp-http.service):
+# PREFIX/lib/systemd/user (/usr/local/lib/systemd/user serves every user),
+# but for a user's own install (PREFIX=$HOME/.local) the one systemd reads
+# that user's units from, ~/.local/share/systemd/user (tests/91-install-user.t)
+USERUNITDIR ?= $(if $(filter $(HOME)/.local $(HOME)/.local/,$(PREFIX)),$(PREFIX:/=)/share,$(PREFIX)/lib)/systemd/user
 DESTDIR ?=
 
 CC      ?= cc
@@ -74,6 +77,7 @@ all: .deps-build $(PROGS)
 deps: .deps-build
 check-deps: .deps-build
 	@LIBC='$(or $(static_libc),glibc)' sh scripts/deps.sh check
+	@sh scripts/node-types.sh
 
 # Rebuild everything when the flags change (e.g. SAN=address,undefined).
 .build-flags: FORCE | .deps-build
@@ -215,6 +219,23 @@ sr-mcp/sr-mcp: $(SQ_CORE)
 sr-mcp/tool_app.o: sr-mcp/app_html.inc
 sr-mcp/app_html.inc: sr-mcp/app/run.html scripts/embed.sh
 	sh scripts/embed.sh sr-mcp/app/run.html 100000 > $@.tmp && mv $@.tmp $@
+# sr-mcp's tools: a schema each, sr-mcp/tools/NAME.json, compiled in
+# (tools.c includes their bytes), and the table of them (tool.h includes
+# it), both made by scripts/tools.sh; the table is rewritten only when it
+# changes, so that editing a schema rebuilds tools.o alone
+# (the directories too: a schema removed changes them).
+TOOL_JSON := $(wildcard sr-mcp/tools/*.json sr-mcp/tools/parts/*.json) sr-mcp/tools/. sr-mcp/tools/parts/.
+sr-mcp/tool_json.inc: $(TOOL_JSON) scripts/tools.sh scripts/embed.sh
+	sh scripts/tools.sh json sr-mcp/tools > $@.tmp && mv $@.tmp $@
+sr-mcp/tool_table.inc: sr-mcp/.tool_table.stamp
+	@test -f $@ || { rm -f $<; $(MAKE) --no-print-directory $<; }
+sr-mcp/.tool_table.stamp: $(TOOL_JSON) scripts/tools.sh
+	sh scripts/tools.sh table sr-mcp/tools > sr-mcp/tool_table.inc.tmp && \
+	  { cmp -s sr-mcp/tool_table.inc.tmp sr-mcp/tool_table.inc && \
+	    rm sr-mcp/tool_table.inc.tmp || mv sr-mcp/tool_table.inc.tmp sr-mcp/tool_table.inc; } && \
+	  touch $@
+sr-mcp/tools.o: sr-mcp/tool_json.inc
+$(patsubst %.c,%.o,$(wildcard sr-mcp/*.c)): | sr-mcp/tool_table.inc
 
 tests/unit/%: tests/unit/%.o lib/libsr.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -222,7 +243,8 @@ tests/unit/%: tests/unit/%.o lib/libsr.a
 demo: all
 	@sh tests/demo.sh
 
-# The README's worked example: an MCP session with the sr-mcp just built.
+# docs/mcp.md's worked example: an MCP session with the sr-mcp just built,
+# sr-mcp's default environment installed first (scripts/deps.sh env).
 # Started as root, it runs as the unprivileged account, as check does.
 demo-mcp: all
 	@bash scripts/demo-mcp.sh
@@ -313,9 +335,11 @@ install: all
 	sed 's|@BINDIR@|$(BINDIR)|g' sr-mcp/http/sr-mcp-http.service >$(DESTDIR)$(USERUNITDIR)/sr-mcp-http.service
 
 # The environment sr-mcp's runs get by default: Python's scientific stack
-# from Debian (scripts/deps.sh env), as root or with sudo.
+# from Debian (scripts/deps.sh env), as root or with sudo, and Node.js's
+# types for the typescript runner (scripts/node-types.sh: npm, pinned).
 install-env:
 	@sh scripts/deps.sh env
+	@sh scripts/node-types.sh
 
 # The AppArmor profile that lets the installed sr-jail create user
 # namespaces where AppArmor restricts them (Ubuntu 23.10 and later, like
@@ -343,7 +367,8 @@ uninstall:
 clean:
 	rm -f $(OBJS) $(OBJS:.o=.d) $(PROGS) lib/libsr.a $(UNITS) sr-exec/sr-exec-gen \
 	      sr-exec/builtin-none.[od] sr-exec/builtin.inc sr-exec/*.bpf \
-	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags sr-mcp/app_html.inc
+	      $(UNIT_SRC:.c=.o) $(UNIT_SRC:.c=.d) .build-flags sr-mcp/app_html.inc \
+	      sr-mcp/tool_json.inc sr-mcp/tool_table.inc sr-mcp/.tool_table.stamp
 	rm -rf .musl
 
 -include $(OBJS:.o=.d) $(UNIT_SRC:.c=.d) $(wildcard .musl/*/*.d)
@@ -396,16 +421,17 @@ $(FUZZ_OUT)/.deps-fuzz: | .deps-build
 	fi
 	@mkdir -p $(dir $@) && touch $@
 
-$(FUZZ_OUT)/fz/%.o: %.c | $(FUZZ_OUT)/.deps-fuzz
+$(FUZZ_OUT)/fz/%.o: %.c | $(FUZZ_OUT)/.deps-fuzz sr-mcp/tool_table.inc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SANFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 # The regression drivers carry ASan and UBSan whatever SAN says (with
 # float-cast-overflow, which gcc leaves out of undefined).
 FUZZ_RG_SAN := -fsanitize=address,undefined,float-cast-overflow \
 	       -fno-sanitize-recover=all -fno-omit-frame-pointer
-# the fuzzers' builds of sr-mcp include the MCP App's page too
+# the fuzzers' builds of sr-mcp include the MCP App's page and the tools too
 $(FUZZ_OUT)/fz/sr-mcp/tool_app.o $(FUZZ_OUT)/rg/sr-mcp/tool_app.o: sr-mcp/app_html.inc
-$(FUZZ_OUT)/rg/%.o: %.c .build-flags | .deps-build
+$(FUZZ_OUT)/fz/sr-mcp/tools.o $(FUZZ_OUT)/rg/sr-mcp/tools.o: sr-mcp/tool_json.inc
+$(FUZZ_OUT)/rg/%.o: %.c .build-flags | .deps-build sr-mcp/tool_table.inc
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUZZ_RG_SAN) -Isr-exec -Isr-queue -Isr-mcp -Ifuzz -c -o $@ $<
 

@@ -109,6 +109,7 @@ section "sr-queue: with 10,000 jobs queued" queue_scale_section
 section "sr-mcp: run_code over stdio, end to end" mcp_section
 section "sr-mcp-http: run_code over Streamable HTTP against stdio" http_section
 section "sr-mcp: sessions (run_code session: true) against stateless runs" session_section
+section "sr-mcp: TypeScript against JavaScript, hello world end to end" typescript_section
 section "The host beside a fork bomb held at --pids 64 by the chain" bomb_section
 section "Targets" targets_section
 
@@ -170,6 +171,14 @@ queue_scale_section() {
 session_section() {
 	have sr-mcp || { echo "(sr-mcp not built)"; return; }
 	python3 "$SR_ROOT/bench/session.py" "$work" "${SR_BENCH_QUICK:+20}${SR_BENCH_QUICK:-100}"
+}
+
+# The typescript runner's check (bench/typescript.py): a hello world's
+# median per call, the target under 0.5 s, against plain JavaScript.
+typescript_section() {
+	have sr-mcp || { echo "(sr-mcp not built)"; return; }
+	[ -f /usr/share/nodejs/typescript/lib/typescript.js ] || { echo "(no TypeScript compiler: make install-env)"; return; }
+	python3 "$SR_ROOT/bench/typescript.py" "$work" "${SR_BENCH_QUICK:+10}${SR_BENCH_QUICK:-40}"
 }
 
 mcp_section() {

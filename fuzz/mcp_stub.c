@@ -63,11 +63,12 @@ int spawn_capture(char *const argv[], char **out, size_t max, int quiet)
 	return SR_EXIT_SYS;
 }
 
-int spawn_detached(char *const argv[], int keep_fd, const char *log)
+int spawn_detached(char *const argv[], int keep_fd, const char *log, pid_t *pid)
 {
 	(void)argv;
 	(void)keep_fd;
 	(void)log;
+	(void)pid;
 	return -1;
 }
 

@@ -44,6 +44,7 @@ struct measure {
 	struct sr_dirs dirs;
 	struct link *links;
 	size_t nlinks, cap;
+	uint64_t files;         /* names of regular files, each counted */
 	int whole;      /* the whole tree: a file with a name outside counts too */
 };
 
@@ -84,8 +85,10 @@ static void count_links(struct measure *m)
 
 static int count(struct measure *m, const struct stat *st)
 {
-	if (S_ISREG(st->st_mode))
+	if (S_ISREG(st->st_mode)) {
 		m->u.bytes += (uint64_t)st->st_size;
+		m->files++;
+	}
 	if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
 		return note_link(m, st);
 	m->u.inodes++;
@@ -135,33 +138,49 @@ static int walk(struct measure *m, int fd)
 	return r;
 }
 
-int sr_tree_usage(int dirfd, struct sr_usage *u)
+int sr_tree_count(int dirfd, struct sr_usage *u, uint64_t *files)
 {
 	struct measure m = { .whole = 1 };
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int r = fd < 0 ? -1 : walk(&m, fd);
 	*u = m.u;
+	*files = m.files;
 	return r;
 }
 
-int sr_entry_usage(int dirfd, const char *name, struct sr_usage *u)
+int sr_tree_usage(int dirfd, struct sr_usage *u)
+{
+	uint64_t files;
+	return sr_tree_count(dirfd, u, &files);
+}
+
+int sr_entry_count(int dirfd, const char *name, struct sr_usage *u, uint64_t *files)
 {
 	struct measure m = { .whole = 0 };
 	struct stat st;
 	*u = m.u;
+	*files = 0;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -1;
 	if (!S_ISDIR(st.st_mode)) {
 		/* one name of several: removing it frees no inode */
 		u->inodes = st.st_nlink > 1 ? 0 : 1;
 		u->bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		*files = S_ISREG(st.st_mode);
 		return 0;
 	}
 	int fd = sr_open_subdir(dirfd, name);
 	int r = fd < 0 ? -1 : walk(&m, fd);
 	m.u.inodes++;   /* the directory itself */
 	*u = m.u;
+	*files = m.files;
 	return r;
+}
+
+int sr_entry_usage(int dirfd, const char *name, struct sr_usage *u)
+{
+	uint64_t files;
+	return sr_entry_count(dirfd, name, u, &files);
 }
 
 static void boot_id(char out[40])

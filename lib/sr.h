@@ -218,6 +218,10 @@ struct sr_delta {
 };
 int sr_tree_usage(int dirfd, struct sr_usage *u);
 int sr_entry_usage(int dirfd, const char *name, struct sr_usage *u);
+/* The same, and the names of regular files they hold in *files (a file of
+ * several names counted at each). */
+int sr_tree_count(int dirfd, struct sr_usage *u, uint64_t *files);
+int sr_entry_count(int dirfd, const char *name, struct sr_usage *u, uint64_t *files);
 /* A directory's size kept in a cache file (qcache.c has the format and
  * when an entry is trusted). open: the file, made when missing (-1 with
  * errno). Under lock: used gives the directory's usage from the cache, or

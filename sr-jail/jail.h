@@ -67,6 +67,8 @@ struct jail {
 	struct quota *quotas;   /* one per --bind with --quota */
 	size_t nquotas;
 	const char *quota_cache;        /* --quota-cache FILE */
+	const char *quota_changes;      /* --quota-changes FILE */
+	int changes_fd;                 /* it, opened by PID 1 (quota.c), or -1 */
 	const char *rootfs;             /* --rootfs DIR: the system comes from there */
 	const char *control;            /* --control PATH: applies on request */
 

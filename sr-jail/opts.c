@@ -19,6 +19,7 @@ static const char usage_text[] =
 	"  --quota SIZE         cap the directory of the --bind before at SIZE\n"
 	"  --quota-inodes N     and at N inodes (files, directories, links)\n"
 	"  --quota-cache FILE   keep that directory's size in FILE, to measure it once\n"
+	"  --quota-changes FILE what applying --quota changed is listed in FILE\n"
 	"  --control PATH       a socket at PATH: each connection applies the changes\n"
 	"                       of --quota so far, the jail paused, and is answered\n"
 	"  --ro-bind SRC DST    bind host path SRC at DST, read-only\n"
@@ -45,7 +46,7 @@ enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
 	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES, O_ROOTFS,
-	O_CONTROL, O_REPORT_FD,
+	O_CONTROL, O_REPORT_FD, O_QUOTA_CHANGES,
 };
 
 static const struct option longopts[] = {
@@ -53,6 +54,7 @@ static const struct option longopts[] = {
 	{"ro-bind", required_argument, 0, O_RO_BIND},
 	{"quota", required_argument, 0, O_QUOTA},
 	{"quota-cache", required_argument, 0, O_QUOTA_CACHE},
+	{"quota-changes", required_argument, 0, O_QUOTA_CHANGES},
 	{"quota-inodes", required_argument, 0, O_QUOTA_INODES},
 	{"control", required_argument, 0, O_CONTROL},
 	{"tmpfs", required_argument, 0, O_TMPFS},
@@ -237,6 +239,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case O_TMPFS: opt_tmpfs(j, optarg); break;
 	case O_QUOTA: opt_quota(j, a); break;
 	case O_QUOTA_CACHE: j->quota_cache = a; break;
+	case O_QUOTA_CHANGES: j->quota_changes = a; break;
 	case O_QUOTA_INODES: opt_quota_inodes(j, a); break;
 	case O_CONTROL: j->control = a; break;
 	case O_CHDIR: opt_chdir(j, a); break;
@@ -281,6 +284,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	j->tmp_size = j->home_size = j->shm_size = JAIL_TMPFS_SIZE;
 	j->prog_fd = j->sync_fd = j->control_fd = j->control_dir = j->report_fd = -1;
+	j->changes_fd = -1;
 
 	opterr = 0;
 	int c;
@@ -294,6 +298,8 @@ void jail_parse(struct jail *j, int argc, char **argv)
 		quota |= j->mounts[i].kind == MK_BIND && j->mounts[i].size;
 	if (j->quota_cache && !quota)
 		sr_usage("--quota-cache: there is no --quota to keep the size for");
+	if (j->quota_changes && !quota)
+		sr_usage("--quota-changes: there is no --quota whose changes to list");
 	if (j->control && !quota)
 		sr_usage("--control: there is no --quota to apply");
 }

@@ -10,7 +10,12 @@
  * The upper layer, as overlayfs keeps it (userxattr: no redirects, no
  * metacopy): a file or symlink written, a directory created or changed
  * (user.overlay.opaque "y" when it replaced one below), and a whiteout
- * (a 0/0 character device) for each name removed. */
+ * (a 0/0 character device) for each name removed.
+ *
+ * With --quota-changes FILE, each apply lists what it did to the host
+ * directory in FILE (the format is in sr-jail(1)): what changed is found
+ * from the upper layer, which holds it and nothing else, so a caller
+ * learns what a run made without a walk of the whole directory. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -96,6 +101,37 @@ static void used_now(const struct jail *j, struct quota *q)
 		  (unsigned long long)q->used.inodes);
 }
 
+/* --quota-changes: records out of PID 1, buffered; fd -1: not asked for. */
+static struct {
+	int fd;
+	int bad;                        /* a write failed: no more are made */
+	size_t len;
+	char buf[65536];
+} changes = { .fd = -1 };
+
+/* --quota-changes FILE: made or emptied by PID 1 before pivot_root, its
+ * first line written; never where the program could write it (a --bind),
+ * and O_CLOEXEC: the program does not get it. */
+static void changes_open(struct jail *j)
+{
+	static const char head[] = "sr-jail quota changes 1\n";
+	struct stat st;
+	if (!j->quota_changes || j->changes_fd >= 0)
+		return;
+	if (in_writable_bind(j, j->quota_changes))
+		sr_usage("--quota-changes: %s is inside a --bind, where the program could "
+			 "change it: keep it outside", j->quota_changes);
+	int fd = open(j->quota_changes, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK |
+		      O_CLOEXEC, 0600);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
+		errno = EINVAL;
+	else if (fd >= 0 && sr_write_all(fd, head, sizeof head - 1) == 0)
+		j->changes_fd = changes.fd = fd;
+	if (j->changes_fd < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to open the --quota-changes %s (a regular "
+			     "file)", j->quota_changes);
+}
+
 void plan_quota(struct plan *p, struct jail *j, const struct mreq *m)
 {
 	int at = jail_open_user(m->src);
@@ -112,6 +148,7 @@ void plan_quota(struct plan *p, struct jail *j, const struct mreq *m)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open %s (--quota needs a directory)",
 			     m->src);
 	used_now(j, q);
+	changes_open(j);
 	struct step *s = plan_add(p, S_OVERLAY, m->dst);
 	s->fd = jail_clone_tree(at, "", AT_EMPTY_PATH, JAIL_RO, m->src);
 	s->text = m->src;
@@ -306,6 +343,55 @@ static void warn_at(struct apply *a, const char *name, const char *what)
 	a->failed = 1;
 }
 
+static void out_flush(void)
+{
+	if (changes.fd >= 0 && !changes.bad && changes.len > 0 &&
+	    sr_write_all(changes.fd, changes.buf, changes.len) < 0) {
+		sr_warn_sys("unable to write the --quota-changes");
+		changes.bad = 1;
+	}
+	changes.len = 0;
+}
+
+static void out_put(const char *p, size_t n)
+{
+	while (n > 0 && !changes.bad) {
+		if (changes.len == sizeof changes.buf)
+			out_flush();
+		size_t room = sizeof changes.buf - changes.len, k = room < n ? room : n;
+		memcpy(changes.buf + changes.len, p, k);
+		changes.len += k, p += k, n -= k;
+	}
+}
+
+/* One record: "KIND N DIR[/NAME]\0" (sr-jail(1), --quota-changes). */
+static void record(char kind, uint64_t n, const char *dir, size_t len, const char *name)
+{
+	char head[32];
+	if (changes.fd < 0)
+		return;
+	out_put(head, (size_t)snprintf(head, sizeof head, "%c %llu ", kind, (unsigned long long)n));
+	out_put(dir, len);
+	if (name) {
+		out_put("/", 1);
+		out_put(name, strlen(name));
+	}
+	out_put("", 1);
+}
+
+/* What the apply did at name in the directory being applied (NULL: to
+ * that directory itself). */
+static void change(const struct apply *a, char kind, uint64_t n, const char *name)
+{
+	record(kind, n, a->path, a->plen, name);
+}
+
+static int exists_at(int dir, const char *name)
+{
+	struct stat st;
+	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static void path_push(struct apply *a, const char *name)
 {
 	size_t n = strlen(name);
@@ -372,6 +458,7 @@ static int apply_file(struct apply *a, int up, int host, const char *name,
 		      const struct stat *st)
 {
 	struct sr_usage old;
+	int was = exists_at(host, name);
 	(void)sr_entry_usage(host, name, &old);
 	if (past_cap(a, name, 1 - (int64_t)old.inodes,
 		     st->st_nlink > 1 ? (int64_t)st->st_size - (int64_t)old.bytes : 0))
@@ -395,6 +482,7 @@ static int apply_file(struct apply *a, int up, int host, const char *name,
 				gone(a, &old);
 				a->delta.bytes += (int64_t)st->st_size;
 				a->delta.inodes++;
+				change(a, was ? 'm' : 'c', (uint64_t)st->st_size, name);
 			}
 		} else {
 			(void)unlinkat(host, tmp, 0);
@@ -422,6 +510,7 @@ static int apply_link(struct apply *a, int up, int host, const char *name)
 		return -1;
 	gone(a, &old);
 	a->delta.inodes++;
+	change(a, 'l', 0, name);
 	return 0;
 }
 
@@ -438,14 +527,16 @@ static int remove_each(int fd, const char *name, void *arg)
 static void empty_host(struct apply *a, int sh, const struct stat *st, struct seen_ent *e)
 {
 	struct sr_usage old;
+	uint64_t files;
 	if (e && e->ino == st->st_ino && e->opaque)
 		return;
-	(void)sr_tree_usage(sh, &old);
+	(void)sr_tree_count(sh, &old, &files);
 	if (sr_dir_each(sh, remove_each, NULL) < 0) {
 		warn_at(a, NULL, "unable to empty the directory before applying it");
 		return;
 	}
 	gone(a, &old);
+	change(a, 'x', files, NULL);
 	if (e) {
 		seen_forget_under(a->seen, e->path);
 		e->ino = st->st_ino, e->opaque = 1;
@@ -493,6 +584,7 @@ static int host_dir(struct apply *a, int host, const char *name, int *made)
 	if (mkdirat(host, name, 0700) < 0 || (sh = open_dir_at(host, name)) < 0)
 		return -1;
 	a->delta.inodes++;
+	change(a, 'd', 0, name);
 	*made = 1;
 	return sh;
 }
@@ -549,9 +641,13 @@ static int apply_removal(int up, const char *name, void *arg)
 	struct seen_ent *e = entry_of(a, name);
 	if (e && seen_same(e, &st))
 		return 0;
-	(void)sr_entry_usage(host, name, &old);
+	uint64_t files;
+	int was = exists_at(host, name);
+	(void)sr_entry_count(host, name, &old, &files);
 	if (sr_remove_tree(host, name) == 0 || errno == ENOENT) {
 		gone(a, &old);
+		if (was)
+			change(a, 'r', files, name);
 		if (e)
 			seen_set(e, &st);
 	} else {
@@ -670,9 +766,12 @@ static void gone_path(const char *path, void *arg)
 	}
 	if (rel && dir >= 0) {
 		struct sr_usage old;
-		(void)sr_entry_usage(dir, name, &old);
-		if (sr_remove_tree(dir, name) == 0)
+		uint64_t files;
+		(void)sr_entry_count(dir, name, &old, &files);
+		if (sr_remove_tree(dir, name) == 0) {
 			gone(a, &old);
+			record('r', files, path, strlen(path), NULL);
+		}
 		else if (errno != ENOENT && errno != ENOTDIR)
 			warn_at(a, name, "unable to apply the removal");
 	}
@@ -792,6 +891,8 @@ void jail_quota_finish(struct jail *j)
 					     sr_tree_usage(q->host_fd, &a.start) < 0))
 			a.start = q->used;      /* the measure at the start, then */
 		apply_quota(q, &a);
+		record('.', a.failed != 0, q->dst, strlen(q->dst), NULL);
+		out_flush();
 		say_reached(q, &a, bytes_full, inodes_full, j->report_fd);
 		if (q->cache_fd >= 0)
 			sr_qcache_unlock(q->cache_fd);
@@ -819,6 +920,7 @@ int jail_quota_apply_live(struct jail *j, char *why, size_t len, int *full)
 							&measured) < 0))
 			a.failed = 1;
 		apply_quota(q, &a);
+		out_flush();
 		int64_t bytes = (int64_t)a.start.bytes + a.delta.bytes;
 		int64_t inodes = (int64_t)a.start.inodes + a.delta.inodes;
 		q->used.bytes = bytes > 0 ? (uint64_t)bytes : 0;

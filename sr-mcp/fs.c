@@ -175,10 +175,10 @@ int fs_dir_open(int ws, const char *dir, int create)
 
 /* A regular file of one link, open: its descriptor and stat, or -1 with
  * the reason in err. */
-int fs_file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
-	      char *err, size_t len)
+int fs_file_open(const struct fs_at *at, int flags, struct stat *st, char *err, size_t len)
 {
-	int fd = fs_openat2(ws, path, flags | O_NONBLOCK | O_NOCTTY, 0600);
+	const char *shown = at->shown;
+	int fd = fs_openat2(at->dir, at->path, flags | O_NONBLOCK | O_NOCTTY, 0600);
 	if (fd < 0) {
 		fs_path_why(err, len, shown, errno);
 		return -1;

@@ -46,9 +46,14 @@ const char *fs_rel_path(const char *p, char *err, size_t len);
 const char *fs_split(const char *path, char *dir, size_t len);
 /* A directory beneath ws (made with create), or -1 with errno. */
 int fs_dir_open(int ws, const char *dir, int create);
+/* A file to open: path beneath the directory dir, named shown in
+ * messages. */
+struct fs_at {
+	int dir;
+	const char *path, *shown;
+};
 /* A regular file of one link, O_NONBLOCK (err set on failure). */
-int fs_file_open(int ws, const char *path, const char *shown, int flags, struct stat *st,
-		 char *err, size_t len);
+int fs_file_open(const struct fs_at *at, int flags, struct stat *st, char *err, size_t len);
 char *fs_read_fd(int fd, size_t size, size_t *got);   /* at most size bytes */
 int fs_write_at(int fd, const void *buf, size_t n, off_t off);
 void fs_walk(struct fs_walk *w, int fd0);  /* takes fd0; no recursion, any depth */

@@ -155,7 +155,7 @@ static void look(struct fs_walk *w, int dirfd, const char *name, const char *rel
 		return;
 	char err[300];
 	struct stat fst;
-	int fd = fs_file_open(dirfd, name, rel, O_RDONLY, &fst, err, sizeof err);
+	int fd = fs_file_open(&(struct fs_at){ dirfd, name, rel }, O_RDONLY, &fst, err, sizeof err);
 	if (fd < 0)
 		return;
 	if (mtime_ns(&fst) < s->since_ns) {    /* swapped since the fstatat */

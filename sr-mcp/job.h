@@ -13,7 +13,9 @@
  *   jobs.c           the job service: submit, wait, status, cancel, list,
  *                    all through sr-queue's spool core
  *   job_state.c      the state service: the state directory and its parts,
- *                    the spools, the start-up probes, the workers
+ *                    the spools, the start-up probes
+ *   job_worker.c     the workers started on the spools, renewed when the
+ *                    options change; the tenant a job is queued under
  *   job_files.c      a job's own files: output so far, its record
  * (each calls only the files listed below it)
  */
@@ -44,6 +46,7 @@ struct run_spec {
 	int session;             /* a session's interpreter: in the sessions' spool */
 	const char *made;        /* job_made_snapshot's file, kept under the job's id
 				  * (a run's or a session call's, not an interpreter's) */
+	int changes;             /* the jail lists what the run changed (job_env) */
 };
 /* Who waits: a cancel (*cancelled non-zero) ends the wait; progress, when
  * set, is told every MCP_PROGRESS_S seconds. */
@@ -86,6 +89,19 @@ void job_worker_ensure(void);
 const char *job_made_dir(void);              /* STATE/made */
 const char *job_memory_via(void);            /* "cgroup" or "rlimit data" */
 
+/* job_worker.c: a worker on spool sp unless one holds STATE/NAME.lock;
+ * once the state is ready (job_state_ready), the runs' worker replaced if
+ * its options are not ours (it finishes its jobs first); the tenant a job is queued under, its fair
+ * share and CPU budget: the client's (tenant) and, unless --tenant fixed
+ * it, this connection's (the process), so that clients of one name are
+ * told apart. buf: SQ_TENANT_MAX + 1 bytes. */
+void job_worker_start(const char *sp, const char *name, unsigned slots);
+void job_worker_renew(void);
+const char *job_queue_tenant(const char *tenant, char *buf);
+/* How long a run waited in the queue and why (st: its status), in res:
+ * queued_ms, queued_reason, queued_note. */
+void job_queued(struct cJSON *res, const struct cJSON *st);
+
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */
 char *job_read_at(int fd, uint64_t off, size_t n, size_t *got);
@@ -105,14 +121,18 @@ struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t o
 			      uint64_t limit, char *err, size_t errlen);
 char *job_result_text(const struct cJSON *res);
 
-/* job_made.c: before a run, its workspace's files (stat only) in a
- * snapshot, a file of STATE/made whose path goes in path (0; -1 and path
- * "" when it could not be made), which job_submit keeps under the job's
- * id (STATE/made/ID, before the job is stored); after, the files created or changed
- * added to res (its workspace_id's): files (JOB_MADE_SHOWN at most: path,
- * size, change), files_not_listed, files_deleted, files_cut. */
+/* job_made.c: before a run, what lists the files it made: for a run
+ * under the quota's overlay, the jail's list of what it changed
+ * (SR_WORKSPACE_CHANGES, STATE/made/ID.changes, named by job_env): 1 and
+ * path ""; for a session's call or without the overlay, a snapshot of its
+ * workspace's files (stat only), a file of STATE/made whose path goes in
+ * path, which job_submit keeps under the job's id (STATE/made/ID, before
+ * the job is stored): 0; -1 and path "" when it could not be made. After,
+ * the files created or changed added to res (its workspace_id's): files
+ * (JOB_MADE_SHOWN at most: path, size, change), files_not_listed,
+ * files_deleted, files_cut. */
 #define JOB_MADE_SHOWN 20
-int job_made_snapshot(const char *ws, char *path, size_t len);
+int job_made_snapshot(const char *ws, int session, char *path, size_t len);
 void job_made(struct cJSON *res, const char *id);
 
 /* The verdict file: SPOOL/run/ID/JOB_VERDICT_FILE, named to the runner in

@@ -14,13 +14,20 @@
  * and the run's status as the runtime leaves it:
  *
  *   Python   exit 1, the last line of stderr MemoryError (the traceback's
- *            end) or OSError [Errno 12] (an mmap refused);
+ *            end; NumPy's and pandas' _ArrayMemoryError too, whose "Unable
+ *            to allocate 1.49 GiB" says what was asked for) or OSError
+ *            [Errno 12] (an mmap refused);
  *   Node.js  exit 1, "RangeError: Array buffer allocation failed" or an
  *            ENOMEM error; SIGABRT with V8's fatal "JavaScript heap out of
  *            memory" (the runner sets V8's heap limit below the memory
  *            limit, so a full heap ends there);
  *   C++      SIGABRT (134 from a shell) after std::terminate's line for
- *            an uncaught std::bad_alloc. */
+ *            an uncaught std::bad_alloc.
+ *
+ * The peak sr-limit measured is what the run held (the cgroup's
+ * memory.peak, or the largest process's resident size under an rlimit),
+ * never what a refused allocation asked for: the hint says which it is,
+ * and what was asked for when the report says. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +93,9 @@ static const char *reported(const char *tail, int code, int abrt)
 		return "C++: std::bad_alloc";
 	if (code != 1)
 		return NULL;
-	if (!strcmp(last, "MemoryError") || !strncmp(last, "MemoryError: ", 13))
+	size_t name = strcspn(last, ": ");
+	if (name >= 11 && !strncmp(last + name - 11, "MemoryError", 11) &&
+	    (!last[name] || last[name] == ':'))
 		return "Python: MemoryError";
 	if (!strncmp(last, "OSError: [Errno 12] ", 20))
 		return "Python: OSError ENOMEM";
@@ -95,6 +104,21 @@ static const char *reported(const char *tail, int code, int abrt)
 	if (has_line(tail, "Error: ENOMEM", NULL) || has_line(tail, "  code: 'ENOMEM'", NULL))
 		return "Node.js: ENOMEM";
 	return NULL;
+}
+
+/* What a refused allocation asked for, as NumPy words it ("Unable to
+ * allocate 1.49 GiB for an array ..."), in buf; else "". */
+static void asked(const char *tail, char *buf, size_t len)
+{
+	const char *p = strstr(tail, "Unable to allocate ");
+	*buf = '\0';
+	if (!p)
+		return;
+	p += 19;
+	size_t n = strcspn(p, "\n");
+	const char *f = memmem(p, n, " for ", 5);
+	if (f && f - p < 24)
+		snprintf(buf, len, "%.*s", (int)(f - p), p);
 }
 
 int job_oom_cause(const char *id, const cJSON *st, char *cause, size_t len)
@@ -109,33 +133,33 @@ int job_oom_cause(const char *id, const cJSON *st, char *cause, size_t len)
 	if (code != 1 && !abrt)
 		return 0;
 	size_t got;
-	char *tail = job_tail(id, "stderr", TAIL, &got);
+	char *tail = job_tail(id, "stderr", TAIL, &got), size[32] = "";
 	const char *known = tail ? reported(tail, code, abrt) : NULL;
 	if (known)
-		snprintf(cause, len, "%s", known);
+		asked(tail, size, sizeof size);
+	if (known)
+		snprintf(cause, len, "%s%s%s", known, size[0] ? ", asking for " : "", size);
 	free(tail);
 	return known != NULL;
 }
 
-/* The limit and the peak, " of 256 MiB (peak measured: 12 MiB)", in buf. */
-static void limit_words(char *buf, size_t len, const cJSON *lim)
+/* The peak measured, " (peak measured: 12 MiB, cgroup memory.peak)". */
+static void peak_words(char *buf, size_t len, const cJSON *lim)
 {
 	const cJSON *peak = cJSON_GetObjectItem(lim, "peak_memory_bytes");
-	double mib = job_oom_limit(lim) / 1048576;
+	const cJSON *src = cJSON_GetObjectItem(lim, "peak_memory_source");
 	*buf = '\0';
-	if (mib > 0)
-		snprintf(buf, len, " of %.0f MiB", mib);
-	if (mib > 0 && cJSON_IsNumber(peak))
-		snprintf(buf + strlen(buf), len - strlen(buf), " (peak measured: %.0f MiB)",
-			 peak->valuedouble / 1048576);
+	if (cJSON_IsNumber(peak))
+		snprintf(buf, len, "%.0f MiB%s%s", peak->valuedouble / 1048576,
+			 cJSON_IsString(src) ? ", " : "", cJSON_IsString(src) ? src->valuestring : "");
 }
 
 void job_oom_hint(char *h, size_t len, const cJSON *st, int oom, const char *cause)
 {
 	const cJSON *lim = cJSON_GetObjectItem(st, "limit");
 	double mib = job_oom_limit(lim) / 1048576, cap = (double)(cfg.memory_max >> 20);
-	char what[200], more[300], said[200] = "";
-	limit_words(what, sizeof what, lim);
+	char peak[120], more[300], said[200] = "", held[300] = "";
+	peak_words(peak, sizeof peak, lim);
 	if (mib > 0 && mib >= cap)
 		snprintf(more, sizeof more, "memory_mb is already at this server's cap (%.0f MiB): ",
 			 cap);
@@ -144,16 +168,20 @@ void job_oom_hint(char *h, size_t len, const cJSON *st, int oom, const char *cau
 			 "server's cap), or ", cap);
 	if (oom && cause)
 		snprintf(said, sizeof said, "; the program's stderr reports %s", cause);
+	if (peak[0])
+		snprintf(held, sizeof held, ", so the peak measured (%s) is what the run held "
+			 "before it, not what it asked for", peak);
 	if (oom)
-		snprintf(h, len, "The run ran out of memory: the sandbox saw it reach its limit%s%s: "
-			 "%sprocess the data in chunks (read files in pieces, stream, use smaller "
-			 "types) to use less.", what, said, more);
+		snprintf(h, len, "The run ran out of memory: the sandbox saw it reach its limit of "
+			 "%.0f MiB%s%s%s%s: %sprocess the data in chunks (read files in pieces, "
+			 "stream, use smaller types) to use less.", mib, peak[0] ? " (peak measured: " :
+			 "", peak, peak[0] ? ")" : "", said, more);
 	else
 		snprintf(h, len, "The program reported an allocation failure (%s) under a memory "
-			 "limit%s. The sandbox did not see the run reach the limit: the runtime "
-			 "gave up first (one large allocation is refused far below it; V8's heap "
-			 "limit is three quarters of it), or the program printed this itself. If "
-			 "it needs more memory: %sprocess the data in chunks (read files in "
-			 "pieces, stream, use smaller types) to use less.", cause ? cause : "?",
-			 what, more);
+			 "limit of %.0f MiB: an allocation refused at the limit is never held%s. The "
+			 "sandbox did not see the run reach the limit: the runtime gave up first (one "
+			 "large allocation is refused far below it; V8's heap limit is three quarters "
+			 "of it), or the program printed this itself. If it needs more memory: %s"
+			 "process the data in chunks (read files in pieces, stream, use smaller "
+			 "types) to use less.", cause ? cause : "?", mib, held, more);
 }

@@ -328,10 +328,16 @@ static void result_usage(cJSON *o, const cJSON *st, const cJSON *lim, int done)
 	}
 }
 
+/* Whether a job's workspace reached its quota (disk), and the quota. */
+struct result_quota {
+	int disk;
+	char cap[32];
+};
+
 /* The limit that stopped the job, in o; whether its workspace reached
- * its quota (1, the quota in cap) or not. */
-static int result_limit(cJSON *o, const char *id, const char *status, const char *reason,
-			int done, char *cap, size_t clen)
+ * its quota (q->disk, the quota in q->cap) or not. */
+static void result_limit(cJSON *o, const char *id, const char *status, const char *reason,
+			 int done, struct result_quota *q)
 {
 	static const struct { const char *status, *limit; } stopped[] = {
 		{ "timed_out", "timeout" }, { "oom", "memory" },
@@ -344,7 +350,7 @@ static int result_limit(cJSON *o, const char *id, const char *status, const char
 		which = "cpu";
 	if (!which && !strcmp(reason, "pids"))
 		which = "pids";
-	int disk = done && quota_hit(id, cap, clen);
+	int disk = q->disk = done && quota_hit(id, q->cap, sizeof q->cap);
 	if (!which && disk)
 		which = "disk";
 	if (which)
@@ -352,7 +358,6 @@ static int result_limit(cJSON *o, const char *id, const char *status, const char
 	else
 		cJSON_AddNullToObject(o, "limit_hit");
 	cJSON_AddBoolToObject(o, "quota_hit", disk);
-	return disk;
 }
 
 /* The typescript runner's check failed and none of the code ran: its
@@ -365,9 +370,10 @@ static int typecheck_failed(const char *id)
 }
 
 /* What to do next, in o: the status's hint, and the quota's. */
-static void result_hint(cJSON *o, const char *status, const char *id, int disk, const char *cap,
-			const cJSON *st, const char *oom)
+static void result_hint(cJSON *o, const char *status, const char *id,
+			const struct result_quota *q, const cJSON *st, const char *oom)
 {
+	const char *cap = q->cap;
 	const char *h = hint_for(status, id);
 	char hq[1400], hm[700];
 	if (!strcmp(status, "oom") || oom) {
@@ -379,7 +385,7 @@ static void result_hint(cJSON *o, const char *status, const char *id, int disk, 
 		    "skipped with // @ts-ignore above it, the whole file's with // @ts-nocheck at "
 		    "its top).";
 	}
-	if (disk) {
+	if (q->disk) {
 		int inodes = strstr(cap, "inodes") != NULL;
 		snprintf(hq, sizeof hq, "%s%sThe workspace reached its quota of %s%s: %s past it "
 			 "failed with ENOSPC or were not kept (what fitted was kept). Delete %s "
@@ -478,8 +484,9 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	size_t nl = result_output(o, id, st, out_off, err_off, lv);
 
 	result_usage(o, st, lim, done);
-	char cap[32] = "";
-	int disk = result_limit(o, id, status, reason, done, cap, sizeof cap);
+	job_queued(o, st);
+	struct result_quota q = { .cap = "" };
+	result_limit(o, id, status, reason, done, &q);
 	if (!strcmp(status, "oom") && job_oom_limit(lim) > 0)
 		cJSON_AddNumberToObject(o, "memory_limit_bytes", job_oom_limit(lim));
 	const char *err = str(st, "error");
@@ -488,7 +495,7 @@ cJSON *job_result_object(const char *id, const char *workspace, const cJSON *st,
 	else if (err)
 		cJSON_AddStringToObject(o, "error", err);
 	free(sandbox);
-	result_hint(o, status, id, disk, cap, st, oom);
+	result_hint(o, status, id, &q, st, oom);
 	result_lost(o, lv, nl);
 	return o;
 }
@@ -610,6 +617,10 @@ char *job_result_text(const cJSON *res)
 			      str(res, "workspace_id"));
 	text_put(&b, line, strlen(line));
 	text_put(&b, "\n", 1);
+	if (str(res, "queued_note")) {
+		text_put(&b, str(res, "queued_note"), strlen(str(res, "queued_note")));
+		text_put(&b, "\n", 1);
+	}
 	static const char *const streams[] = { "stdout", "stderr" };
 	for (size_t i = 0; i < 2; i++) {
 		const char *t = str(res, streams[i]);

@@ -255,10 +255,23 @@ static int job_there(const struct sq_spool *sp, const char *id)
 	       sq_exists_at(sp->run, id) || sq_exists_at(sp->done, id);
 }
 
+/* The job STATE/made's entry name is kept for: ID or ID.changes; 0 for
+ * none (a snapshot never named after its job). */
+static int made_job(const char *name, char id[33])
+{
+	size_t n = strlen(name);
+	if (n != 32 && !(n == 32 + strlen(".changes") && !strcmp(name + 32, ".changes")))
+		return 0;
+	memcpy(id, name, 32);
+	id[32] = '\0';
+	return job_id_ok(id);
+}
+
 /* STATE/made holds what sr-mcp keeps of each job (job_made.c, under the
- * job's id): an entry whose job is gone, or a snapshot never named after
- * one, older than CODE_GRACE_S (a snapshot is made just before its job is
- * stored), is removed. */
+ * job's id: the snapshot ID, the jail's list ID.changes): an entry whose
+ * job is gone, or a snapshot never named after one, older than
+ * CODE_GRACE_S (a snapshot is made just before its job is stored), is
+ * removed. */
 static void made_sweep(void)
 {
 	const struct sq_spool *sp = job_state_spool(0);
@@ -274,11 +287,12 @@ static void made_sweep(void)
 	unsigned removed = 0;
 	struct dirent *e;
 	struct stat st;
+	char id[33];
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.' ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode) || now - st.st_mtime < CODE_GRACE_S ||
-		    (job_id_ok(e->d_name) && job_there(sp, e->d_name)))
+		    (made_job(e->d_name, id) && job_there(sp, id)))
 			continue;
 		removed += unlinkat(dirfd(d), e->d_name, 0) == 0;
 	}

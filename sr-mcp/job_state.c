@@ -2,20 +2,19 @@
  * state directory, made private and resolved, and its parts (workspaces/,
  * code/, made/, the spool (watched for jobs that end) and the sessions'
  * spool, each opened once through sr-queue's spool core), the start-up
- * probes (one jail tried; does sr-limit --mem work), and the spools'
- * workers (`sr-queue run`, the one program of sr-queue sr-mcp runs
- * besides gc).
+ * probes (one jail tried; does sr-limit --mem work), and which worker
+ * each spool has (`sr-queue run`, the one program of sr-queue sr-mcp runs
+ * besides gc: job_worker.c starts it, and renews the runs' worker once
+ * the state is ready if its options are not this start's).
  *
  * Readied once, on first use (job_state_ready): sr-mcp makes nothing before
  * a tool needs it (a client that only lists the tools leaves no trace),
  * and later calls read what that one readying found. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,43 +57,10 @@ const char *job_made_dir(void)
 	return made_dir;
 }
 
-/* A worker for the spool: whoever takes STATE/worker.lock starts one,
- * detached, and hands it the lock; it stays while there is work and for a
- * minute after, so that back-to-back calls find it there. A job queued
- * just as a worker decides to exit is picked up by the next look of a
- * call that finds it still queued (job_wait looks soon, then each second). */
-static void worker_start(const char *sp, const char *name, unsigned slots)
-{
-	char lock[4200], log[4200], jobs[16];
-	snprintf(lock, sizeof lock, "%s/%s.lock", cfg.state_dir, name);
-	snprintf(log, sizeof log, "%s/%s.log", cfg.state_dir, name);
-	snprintf(jobs, sizeof jobs, "%u", slots);
-	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		mcp_log("unable to open %s: %s", lock, strerror(errno));
-		return;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		char *argv[12] = { "sr-queue", "run", (char *)sp, "-j", jobs, "--idle", "60s" };
-		int n = 7;
-		if (cfg.via) {
-			argv[n++] = "--via";
-			argv[n++] = cfg.via;
-		}
-		if (cfg.cpu_budget[0]) {
-			argv[n++] = "--cpu-budget";
-			argv[n++] = cfg.cpu_budget;
-		}
-		if (spawn_detached(argv, fd, log) < 0)
-			mcp_log("unable to start a worker on %s", sp);
-	}
-	close(fd);
-}
-
 void job_worker_ensure(void)
 {
 	if (!cfg.external_worker)
-		worker_start(cfg.spool, "worker", cfg.jobs);
+		job_worker_start(cfg.spool, "worker", cfg.jobs);
 }
 
 /* The sessions' spool has a worker of its own, always sr-mcp's (an
@@ -102,7 +68,7 @@ void job_worker_ensure(void)
  * it would starve the runs); one slot per session allowed. */
 void job_session_worker(void)
 {
-	worker_start(job_session_spool(), "session-worker", JOB_SESSIONS_MAX);
+	job_worker_start(job_session_spool(), "session-worker", JOB_SESSIONS_MAX);
 }
 
 static int mkdir_p(char *path, mode_t mode)
@@ -228,6 +194,7 @@ static int state_make(char *why, size_t len)
 	    session_spool_open(why, len) < 0 || jail_probe(why, len) < 0)
 		return -1;
 	ws_quota_probe();
+	job_worker_renew();     /* the options of this start in force */
 	return 0;
 }
 

@@ -13,7 +13,10 @@
  *   SR_WORKSPACE_INODES its inode cap for sr-jail --quota-inodes, or empty
  *   SR_LIMIT_ARGS, SR_JAIL_ARGS, SR_EXEC_ARGS   options for the chain
  *   SR_VERDICT_FILE  the file in the job's spool directory where the chain
- *                  says what it saw (job_result.c reads it) */
+ *                  says what it saw (job_result.c reads it)
+ *   SR_WORKSPACE_CHANGES  where the jail lists what the run changed in the
+ *                  workspace (sr-jail --quota-changes), STATE/made/ID.changes,
+ *                  for a run under the quota (job_made.c reads it) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -83,9 +86,10 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 	(*n)++;
 }
 
-/* The environment of s's runner (env, 19 at most): the code's file,
+/* The environment of s's runner (env, 20 at most): the code's file,
  * the workspace ws, its quota, the env file envf ("" for none), the
- * arguments of sr-limit, sr-jail and sr-exec, job id's verdict file. Its
+ * arguments of sr-limit, sr-jail and sr-exec, job id's verdict file and,
+ * for a run under the quota, where the jail lists its changes. Its
  * length. */
 static size_t job_env(const struct run_spec *s, const char *id, const char *code,
 		      const char *ws, const char *envf, char **env)
@@ -123,6 +127,10 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 	snprintf(path, sizeof path, "%s/run/%s/" JOB_VERDICT_FILE,
 		 s->session ? job_session_spool() : cfg.spool, id);
 	add_env(env, &nenv, "SR_VERDICT_FILE", path);
+	if (s->changes && !s->session) {    /* STATE/made/ID.changes: job_made.c reads it */
+		snprintf(path, sizeof path, "%s/%s.changes", job_made_dir(), id);
+		add_env(env, &nenv, "SR_WORKSPACE_CHANGES", path);
+	}
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
 		env[nenv++] = xstrdup(s->env_extra[i]);
 	return nenv;
@@ -169,12 +177,12 @@ struct job_files {
 static int store(const struct run_spec *s, const char *id, const struct job_files *f,
 		 char *err, size_t errlen)
 {
-	char *env[19];
+	char *env[20], qt[SQ_TENANT_MAX + 1];    /* qt: the tenant queued under */
 	size_t nenv = job_env(s, id, f->code, f->ws, f->envf, env);
 	char **argv = job_argv(s);
 	struct sq_new_job nj = {
-		.tenant = s->tenant, .argv = argv, .env = env, .nenv = nenv, .cwd = f->ws,
-		.stdin_fd = -1, .stdin_data = s->stdin_data, .stdin_len = s->stdin_len,
+		.tenant = job_queue_tenant(s->tenant, qt), .argv = argv, .env = env, .nenv = nenv,
+		.cwd = f->ws, .stdin_fd = -1, .stdin_data = s->stdin_data, .stdin_len = s->stdin_len,
 		.max_output = SQ_DEFAULT_MAX_OUTPUT, .kill_after_ms = SQ_DEFAULT_KILL_AFTER_MS,
 		/* sr-queue's own clock, a backstop behind sr-limit's */
 		.timeout_ms = s->timeout_ms + 30000, .umask = cfg.umask,
@@ -357,7 +365,7 @@ cJSON *job_wait(const struct job_waiter *w, const char *id, uint64_t ms, char *e
 {
 	struct sq_spool *sp = job_state_spool(0);
 	struct wait_ctx c = { .w = w, .id = id, .start = sr_now_ns() / 1000000, .every = 20 };
-	struct sq_wait sw = { .timeout_ns = ms ? ms * 1000000ULL : 1, .look = wait_look,
+	struct sq_waiter sw = { .timeout_ns = ms ? ms * 1000000ULL : 1, .look = wait_look,
 			      .ctx = &c };
 	struct sq_jstat js;
 	if (sp->root < 0) {

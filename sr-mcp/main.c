@@ -307,7 +307,10 @@ static void set_opt(int c, const char *a, const char *name)
 		cfg.compat_sandrun = strcmp(a, "sandrun") == 0;
 		break;
 	case O_ENVIRONMENT: list_add(name, a, tool_env_add); break;
-	case O_TENANT: proto_tenant = tenant(name, a); break;
+	case O_TENANT:
+		proto_tenant = tenant(name, a);
+		cfg.tenant_fixed = 1;
+		break;
 	case O_HOST_DIR: list_add(name, a, host_dir_add); break;
 	}
 }

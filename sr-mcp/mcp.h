@@ -50,6 +50,7 @@ struct config {
 	char *runners_dir;
 	char *tools_dir;        /* where sr-queue, sr-limit ... are (PATH head) */
 	int external_worker;    /* 1: someone else runs `sr-queue run` */
+	int tenant_fixed;       /* --tenant: one tenant for every connection */
 	unsigned jobs;          /* the worker's -j */
 	char *cpu_budget;       /* the worker's --cpu-budget, "" for none */
 	char *via;              /* the worker's --via launcher, NULL: runs here */

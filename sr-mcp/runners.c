@@ -6,9 +6,9 @@
  *
  * And the directories whose code runs, trusted as the state directory
  * is (lib/trust.c): the runners directory (the runners run on the host,
- * with the user's rights), the TypeScript compiler the typescript runner
- * binds, and the environments' root file systems (tool_env.c). At start
- * each directory's path and its whole tree (or the parts named) must be
+ * with the user's rights), the TypeScript compiler and Node.js's types
+ * (@types/node) the typescript runner binds, and the environments' root
+ * file systems (tool_env.c). At start each directory's path and its whole tree (or the parts named) must be
  * out of every other user's reach, or sr-mcp ends naming the first entry
  * that is not and the fix; before each run the path is checked again and
  * must still lead to the directory checked at start (device and inode),
@@ -40,6 +40,7 @@ static struct trusted {
 } trusted[TRUSTED_MAX];
 static size_t ntrusted;
 static char *ts_dir;            /* the TypeScript compiler's, when checked */
+static char *types_dir;         /* Node.js's types (@types/node), when checked */
 
 /* The entries of a root file system its runs use (sr-jail --rootfs binds
  * these, and files of etc/); the rest (var/, tmp/, home/) is not bound. */
@@ -98,7 +99,13 @@ static int within(int rfd, int fd, const struct stat *top, size_t ntop, char *wh
  * directory (sr-jail follows such links on its way to the files of etc/
  * it binds): that directory must be in a part walked, or out of others'
  * reach with everything in it and above it. 1, or -1 with why. */
-static int link_ok(int rfd, const char *dir, const char *rel, const struct stat *top, size_t ntop,
+/* The root's parts that are directories (root_parts). */
+struct root_tops {
+	struct stat v[8];
+	size_t n;
+};
+
+static int link_ok(int rfd, const char *dir, const char *rel, const struct root_tops *top,
 		   char *why, size_t len)
 {
 	char at[PATH_MAX], r2[PATH_MAX + 400];
@@ -108,7 +115,7 @@ static int link_ok(int rfd, const char *dir, const char *rel, const struct stat 
 		return 1;       /* leads nowhere: nothing is bound through it */
 	why[0] = '\0';
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (r = within(rfd, fd, top, ntop, r2, sizeof r2)) == 0) {
+	    (r = within(rfd, fd, top->v, top->n, r2, sizeof r2)) == 0) {
 		fd_path(fd, at, sizeof at);
 		r = sr_tree_trusted(fd, ".", 0, at, r2, sizeof r2) < 0 ? -1 : 1;
 	}
@@ -122,15 +129,15 @@ static int link_ok(int rfd, const char *dir, const char *rel, const struct stat 
 /* The links among the root's parts and in its etc/, each by link_ok. */
 static int root_links(int rfd, const char *dir, char *why, size_t len)
 {
-	struct stat top[8], st;
-	size_t ntop = 0;
+	struct root_tops top = { .n = 0 };
+	struct stat st;
 	int r = 1, k;
 	for (size_t i = 0; root_parts[i]; i++)
 		if (fstatat(rfd, root_parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-			top[ntop++] = st;
+			top.v[top.n++] = st;
 	for (size_t i = 0; r > 0 && root_parts[i]; i++)
 		if (fstatat(rfd, root_parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-			r = link_ok(rfd, dir, root_parts[i], top, ntop, why, len);
+			r = link_ok(rfd, dir, root_parts[i], &top, why, len);
 	struct sr_tree t = { .path_max = PATH_MAX };
 	int efd = openat(rfd, "etc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r < 0 || efd < 0 || sr_tree_open(&t, efd) < 0)
@@ -141,7 +148,7 @@ static int root_links(int rfd, const char *dir, char *why, size_t len)
 			continue;
 		snprintf(rel, sizeof rel, "etc/%s", t.path);
 		if (S_ISLNK(st.st_mode) && !t.path_cut)
-			r = link_ok(rfd, dir, rel, top, ntop, why, len);
+			r = link_ok(rfd, dir, rel, &top, why, len);
 		else if (S_ISDIR(st.st_mode))
 			(void)sr_tree_enter(&t);
 	}
@@ -235,7 +242,7 @@ static int still(int k, int *fd, char *err, size_t len)
 
 /* Before each run (job_submit): the runner's directory and file (sr-mcp
  * itself, a session call's program, is not in one), the TypeScript
- * compiler for that runner, and the root file system extra names
+ * compiler and types for that runner, and the root file system extra names
  * (SR_ROOTFS=), still those checked at start and out of others' reach.
  * 0, or -1 with err. */
 int runner_trusted(const char *runner, const char *const *extra, char *err, size_t len)
@@ -254,10 +261,12 @@ int runner_trusted(const char *runner, const char *const *extra, char *err, size
 		}
 	}
 	const char *base = strrchr(runner, '/');
-	if (ts_dir && base && !strcmp(base, "/typescript")) {
-		if (still(trusted_of(ts_dir, 1), &fd, err, len) < 0)
+	for (int t = 0; base && !strcmp(base, "/typescript") && t < 2; t++) {
+		const char *d = t ? types_dir : ts_dir;
+		if (d && still(trusted_of(d, 1), &fd, err, len) < 0)
 			return -1;
-		close(fd);
+		if (d)
+			close(fd);
 	}
 	for (size_t i = 0; extra && extra[i]; i++) {
 		if (strncmp(extra[i], "SR_ROOTFS=", 10))
@@ -274,26 +283,39 @@ int runner_trusted(const char *runner, const char *const *extra, char *err, size
 	return 0;
 }
 
-/* The TypeScript compiler the typescript runner binds: the first of its
- * list (runners/typescript) that the host has. */
+/* The first of dirs (n) that holds the regular file file, resolved and
+ * trusted as "the WHAT PATH (the typescript runner binds it)": its path,
+ * or NULL. */
+static char *trust_first(const char *const *dirs, size_t n, const char *file, const char *what)
+{
+	char f[PATH_MAX], shown[PATH_MAX + 160], *real;
+	struct stat st;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(f, sizeof f, "%s/%s", dirs[i], file);
+		if (stat(f, &st) < 0 || !S_ISREG(st.st_mode) || !(real = realpath(dirs[i], NULL)))
+			continue;
+		snprintf(shown, sizeof shown, "the %s %s (the typescript runner binds it)", what, real);
+		runner_trust(shown, real, 0, 0);
+		return real;
+	}
+	return NULL;
+}
+
+/* What the typescript runner binds: the TypeScript compiler and Node.js's
+ * types (@types/node), the first of each list (runners/typescript) that
+ * the host has. */
 static void trust_typescript(void)
 {
 	static const char *const dirs[] = { "/usr/share/nodejs/typescript",
 		"/usr/lib/node_modules/typescript", "/usr/local/lib/node_modules/typescript" };
-	char f[PATH_MAX], what[PATH_MAX + 64], *real;
-	struct stat st;
+	static const char *const types[] = { "/usr/lib/node_modules/@types/node",
+		"/usr/local/lib/node_modules/@types/node" };
 	if (!runner_find("typescript"))
 		return;
-	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-		snprintf(f, sizeof f, "%s/lib/typescript.js", dirs[i]);
-		if (stat(f, &st) < 0 || !S_ISREG(st.st_mode) || !(real = realpath(dirs[i], NULL)))
-			continue;
-		snprintf(what, sizeof what, "the TypeScript compiler %s (the typescript runner binds it)",
-			 real);
-		runner_trust(what, real, 0, 0);
-		ts_dir = real;
-		return;
-	}
+	ts_dir = trust_first(dirs, sizeof dirs / sizeof *dirs, "lib/typescript.js",
+			     "TypeScript compiler");
+	types_dir = trust_first(types, sizeof types / sizeof *types, "index.d.ts",
+				"types of Node.js");
 }
 
 /* At start: a server with no language could run nothing, so sr-mcp ends

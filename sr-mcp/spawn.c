@@ -190,37 +190,56 @@ int spawn_io(char *const argv[], const struct spawn_io *io)
 	return sr_status_to_exit(st);
 }
 
+/* The grandchild of spawn_detached: its stderr to a log of its own (ours
+ * may be a pipe that closes when we exit), keep_fd kept. */
+static void detached_exec(const char *path, char *const argv[], int keep_fd, const char *log)
+{
+	int null = open("/dev/null", O_RDWR);
+	int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
+	if (null < 0 || lfd < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(lfd, 2) < 0)
+		_exit(SR_EXIT_SYS);
+	if (keep_fd >= 0 && fcntl(keep_fd, F_SETFD, 0) < 0)
+		_exit(SR_EXIT_SYS);
+	execve(path, argv, environ);
+	_exit(sr_exec_exit(errno));
+}
+
 /* Twice forked and in a session of its own: not our child, not in our
  * process group, and no parent-death signal, so it outlives us. keep_fd
- * (a lock it holds) stays open in it; its stderr goes to log. */
-int spawn_detached(char *const argv[], int keep_fd, const char *log)
+ * (a lock it holds) stays open in it; its stderr goes to log; its pid in
+ * *pidp (unless NULL), told by the child that forked it. */
+int spawn_detached(char *const argv[], int keep_fd, const char *log, pid_t *pidp)
 {
 	char *path = resolve(argv[0]);
+	int tell[2];
 	if (!path)
 		return -1;
+	if (pipe2(tell, O_CLOEXEC) < 0) {
+		free(path);
+		return -1;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
+		close(tell[0]);
 		if (setsid() < 0)
 			_exit(SR_EXIT_SYS);
-		if (fork() != 0)
-			_exit(0);
-		/* Its stderr to a log of its own: ours may be a pipe that
-		 * closes when we exit. */
-		int null = open("/dev/null", O_RDWR);
-		int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
-		if (null < 0 || lfd < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-		    dup2(lfd, 2) < 0)
-			_exit(SR_EXIT_SYS);
-		if (keep_fd >= 0 && fcntl(keep_fd, F_SETFD, 0) < 0)
-			_exit(SR_EXIT_SYS);
-		execve(path, argv, environ);
-		_exit(sr_exec_exit(errno));
+		pid_t g = fork();
+		if (g == 0)
+			detached_exec(path, argv, keep_fd, log);
+		_exit(g > 0 && write(tell[1], &g, sizeof g) == (ssize_t)sizeof g ? 0 : SR_EXIT_SYS);
 	}
 	free(path);
+	close(tell[1]);
+	pid_t g = 0;
+	if (pid > 0 && read(tell[0], &g, sizeof g) != (ssize_t)sizeof g)
+		g = 0;
+	close(tell[0]);
 	if (pid < 0)
 		return -1;
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	if (pidp)
+		*pidp = g;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }

@@ -8,6 +8,7 @@
 
 #include "text.h"
 #include <string.h>
+#include <sys/types.h>
 
 /* Run argv (PATH searched), stdin from /dev/null, and capture at most
  * max bytes of its stdout (NUL-terminated, malloc'd, *out). Its stderr
@@ -15,8 +16,9 @@
  * thread (PR_SET_PDEATHSIG). Returns the exit status as
  * sr_status_to_exit gives it, or -1. */
 int spawn_capture(char *const argv[], char **out, size_t max, int quiet);
-/* The same, in the background, detached from us for good (a worker). */
-int spawn_detached(char *const argv[], int keep_fd, const char *log);
+/* The same, in the background, detached from us for good (a worker);
+ * its pid in *pid (unless NULL). */
+int spawn_detached(char *const argv[], int keep_fd, const char *log, pid_t *pid);
 /* The same with its streams wired: stdin from in_fd (-1: /dev/null);
  * stdout, and stderr unless err is NULL (then ours, or /dev/null with
  * quiet), handed to the sinks as they come. A sink returns 0 to go on,

@@ -1,7 +1,7 @@
 /* tool.h - the tools layer (prefix tool_): the MCP tools, one file per
- * tool or close family, each tool one line of TOOL_TABLE below (its
- * schema and its handler), a row of the table in tools.c; tool_init
- * hands the protocol its struct proto_server. Below it:
+ * tool or close family, each tool a schema, sr-mcp/tools/NAME.json, and
+ * a handler, tool_NAME: a row of the table in tools.c (TOOL_TABLE below);
+ * tool_init hands the protocol its struct proto_server. Below it:
  * protocol, jobs, images, workspaces, fs, runners, spawn, text, util.
  *
  *   tools.c          the table: tools/list, tools/call dispatch, instructions
@@ -38,58 +38,14 @@ struct cJSON *tool_list(enum proto_era era, int ui);
 void tool_call(struct proto_req *r);              /* on its own thread */
 const char *tool_instructions(void);
 
-/* A tool: its schema (const char NAME_def[], JSON) and its handler,
- * which answers its call. */
+/* A tool: its schema (sr-mcp/tools/NAME.json, compiled in) and its
+ * handler tool_NAME, which answers its call. */
 typedef void tool_fn(struct proto_req *r, const struct cJSON *args);
 
-/* Pieces of the schemas: a run's result, a workspace and a path argument. */
-#define RESULT_PROPS \
-"\"job_id\":{\"type\":\"string\",\"description\":\"The job's id: pass it to job_status, job_logs, cancel_job.\"}," \
-"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace the run used: pass it to run_code to keep its files.\"}," \
-"\"workspace_scratch\":{\"type\":\"boolean\",\"description\":\"The workspace is scratch (made without a workspace_id): removed soon after its last use unless a later call names it.\"}," \
-"\"workspace_expires_at\":{\"type\":\"string\",\"description\":\"When the scratch workspace is removed if no call names it (ISO 8601, UTC; once the run is over).\"}," \
-"\"workspace_note\":{\"type\":\"string\",\"description\":\"When the scratch workspace goes and how to keep it.\"}," \
-"\"status\":{\"type\":\"string\",\"enum\":[\"queued\",\"running\",\"succeeded\",\"failed\",\"timed_out\",\"oom\",\"killed\",\"cancelled\",\"lost\",\"error\"]}," \
-"\"reason\":{\"type\":\"string\",\"description\":\"How it ended: exit, signal, timeout, memory, cpu, pids, cancelled, lost, sandbox (the sandbox could not run it), or why it could not start.\"}," \
-"\"exit_code\":{\"type\":[\"integer\",\"null\"]}," \
-"\"signal\":{\"type\":[\"string\",\"null\"],\"description\":\"The signal that killed it, e.g. KILL.\"}," \
-"\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"}," \
-"\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"}," \
-"\"stdout_dropped_bytes\":{\"type\":\"integer\",\"description\":\"Bytes of stdout kept but not in this result (job_logs reads them).\"}," \
-"\"stderr_dropped_bytes\":{\"type\":\"integer\"}," \
-"\"stdout_lost_bytes\":{\"type\":\"integer\",\"description\":\"Bytes the program wrote to stdout that were not kept (a full disk, the output cap): nothing reads them.\"}," \
-"\"stderr_lost_bytes\":{\"type\":\"integer\"}," \
-"\"lost\":{\"type\":\"string\",\"description\":\"What of the output, or of the report on the run, was not kept, and why.\"}," \
-"\"stdout_offset\":{\"type\":\"integer\",\"description\":\"Pass back to job_status to get only newer output.\"}," \
-"\"stderr_offset\":{\"type\":\"integer\"}," \
-"\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"Some bytes were not UTF-8 and were replaced by U+FFFD.\"}," \
-"\"images\":{\"type\":\"array\",\"description\":\"The images (PNG, JPEG, GIF, WebP) the run wrote to /workspace/outputs, at most 8: those inlined follow the text as image blocks; read_file fetches the others.\",\"items\":{\"type\":\"object\",\"properties\":{" \
-"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"type\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"}," \
-"\"width\":{\"type\":[\"integer\",\"null\"]},\"height\":{\"type\":[\"integer\",\"null\"]},\"inlined\":{\"type\":\"boolean\"}," \
-"\"note\":{\"type\":\"string\",\"description\":\"Why it is not inlined.\"}},\"required\":[\"path\",\"type\",\"size\",\"width\",\"height\",\"inlined\"]}}," \
-"\"images_not_listed\":{\"type\":\"integer\",\"description\":\"More images the run wrote than a result lists (list_files shows them).\"}," \
-"\"files\":{\"type\":\"array\",\"description\":\"The files the run created or changed in /workspace (not node_modules, .sr, .git or caches), at most 20; each also follows the text as a resource_link.\",\"items\":{\"type\":\"object\",\"properties\":{" \
-"\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace.\"},\"size\":{\"type\":\"integer\"},\"change\":{\"type\":\"string\",\"enum\":[\"created\",\"modified\"]}," \
-"\"uri\":{\"type\":\"string\",\"description\":\"resources/read reads it.\"}},\"required\":[\"path\",\"size\",\"change\"]}}," \
-"\"files_not_listed\":{\"type\":\"integer\",\"description\":\"More files the run made than files lists.\"}," \
-"\"files_deleted\":{\"type\":\"integer\"},\"files_cut\":{\"type\":\"boolean\",\"description\":\"The workspace held too many files to compare them all.\"}," \
-"\"wall_ms\":{\"type\":[\"number\",\"null\"]},\"cpu_ms\":{\"type\":[\"number\",\"null\"]}," \
-"\"peak_memory_bytes\":{\"type\":[\"number\",\"null\"]}," \
-"\"memory_limit_bytes\":{\"type\":\"number\",\"description\":\"When the run ran out of memory (status oom): its memory limit; memory_mb asks for more, up to sandbox_info's cap.\"}," \
-"\"limit_hit\":{\"type\":[\"string\",\"null\"],\"description\":\"The limit that stopped the run: timeout, memory, cpu or pids; disk when the workspace reached its quota.\"}," \
-"\"quota_hit\":{\"type\":\"boolean\",\"description\":\"The workspace reached its size quota: writes past it failed (ENOSPC).\"}," \
-"\"error\":{\"type\":\"string\"},\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}"
-
-#define RESULT_SCHEMA "{\"type\":\"object\",\"properties\":{" RESULT_PROPS "}," \
-	"\"required\":[\"job_id\",\"status\",\"reason\",\"exit_code\",\"signal\",\"stdout\",\"stderr\"]}"
-
-#define WS_ARG "\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace: a run_code result's workspace_id, or one list_workspaces shows.\"}"
-#define PATH_ARG "\"path\":{\"type\":\"string\",\"description\":\"Relative to /workspace (\\\"/workspace/x\\\" is taken as \\\"x\\\"). No symbolic link is followed.\"}"
-
 /* tool_run.c: run_code and its jobs; a run's result for the model */
-int run_code_schema(struct cJSON *t);
-int run_output_schema(struct cJSON *t);
-int job_status_schema(struct cJSON *t);
+int tool_run_code_settings(struct cJSON *t);
+int tool_job_logs_settings(struct cJSON *t);
+int tool_job_status_settings(struct cJSON *t);
 struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON *st,
 			      uint64_t out_off, uint64_t err_off);
 
@@ -123,49 +79,24 @@ int tool_env_pick(struct proto_req *r, const struct cJSON *args, struct run_spec
 struct cJSON *tool_env_facts(void);
 
 /* tool_info.c: sandbox_info; --compat sandrun's names */
-int sandrun_exec_schema(struct cJSON *t);
+int tool_sandrun_exec_settings(struct cJSON *t);
 
 /* tool_packages.c */
-int install_packages_schema(struct cJSON *t);
+int tool_install_packages_settings(struct cJSON *t);
 
 /* tool_resources.c */
 void resources_call(struct proto_req *r);             /* on its own thread */
 char *tool_res_uri(const char *ws, const char *path);  /* a workspace file's uri */
 const char *tool_res_mime(const char *path);           /* by its name, or NULL */
 
-/* The tools, in the order tools/list gives them, one line each:
- * TOOL(NAME, handler, sandrun, schema): NAME_def, its schema (JSON, in
- * its file); sandrun: offered with --compat sandrun only; schema: what
- * the schema takes from the settings, 0 to leave it out of the list
- * (NULL: nothing). tools.c builds its table from this list. */
-#define TOOL_TABLE(TOOL) \
-	TOOL(run_code, run_code, 0, run_code_schema) \
-	TOOL(job_status, job_status, 0, job_status_schema) \
-	TOOL(job_logs, job_logs, 0, run_output_schema) \
-	TOOL(cancel_job, cancel_job, 0, NULL) \
-	TOOL(list_jobs, list_jobs, 0, NULL) \
-	TOOL(sandbox_info, sandbox_info, 0, NULL) \
-	TOOL(list_workspaces, files_list_workspaces, 0, NULL) \
-	TOOL(delete_workspace, files_delete_workspace, 0, NULL) \
-	TOOL(session_info, session_info, 0, NULL) \
-	TOOL(restart_session, restart_session, 0, NULL) \
-	TOOL(close_session, close_session, 0, NULL) \
-	TOOL(list_files, files_list, 0, NULL) \
-	TOOL(read_file, files_read, 0, NULL) \
-	TOOL(write_file, files_write, 0, NULL) \
-	TOOL(edit_file, files_edit, 0, NULL) \
-	TOOL(delete_path, files_delete_path, 0, NULL) \
-	TOOL(install_packages, install_packages, 0, install_packages_schema) \
-	TOOL(export_workspace, transfer_export, 0, NULL) \
-	TOOL(import_files, transfer_import, 0, NULL) \
-	TOOL(execute_python, sandrun_exec, 1, sandrun_exec_schema) \
-	TOOL(execute_javascript, sandrun_exec, 1, sandrun_exec_schema) \
-	TOOL(execute_bash, sandrun_exec, 1, sandrun_exec_schema) \
-	TOOL(check_job_status, sandrun_status, 1, NULL) \
-	TOOL(get_job_logs, sandrun_status, 1, NULL)
-
-/* Each tool's schema and handler, declared here for its file. */
-#define TOOL_DECLARE(name, fn, sandrun, schema) extern const char name##_def[]; tool_fn fn;
+/* The tools, in the order tools/list gives them: TOOL_TABLE, made by
+ * scripts/tools.sh from sr-mcp/tools/NAME.json and its "x-sr" (position;
+ * compat sandrun: offered with --compat sandrun only; settings: one of the
+ * functions above, which changes the entry by the settings, or returns 0
+ * to leave it out of the list), a row TOOL(NAME, sandrun, settings) each,
+ * whose handler is tool_NAME. tools.c builds its table from it. */
+#include "tool_table.inc"
+#define TOOL_DECLARE(name, sandrun, settings) tool_fn tool_##name;
 TOOL_TABLE(TOOL_DECLARE)
 
 /* tool_args.c: ARGS (NULL: none) against SCHEMA, TOOL's inputSchema: 0,

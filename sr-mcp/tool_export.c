@@ -21,28 +21,6 @@
 #include "sr.h"
 #include "tool_tar.h"
 
-const char export_workspace_def[] =
-"{\"name\":\"export_workspace\",\"title\":\"Export a workspace to the host\","
-"\"description\":\"Pack every file of a workspace into a .tar.gz archive in the host directory the "
-"administrator allowed (the first --host-dir), with a shell script beside it (a recipe) that "
-"unpacks it elsewhere, compares the language versions and can install the workspace's packages again. Returns both as resource links "
-"and their paths, for the user. Symbolic links are archived as links, never followed. At most 1 GiB "
-"compressed. Set-ID and sticky bits are dropped and fifos, devices and sockets left out (the result "
-"names them); the recipe refuses to run as root. If no host directory is allowed, the result says how "
-"to allow one.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
-"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\",\"description\":\"The archive, on the host.\"},\"uri\":{\"type\":\"string\"},"
-"\"bytes\":{\"type\":\"integer\"},\"files\":{\"type\":\"integer\",\"description\":\"Files archived (directories not counted).\"},"
-"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
-"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
-"\"recipe\":{\"type\":\"string\",\"description\":\"The shell script beside it.\"},\"warnings\":{\"type\":\"string\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"bytes\",\"files\",\"recipe\"]},"
-"\"annotations\":{\"title\":\"Export workspace\",\"readOnlyHint\":false,\"destructiveHint\":false,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-
 #define EXPORT_MAX (1ULL << 30)         /* an archive, compressed, at most */
 
 /* file:// and the path, percent-encoded where RFC 3986 wants it. */
@@ -78,14 +56,29 @@ static cJSON *link_block(const char *path, const char *name, const char *mime, u
 
 /* ---- export_workspace --------------------------------------------------- */
 
+/* One export_workspace call, as it goes: its argument; the plan (the
+ * workspace and the export directory open, the archive's and the recipe's
+ * files made, unnamed where the file system can); tar's two passes (what
+ * it saw, what went wrong); refused or failed (the files removed), or the
+ * files named; the reply. */
 struct export {
-	int fd;
+	struct proto_req *r;
+	const char *ws;                /* the argument */
+	int wfd, hfd;                  /* the workspace; the export directory */
+	char dir[PATH_MAX];            /* the export directory's real path */
+	int afd, rfd;                  /* the archive, the recipe */
+	int unnamed;                   /* afd and rfd are O_TMPFILE: named at the end */
+	char stem[300], a[700], s[700];   /* their names */
+	char when[32];
+	char path[PATH_MAX + 700], rpath[PATH_MAX + 700];
+	char *text;                    /* the recipe's */
+	int rc, refused;               /* tar's exit status; what tar saw refuses it */
+	/* what tar saw and wrote */
 	uint64_t bytes;
 	int over, io_error, raced, too_many, archiving;
-	volatile int *cancel;
 	size_t files;
-	struct note note;
-	struct members m;
+	struct tar_note note;
+	struct tar_members m;
 };
 
 static int export_out(void *ctx, const char *p, size_t n)
@@ -95,7 +88,7 @@ static int export_out(void *ctx, const char *p, size_t n)
 		e->over = 1;
 		return -1;
 	}
-	if (sr_write_all(e->fd, p, n) < 0) {
+	if (sr_write_all(e->afd, p, n) < 0) {
 		e->io_error = errno;
 		return -1;
 	}
@@ -107,43 +100,43 @@ static int export_out(void *ctx, const char *p, size_t n)
 static void export_note(struct export *e, char *line)
 {
 	size_t k = strlen(line);
-	char *q = line + 5, *end = quoted_end(q);
+	char *q = line + 5, *end = tool_tar_quoted_end(q);
 	if (end && k > 18 && !strcmp(line + k - 17, ": socket ignored")) {
 		if (e->archiving)   /* counted at the first look */
 			return;
 		e->m.nskip++;
-		names_add(e->m.left_out, q, end);
+		tool_tar_names_add(e->m.left_out, q, end);
 		return;
 	}
-	note_add(&e->note, line);
+	tool_tar_note_add(&e->note, line);
 }
 
 /* The first look (tar -cvv to /dev/null: names, types and modes, no
  * file read): what to leave out, what will change. */
-static int export_list_line(struct lines *l, char *line, size_t len)
+static int export_list_line(struct tar_lines *l, char *line, size_t len)
 {
 	struct export *e = l->ctx;
-	struct member m;
+	struct tar_member m;
 	(void)len;
 	if (!strncmp(line, "tar: ", 5))
 		export_note(e, line);
-	else if (member_parse(line, &m) == 0 && members_see(&e->m, &m) < 0)
+	else if (tool_tar_member_parse(line, &m) == 0 && tool_tar_members_see(&e->m, &m) < 0)
 		e->too_many = 1;
 	return e->too_many ? -1 : 0;
 }
 
 /* The archive made (tar -czvv, its names on stderr): files counted, and
  * a special file there (made since the first look) stops it. */
-static int export_err_line(struct lines *l, char *line, size_t len)
+static int export_err_line(struct tar_lines *l, char *line, size_t len)
 {
 	struct export *e = l->ctx;
-	struct member m;
+	struct tar_member m;
 	(void)len;
 	if (!strncmp(line, "tar: ", 5)) {
 		export_note(e, line);
 		return 0;
 	}
-	if (member_parse(line, &m) < 0)
+	if (tool_tar_member_parse(line, &m) < 0)
 		return 0;
 	if (!strchr("-dlhC", m.type) || !m.type) {
 		e->raced = 1;
@@ -154,43 +147,42 @@ static int export_err_line(struct lines *l, char *line, size_t len)
 }
 
 /* tar in the sandbox over the workspace, read-only: the first look, or
- * (archive) the archive to e->fd. Its exit status. */
-static int export_tar(struct proto_req *r, const char *ws, struct export *e, int archive,
-		      const char *excl)
+ * (archive) the archive to e->afd. Its exit status. */
+static int export_tar(struct export *e, int archive, const char *excl)
 {
-	struct lines l = { .fn = archive ? export_err_line : export_list_line, .ctx = e },
+	struct tar_lines l = { .fn = archive ? export_err_line : export_list_line, .ctx = e },
 		     nl = { .fn = export_err_line, .ctx = e };
-	struct chain c;
+	struct tar_chain c;
 	e->archiving = archive;
-	chain_start(&c, "--ro-bind", ws, 0, excl);
-	chain_add(&c, archive ? "-czvvf" : "-cvvf");
-	chain_add(&c, archive ? "-" : "/dev/null");
-	chain_add(&c, "--numeric-owner");
-	chain_add(&c, "--quoting-style=c");
+	tool_tar_chain_start(&c, "--ro-bind", e->ws, 0, excl);
+	tool_tar_chain_add(&c, archive ? "-czvvf" : "-cvvf");
+	tool_tar_chain_add(&c, archive ? "-" : "/dev/null");
+	tool_tar_chain_add(&c, "--numeric-owner");
+	tool_tar_chain_add(&c, "--quoting-style=c");
 	if (archive)        /* no set-ID or sticky bit leaves */
-		chain_add(&c, "--mode=ug-s,a-t");
-	members_args(&c, &e->m);
-	chain_add(&c, "-C");
-	chain_add(&c, "/workspace");
-	chain_add(&c, ".");
-	struct spawn_io io = { .in_fd = -1, .stop = &r->cancelled };
+		tool_tar_chain_add(&c, "--mode=ug-s,a-t");
+	tool_tar_members_args(&c, &e->m);
+	tool_tar_chain_add(&c, "-C");
+	tool_tar_chain_add(&c, "/workspace");
+	tool_tar_chain_add(&c, ".");
+	struct spawn_io io = { .in_fd = -1, .stop = &e->r->cancelled };
 	if (archive) {
 		io.out = export_out;
 		io.out_ctx = e;
-		io.err = lines_sink;
+		io.err = tool_tar_lines_sink;
 		io.err_ctx = &l;
 	} else {            /* (tar -v to /dev/null lists on stdout) */
 		nl.fn = export_list_line;
-		io.out = lines_sink;
+		io.out = tool_tar_lines_sink;
 		io.out_ctx = &l;
-		io.err = lines_sink;
+		io.err = tool_tar_lines_sink;
 		io.err_ctx = &nl;
 	}
 	int rc = spawn_io(c.v, &io);
-	if (lines_end(&l) < 0 && !archive)
+	if (tool_tar_lines_end(&l) < 0 && !archive)
 		e->too_many = 1;
 	if (!archive)
-		lines_end(&nl);
+		tool_tar_lines_end(&nl);
 	return rc;
 }
 
@@ -304,11 +296,21 @@ static void recipe_languages(char **bp, size_t *lp)
 	}
 }
 
+/* The workspace's packages, for the recipe: pip's (their specs, how many,
+ * how many left out) and npm's (has_npm: a package.json). */
+struct recipe_pkgs {
+	char *pip, *npm;
+	size_t npip, odd;
+	int has_npm;
+};
+
 /* The recipe's packages: pip's (--target .sr/python) and npm's, listed,
  * installed again with SR_INSTALL=1. */
-static void recipe_packages(char **bp, size_t *lp, const char *pip, size_t npip, size_t odd,
-			    const char *npm, int has_npm)
+static void recipe_packages(char **bp, size_t *lp, const struct recipe_pkgs *k)
 {
+	const char *pip = k->pip, *npm = k->npm;
+	size_t npip = k->npip, odd = k->odd;
+	int has_npm = k->has_npm;
 	put(bp, lp, "\n# The packages%s.\n", !npip && !has_npm ? ": none were installed" : "");
 	if (npip)
 		put(bp, lp, "# pip's in .sr/python (pip install --target), with their versions%s.\n",
@@ -336,9 +338,10 @@ static void recipe_packages(char **bp, size_t *lp, const char *pip, size_t npip,
 static char *recipe(int wfd, const char *ws, const char *archive, const char *when)
 {
 	char *b = NULL;
-	size_t len = 0, npip, odd;
-	int has_npm;
-	char *pip = pip_packages(wfd, &npip, &odd), *npm = npm_packages(wfd, &has_npm);
+	size_t len = 0;
+	struct recipe_pkgs k;
+	k.pip = pip_packages(wfd, &k.npip, &k.odd);
+	k.npm = npm_packages(wfd, &k.has_npm);
 	put(&b, &len,
 	    "#!/bin/sh\n"
 	    "# Rebuilds workspace %s of sr-mcp, exported %s by sr-mcp %s:\n"
@@ -370,14 +373,15 @@ static char *recipe(int wfd, const char *ws, const char *archive, const char *wh
 	    "# The languages: sr-mcp's runners then, this machine now.\n",
 	    ws, when, SR_VERSION, archive, ws, ws, archive, archive);
 	recipe_languages(&b, &len);
-	recipe_packages(&b, &len, pip, npip, odd, npm, has_npm);
-	free(pip);
-	free(npm);
+	recipe_packages(&b, &len, &k);
+	free(k.pip);
+	free(k.npm);
 	return b;
 }
 
-static void export_stem(const char *ws, int i, char *stem, size_t slen, char *a, char *s,
-			size_t len)
+/* The names of the archive and the recipe, the i-th try: op->stem, op->a,
+ * op->s. */
+static void export_stem(struct export *op, int i)
 {
 	char stamp[32];
 	time_t now = time(NULL);
@@ -385,27 +389,27 @@ static void export_stem(const char *ws, int i, char *stem, size_t slen, char *a,
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
 	if (i == 1)
-		snprintf(stem, slen, "sr-workspace-%s-%s", ws, stamp);
+		snprintf(op->stem, sizeof op->stem, "sr-workspace-%s-%s", op->ws, stamp);
 	else
-		snprintf(stem, slen, "sr-workspace-%s-%s-%d", ws, stamp, i);
-	snprintf(a, len, "%s.tar.gz", stem);
-	snprintf(s, len, "%s.sh", stem);
+		snprintf(op->stem, sizeof op->stem, "sr-workspace-%s-%s-%d", op->ws, stamp, i);
+	snprintf(op->a, sizeof op->a, "%s.tar.gz", op->stem);
+	snprintf(op->s, sizeof op->s, "%s.sh", op->stem);
 }
 
-/* The archive and the recipe, unnamed (O_TMPFILE) in the host directory
- * hfd: they get their names only when complete (export_publish), so a
- * crash or a failure leaves nothing behind. 0, or -1 (errno). */
-static int export_unnamed(int hfd, int *afd, int *rfd)
+/* The archive and the recipe, unnamed (O_TMPFILE) in the export
+ * directory: they get their names only when complete (export_publish), so
+ * a crash or a failure leaves nothing behind. 0, or -1 (errno). */
+static int export_unnamed(struct export *op)
 {
-	*afd = openat(hfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
-	if (*afd < 0)
+	op->afd = openat(op->hfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0600);
+	if (op->afd < 0)
 		return -1;
-	*rfd = openat(hfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0700);
-	if (*rfd >= 0)
+	op->rfd = openat(op->hfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0700);
+	if (op->rfd >= 0)
 		return 0;
 	int e = errno;
-	close(*afd);
-	*afd = -1;
+	close(op->afd);
+	op->afd = -1;
 	errno = e;
 	return -1;
 }
@@ -419,11 +423,13 @@ static int link_fd(int fd, int hfd, const char *name)
 	return linkat(AT_FDCWD, self, hfd, name, AT_SYMLINK_FOLLOW);
 }
 
-/* Write the recipe for the archive named a into rfd, from its start. */
-static char *write_recipe(int rfd, int wfd, const char *ws, const char *a, const char *when)
+/* The recipe for the archive op->a written into op->rfd, from its start:
+ * its text (op->text), or NULL (errno). */
+static char *write_recipe(struct export *op)
 {
-	char *text = recipe(wfd, ws, a, when);
-	if (ftruncate(rfd, 0) < 0 || pwrite(rfd, text, strlen(text), 0) != (ssize_t)strlen(text)) {
+	char *text = recipe(op->wfd, op->ws, op->a, op->when);
+	if (ftruncate(op->rfd, 0) < 0 ||
+	    pwrite(op->rfd, text, strlen(text), 0) != (ssize_t)strlen(text)) {
 		int e = errno;
 		free(text);
 		errno = e ? e : EIO;
@@ -435,27 +441,25 @@ static char *write_recipe(int rfd, int wfd, const char *ws, const char *a, const
 /* Give the unnamed archive and recipe their names: the archive first, then
  * the recipe that names it, both made durable before they appear. The
  * recipe's text, or NULL (errno; nothing was left named). */
-static char *export_publish(int hfd, int wfd, const char *ws, const char *when, int afd,
-			    int rfd, char *a, char *s, size_t len)
+static char *export_publish(struct export *op)
 {
-	char stem[300];
-	if (fsync(afd) < 0)
+	if (fsync(op->afd) < 0)
 		return NULL;
 	for (int i = 1; i < 100; i++) {
-		export_stem(ws, i, stem, sizeof stem, a, s, len);
-		if (link_fd(afd, hfd, a) < 0) {
+		export_stem(op, i);
+		if (link_fd(op->afd, op->hfd, op->a) < 0) {
 			if (errno == EEXIST)
 				continue;
 			return NULL;
 		}
-		char *text = write_recipe(rfd, wfd, ws, a, when);
-		if (text && fsync(rfd) == 0 && link_fd(rfd, hfd, s) == 0) {
-			(void)fsync(hfd);
+		char *text = write_recipe(op);
+		if (text && fsync(op->rfd) == 0 && link_fd(op->rfd, op->hfd, op->s) == 0) {
+			(void)fsync(op->hfd);
 			return text;
 		}
 		int e = errno;
 		free(text);
-		unlinkat(hfd, a, 0);
+		unlinkat(op->hfd, op->a, 0);
 		if (e != EEXIST) {
 			errno = e;
 			return NULL;
@@ -466,23 +470,25 @@ static char *export_publish(int hfd, int wfd, const char *ws, const char *when, 
 }
 
 /* Where the file system has no O_TMPFILE: NAME.tar.gz and NAME.sh, both
- * new, made under their names at once in hfd. */
-static int export_files(int hfd, const char *ws, char *stem, size_t slen, int *afd, int *rfd)
+ * new, made under their names at once in the export directory. */
+static int export_files(struct export *op)
 {
-	char a[600], s[600];
 	for (int i = 1; i < 100; i++) {
-		export_stem(ws, i, stem, slen, a, s, sizeof a);
-		*afd = openat(hfd, a, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (*afd < 0 && errno == EEXIST)
+		export_stem(op, i);
+		op->afd = openat(op->hfd, op->a, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				 O_CLOEXEC, 0600);
+		if (op->afd < 0 && errno == EEXIST)
 			continue;
-		if (*afd < 0)
+		if (op->afd < 0)
 			return -1;
-		*rfd = openat(hfd, s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
-		if (*rfd >= 0)
+		op->rfd = openat(op->hfd, op->s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				 O_CLOEXEC, 0700);
+		if (op->rfd >= 0)
 			return 0;
 		int e = errno;
-		close(*afd);
-		unlinkat(hfd, a, 0);
+		close(op->afd);
+		op->afd = -1;
+		unlinkat(op->hfd, op->a, 0);
 		if (e != EEXIST) {
 			errno = e;
 			return -1;
@@ -493,157 +499,155 @@ static int export_files(int hfd, const char *ws, char *stem, size_t slen, int *a
 }
 
 /* tar's two passes: a listing (what to leave out), then the archive; tar's
- * exit status (0 or 1 when it ran), e's flags say what went wrong. */
-static int export_run(struct proto_req *r, const char *ws, struct export *e)
+ * exit status (0 or 1 when it ran), op's flags say what went wrong. */
+static int export_run(struct export *op)
 {
-	int rc = export_tar(r, ws, e, 0, NULL), failed = 0;
+	int rc = export_tar(op, 0, NULL), failed = 0;
 	const char *excl = NULL;
 	if (rc == 0 || rc == 1) {
-		excl = e->too_many || e->m.unnameable ? NULL : members_file(&e->m, &failed);
+		excl = op->too_many || op->m.unnameable ? NULL :
+		       tool_tar_members_file(&op->m, &failed);
 		if (failed)
-			e->io_error = errno ? errno : EIO;
-		else if (!e->too_many && !e->m.unnameable && !r->cancelled)
-			rc = export_tar(r, ws, e, 1, excl);
+			op->io_error = errno ? errno : EIO;
+		else if (!op->too_many && !op->m.unnameable && !op->r->cancelled)
+			rc = export_tar(op, 1, excl);
 	}
 	return rc;
 }
 
 /* Why nothing was exported (the files removed already). */
-static void export_fail(struct proto_req *r, const char *ws, const struct export *e, int rc,
-			int refused, const char *path)
+static void export_fail(const struct export *op)
 {
-	if (refused)
+	struct proto_req *r = op->r;
+	const char *ws = op->ws;
+	if (op->refused)
 		tool_error(r, "workspace %s: not exported, nothing was kept: %s", ws,
-			   e->too_many ? "it holds more than " EXCLUDE_MAX_S " fifos, devices "
+			   op->too_many ? "it holds more than " TAR_EXCLUDE_MAX_S " fifos, devices "
 			   "and sockets, which export_workspace leaves out; delete them (run_code, "
-			   "e.g. find . -type p -delete)" : e->m.unnameable ? "a fifo, device or "
+			   "e.g. find . -type p -delete)" : op->m.unnameable ? "a fifo, device or "
 			   "socket in it has a newline in its name, which export_workspace cannot "
 			   "leave out; delete or rename it (run_code)" : "a fifo, device or socket "
 			   "appeared in it while it was archived (a run still going?); try again");
-	else if (e->over)     /* (a cancelled call's answer is dropped by proto_result) */
+	else if (op->over)     /* (a cancelled call's answer is dropped by proto_result) */
 		tool_error(r, "workspace %s: the archive passed export_workspace's cap of "
 			   "%llu MiB (compressed) and was removed. Delete what is not needed "
 			   "(delete_path), or leave out big files with run_code (move them "
 			   "away, export, move them back)", ws, EXPORT_MAX >> 20);
-	else if (e->io_error)
-		tool_error(r, "unable to write %s: %s (nothing was kept)", path,
-			   strerror(e->io_error));
+	else if (op->io_error)
+		tool_error(r, "unable to write %s: %s (nothing was kept)", op->path,
+			   strerror(op->io_error));
 	else
 		tool_error(r, "workspace %s: tar in the sandbox failed (exit %d%s); nothing "
-			   "was kept. %s", ws, rc, rc == 124 ? ": its wall clock of "
-			   TAR_TIMEOUT " ran out" : "", e->note.text);
+			   "was kept. %s", ws, op->rc, op->rc == 124 ? ": its wall clock of "
+			   TAR_TIMEOUT " ran out" : "", op->note.text);
 }
 
-/* The archive at path and the recipe at rpath (text) made: the answer. */
-static void export_reply(struct proto_req *r, const char *ws, struct export *e, int afd,
-			 const char *path, const char *rpath, const char *a, const char *s,
-			 const char *text)
+/* The archive at op->path and the recipe at op->rpath made: the answer. */
+static void export_reply(struct export *op)
 {
 	struct stat st;
-	if (fstat(afd, &st) == 0)
-		e->bytes = (uint64_t)st.st_size;
+	if (fstat(op->afd, &st) == 0)
+		op->bytes = (uint64_t)st.st_size;
 	cJSON *res = cJSON_CreateObject();
-	char *uri = file_uri(path);
-	cJSON_AddStringToObject(res, "workspace_id", ws);
-	cJSON_AddStringToObject(res, "path", path);
+	char *uri = file_uri(op->path);
+	cJSON_AddStringToObject(res, "workspace_id", op->ws);
+	cJSON_AddStringToObject(res, "path", op->path);
 	cJSON_AddStringToObject(res, "uri", uri);
-	cJSON_AddNumberToObject(res, "bytes", (double)e->bytes);
-	cJSON_AddNumberToObject(res, "files", (double)e->files);
-	cJSON_AddStringToObject(res, "recipe", rpath);
-	if (e->note.len)
-		cJSON_AddStringToObject(res, "warnings", e->note.text);
+	cJSON_AddNumberToObject(res, "bytes", (double)op->bytes);
+	cJSON_AddNumberToObject(res, "files", (double)op->files);
+	cJSON_AddStringToObject(res, "recipe", op->rpath);
+	if (op->note.len)
+		cJSON_AddStringToObject(res, "warnings", op->note.text);
 	free(uri);
-	char *msg = NULL, changes[2 * NAMES_CAP + 300];
+	char *msg = NULL, changes[2 * TAR_NAMES_CAP + 300];
 	size_t mlen = 0;
-	members_report(&e->m, res, changes, sizeof changes);
+	tool_tar_members_report(&op->m, res, changes, sizeof changes);
 	put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
 	    "%s rebuilds it elsewhere (sh %s DIR, as an ordinary user, not root: unpack, compare "
 	    "the languages; with SR_INSTALL=1 install the packages again). Symbolic links were "
 	    "archived as links.%s import_files with host_path %s brings it back into a "
-	    "workspace.%s%s", ws, e->files, (unsigned long long)e->bytes, path, rpath, s, changes, a,
-	    e->note.len ? "\ntar said:\n" : "", e->note.text);
+	    "workspace.%s%s", op->ws, op->files, (unsigned long long)op->bytes, op->path,
+	    op->rpath, op->s, changes, op->a, op->note.len ? "\ntar said:\n" : "", op->note.text);
 	cJSON *out = tool_result(res, msg, 0), *content = cJSON_GetObjectItem(out, "content");
-	cJSON_AddItemToArray(content, link_block(path, a, "application/gzip", e->bytes,
+	cJSON_AddItemToArray(content, link_block(op->path, op->a, "application/gzip", op->bytes,
 						 "The workspace's files, a gzip-compressed tar archive"));
-	cJSON_AddItemToArray(content, link_block(rpath, s, "text/x-shellscript", strlen(text),
-						 "A shell script that rebuilds the workspace from the archive"));
+	cJSON_AddItemToArray(content, link_block(op->rpath, op->s, "text/x-shellscript",
+						 strlen(op->text), "A shell script that "
+						 "rebuilds the workspace from the archive"));
 	free(msg);
-	proto_result(r, out);
+	proto_result(op->r, out);
 }
 
-/* The export directory (the first --host-dir) open, its real path in dir
- * (PATH_MAX); -1 when it cannot be (answered). */
-static int export_dir(struct proto_req *r, char *dir)
+/* The plan: the export directory (the first --host-dir) open, its real
+ * path in op->dir, and the archive's and the recipe's files made in it
+ * (unnamed where the file system can); -1 when it cannot be (answered). */
+static int export_plan(struct export *op)
 {
 	const char *host = cfg.host_dirs[0];
-	int hfd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (hfd < 0 || !realpath(host, dir)) {
-		tool_error(r, "the export directory %s cannot be opened (%s): the administrator "
-			   "must make it (the first --host-dir)", host, strerror(errno));
-		if (hfd >= 0)
-			close(hfd);
+	op->hfd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (op->hfd < 0 || !realpath(host, op->dir)) {
+		tool_error(op->r, "the export directory %s cannot be opened (%s): the "
+			   "administrator must make it (the first --host-dir)", host, strerror(errno));
 		return -1;
 	}
-	return hfd;
+	op->unnamed = export_unnamed(op) == 0;
+	if (!op->unnamed && export_files(op) < 0) {
+		tool_error(op->r, "unable to create a file in %s: %s", op->dir, strerror(errno));
+		return -1;
+	}
+	tool_iso_time(time(NULL), op->when, sizeof op->when);
+	return 0;
 }
 
-void transfer_export(struct proto_req *r, const cJSON *args)
+/* Carried out: tar's passes; refused or failed (the files removed), or the
+ * files named and the reply. */
+static void export_act(struct export *op)
 {
-	const char *T = "export_workspace", *ws;
-	char err[1200], stem[300], dir[PATH_MAX], when[32], a[700] = "", s[700] = "";
-	if (no_host_dirs(r, T) || tool_arg_ws(r, T, args, &ws) < 0)
+	op->rc = export_run(op);
+	op->refused = op->too_many || op->m.unnameable || op->raced;
+	if (!(op->refused || op->over || op->io_error || (op->rc != 0 && op->rc != 1) ||
+	      op->r->cancelled)) {
+		op->text = op->unnamed ? export_publish(op) : write_recipe(op);
+		if (!op->text)
+			op->io_error = errno ? errno : EIO;
+	}
+	snprintf(op->path, sizeof op->path, "%s/%s", op->dir, op->unnamed && !op->text ? "" : op->a);
+	snprintf(op->rpath, sizeof op->rpath, "%s/%s", op->dir, op->s);
+	if (!op->text || op->io_error) {
+		if (!op->unnamed) {
+			unlinkat(op->hfd, op->a, 0);
+			unlinkat(op->hfd, op->s, 0);
+		}
+		export_fail(op);
 		return;
-	int wfd = ws_open(ws, 0, err, sizeof err), hfd = -1, afd = -1, rfd = -1;
-	if (wfd < 0) {
+	}
+	export_reply(op);
+}
+
+/* export_workspace: argument -> plan (the workspace, the export directory,
+ * the files) -> tar's passes -> refused or failed, or published -> the
+ * reply. */
+void tool_export_workspace(struct proto_req *r, const cJSON *args)
+{
+	const char *T = "export_workspace";
+	char err[1200];
+	struct export op = { .r = r, .wfd = -1, .hfd = -1, .afd = -1, .rfd = -1 };
+	if (tool_tar_no_host_dirs(r, T) || tool_arg_ws(r, T, args, &op.ws) < 0)
+		return;
+	op.wfd = ws_open(op.ws, 0, err, sizeof err);
+	if (op.wfd < 0) {
 		tool_error(r, "%s", err);
 		return;
 	}
-	struct export e = { .fd = -1 };
-	if ((hfd = export_dir(r, dir)) < 0)
-		goto out;
-	int unnamed = export_unnamed(hfd, &afd, &rfd) == 0;
-	if (!unnamed && export_files(hfd, ws, stem, sizeof stem, &afd, &rfd) < 0) {
-		tool_error(r, "unable to create a file in %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	if (!unnamed) {
-		snprintf(a, sizeof a, "%s.tar.gz", stem);
-		snprintf(s, sizeof s, "%s.sh", stem);
-	}
-	tool_iso_time(time(NULL), when, sizeof when);
-
-	e.fd = afd;
-	int rc = export_run(r, ws, &e);
-	char path[PATH_MAX + 700], rpath[PATH_MAX + 700];
-	char *text = NULL;
-	int refused = e.too_many || e.m.unnameable || e.raced;
-	if (!(refused || e.over || e.io_error || (rc != 0 && rc != 1) || r->cancelled)) {
-		text = unnamed ? export_publish(hfd, wfd, ws, when, afd, rfd, a, s, sizeof a) :
-			         write_recipe(rfd, wfd, ws, a, when);
-		if (!text)
-			e.io_error = errno ? errno : EIO;
-	}
-	snprintf(path, sizeof path, "%s/%s", dir, unnamed && !text ? "" : a);
-	snprintf(rpath, sizeof rpath, "%s/%s", dir, s);
-	if (!text || e.io_error) {
-		if (!unnamed) {
-			unlinkat(hfd, a, 0);
-			unlinkat(hfd, s, 0);
-		}
-		export_fail(r, ws, &e, rc, refused, path);
-		free(text);
-		goto out;
-	}
-	export_reply(r, ws, &e, afd, path, rpath, a, s, text);
-	free(text);
-out:
-	members_free(&e.m);
-	if (afd >= 0)
-		close(afd);
-	if (rfd >= 0)
-		close(rfd);
-	if (hfd >= 0)
-		close(hfd);
-	close(wfd);
+	if (export_plan(&op) == 0)
+		export_act(&op);
+	free(op.text);
+	tool_tar_members_free(&op.m);
+	if (op.afd >= 0)
+		close(op.afd);
+	if (op.rfd >= 0)
+		close(op.rfd);
+	if (op.hfd >= 0)
+		close(op.hfd);
+	close(op.wfd);
 }
-

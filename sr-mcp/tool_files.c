@@ -39,53 +39,9 @@
 #include "tool.h"
 #include "sr.h"
 
-/* The schemas. Paths are relative to /workspace; no symbolic link is
- * followed. read_file has no outputSchema and returns no
- * structuredContent, so that clients pass its image blocks on. */
-
-const char list_files_def[] =
-"{\"name\":\"list_files\",\"title\":\"List files in a workspace\","
-"\"description\":\"The entries of a directory of a workspace (path, default the root), or of its "
-"whole tree with recursive: type (file, dir, symlink with its target, or other), bytes and mtime. "
-"glob filters by name (*.csv), or by path from the directory when it has a / (src/*.py). A page "
-"holds at most 1000 entries and stays under the result cap: when truncated, next_offset is the "
-"offset that gives the next page (the order is by name, depth first). A path over 4095 bytes is "
-"cut (path_cut). Package and internal directories (" FS_HIDDEN_NAMES ") are left out unless "
-"include_hidden is true: hidden_dirs names each with the entries it holds.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
-"\"recursive\":{\"type\":\"boolean\",\"description\":\"List the whole tree (default false).\"},"
-"\"include_hidden\":{\"type\":\"boolean\",\"description\":\"List the package and internal directories too (" FS_HIDDEN_NAMES "; default false: each is named in hidden_dirs with how many entries it holds, and not entered).\"},"
-"\"offset\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Entries to pass over: a previous page's next_offset (default 0).\"},"
-"\"glob\":{\"type\":\"string\",\"description\":\"Only entries that match, e.g. *.png.\"}},"
-"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\"},\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-"\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"dir\",\"symlink\",\"other\"]},"
-"\"bytes\":{\"type\":\"integer\"},\"mtime\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
-"\"kind\":{\"type\":\"string\"},\"links\":{\"type\":\"integer\"},\"invalid_utf8\":{\"type\":\"boolean\"},"
-"\"path_cut\":{\"type\":\"boolean\",\"description\":\"The path was too long: path is its deepest ancestor's, then /....\"}},"
-"\"required\":[\"path\",\"type\",\"bytes\",\"mtime\"]}},\"truncated\":{\"type\":\"boolean\"},"
-"\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"},"
-"\"note\":{\"type\":\"string\"},"
-"\"hidden_dirs\":{\"type\":\"array\",\"description\":\"The package and internal directories left out (include_hidden lists them), at most 50.\",\"items\":{\"type\":\"object\",\"properties\":{"
-"\"path\":{\"type\":\"string\"},\"entries\":{\"type\":\"integer\",\"description\":\"Files, directories and links beneath it.\"},"
-"\"counted_in_part\":{\"type\":\"boolean\"}},\"required\":[\"path\",\"entries\"]}},"
-"\"hidden_dirs_not_listed\":{\"type\":\"integer\"}},"
-"\"required\":[\"workspace_id\",\"entries\",\"truncated\"]},"
-"\"annotations\":{\"title\":\"List files\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
-const char read_file_def[] =
-"{\"name\":\"read_file\",\"title\":\"Read a file of a workspace\","
-"\"description\":\"Read a file of a workspace. Text comes with line numbers and a note \\\"lines a-b "
-"of N\\\"; offset_line (1-based) and limit_lines (default 2000) read a part. A PNG, JPEG, GIF or "
-"WebP image (up to 700 KB) comes back as an image you can see. Other binary files are described, "
-"not shown. Files over 10 MiB are refused: use run_code for those.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
-"\"offset_line\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"The first line to show (default 1).\"},"
-"\"limit_lines\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"How many lines at most (default 2000).\"}},"
-"\"required\":[\"workspace_id\",\"path\"],\"additionalProperties\":false},"
-"\"annotations\":{\"title\":\"Read file\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
+/* Paths are relative to /workspace; no symbolic link is followed.
+ * read_file has no outputSchema and returns no structuredContent, so
+ * that clients pass its image blocks on. */
 
 #define IMAGE_MAX IMAGES_MAX
 #define LIST_MAX 1000                  /* list_files: entries in a page */
@@ -296,7 +252,7 @@ static int open_dir(struct proto_req *r, const char *ws, const char *rel)
 	return dfd;
 }
 
-void files_list(struct proto_req *r, const cJSON *args)
+void tool_list_files(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "list_files", *ws, *path = ".", *glob = NULL;
 	int recursive = 0, all = 0;
@@ -495,7 +451,7 @@ static void read_text(struct proto_req *r, const char *rel, const unsigned char 
 	free(pg.out);
 }
 
-void files_read(struct proto_req *r, const cJSON *args)
+void tool_read_file(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "read_file", *ws, *path = NULL;
 	double from = 1, limit = 2000;

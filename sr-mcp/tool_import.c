@@ -21,32 +21,6 @@
 #include "sr.h"
 #include "tool_tar.h"
 
-const char import_files_def[] =
-"{\"name\":\"import_files\",\"title\":\"Import files from the host\","
-"\"description\":\"Copy a file or a directory from a host directory the administrator allowed "
-"(--host-dir) into a workspace. A .tar, .tar.gz or .tgz archive is extracted (extract false copies "
-"it as a file) into dest, by default the workspace's root; a file or directory goes to dest, by "
-"default its own name. No symbolic link is followed on the host; links and special files in a "
-"directory are skipped. Archives with absolute or '..' names are refused; an import is capped at "
-"100000 entries and 1 GiB, and what it adds must fit the workspace quota (counted before anything is "
-"written). Set-ID and sticky bits are dropped, fifos and devices left out. If no host directory is "
-"allowed, the result says how to allow one.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"host_path\":{\"type\":\"string\",\"description\":\"A file or directory in an allowed host directory: absolute, or relative to one (an export_workspace result's path works).\"},"
-"\"workspace_id\":{\"type\":\"string\",\"description\":\"The workspace to copy into, made if it does not exist; omit it for a new one.\"},"
-"\"dest\":{\"type\":\"string\",\"description\":\"Where in the workspace, relative to /workspace.\"},"
-"\"extract\":{\"type\":\"boolean\",\"description\":\"Extract a .tar, .tar.gz or .tgz archive (default true).\"}},"
-"\"required\":[\"host_path\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"dest\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\",\"enum\":[\"archive\",\"file\",\"dir\"]},"
-"\"files\":{\"type\":\"integer\",\"description\":\"Files copied, or entries extracted.\"},"
-"\"left_out\":{\"type\":\"integer\",\"description\":\"Fifos, devices and sockets (and hard links to them) left out.\"},"
-"\"mode_changed\":{\"type\":\"integer\",\"description\":\"Entries whose set-user-ID, set-group-ID or sticky bits were dropped.\"},"
-"\"bytes\":{\"type\":\"integer\"},\"skipped\":{\"type\":\"integer\",\"description\":\"Links and special files not copied.\"}},"
-"\"required\":[\"workspace_id\",\"dest\",\"kind\",\"files\",\"bytes\"]},"
-"\"annotations\":{\"title\":\"Import files\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
 #define IMPORT_ENTRIES_MAX 100000       /* entries of an import, at most */
 #define IMPORT_BYTES_MAX (1ULL << 30)   /* bytes of an import, at most */
 #define PAGE 4096ULL                    /* a tmpfs page: the quota's unit while tar writes */
@@ -111,7 +85,8 @@ static int copy_file(struct copy *c, int in, const struct stat *ist, const char 
 		fs_path_why(c->err, sizeof c->err, dir, errno);
 		return -1;
 	}
-	int out = fs_file_open(dfd, name, rel, O_WRONLY | O_CREAT, &st, c->err, sizeof c->err);
+	int out = fs_file_open(&(struct fs_at){ dfd, name, rel }, O_WRONLY | O_CREAT, &st, c->err,
+			       sizeof c->err);
 	if (out < 0) {
 		close(dfd);
 		return -1;
@@ -211,7 +186,7 @@ struct listing {
 	uint64_t pages;        /* what tar may take under the quota while it writes */
 	int bad;
 	char why[2000];
-	struct members m;
+	struct tar_members m;
 };
 
 /* Absolute, or a ".." component: the quoted name from q to e. */
@@ -229,13 +204,13 @@ static int unsafe_name(const char *q, const char *e)
 	return 0;
 }
 
-/* One line of tar -tv (member_parse): checked, counted. */
-static int list_line(struct lines *l, char *line, size_t len)
+/* One line of tar -tv (tool_tar_member_parse): checked, counted. */
+static int list_line(struct tar_lines *l, char *line, size_t len)
 {
 	struct listing *t = l->ctx;
-	struct member m;
+	struct tar_member m;
 	(void)len;
-	int rep = 0, bad = member_parse(line, &m) < 0;
+	int rep = 0, bad = tool_tar_member_parse(line, &m) < 0;
 	char *shown = text_clean(line, strlen(line) > 300 ? 300 : strlen(line), &rep);
 	if (bad || l->too_long) {
 		snprintf(t->why, sizeof t->why, "tar listed a line sr-mcp cannot read: %s", shown);
@@ -248,9 +223,9 @@ static int list_line(struct lines *l, char *line, size_t len)
 	} else if (++t->entries > IMPORT_ENTRIES_MAX) {
 		snprintf(t->why, sizeof t->why, "it has more than import_files' cap of %d entries",
 			 IMPORT_ENTRIES_MAX);
-	} else if ((bad = members_see(&t->m, &m)) < 0) {
+	} else if ((bad = tool_tar_members_see(&t->m, &m)) < 0) {
 		snprintf(t->why, sizeof t->why, "it has more than %d fifos, devices and sockets, "
-			 "which import_files leaves out", EXCLUDE_MAX);
+			 "which import_files leaves out", TAR_EXCLUDE_MAX);
 	} else if (!bad) {
 		/* a file's bytes, in whole pages as the tmpfs under the quota
 		 * holds them; a link's target may take one too */
@@ -266,10 +241,10 @@ static int list_line(struct lines *l, char *line, size_t len)
 	return t->bad ? -1 : 0;
 }
 
-static int note_line(struct lines *l, char *line, size_t len)
+static int note_line(struct tar_lines *l, char *line, size_t len)
 {
 	(void)len;
-	note_add(l->ctx, line);
+	tool_tar_note_add(l->ctx, line);
 	return 0;
 }
 
@@ -292,42 +267,74 @@ static int is_archive_name(const char *n)
 	       (k > 7 && !strcasecmp(n + k - 7, ".tar.gz"));
 }
 
+/* ---- import_files: the operation ------------------------------------------ */
+
+/* One import_files call, as it goes: its arguments; the plan (the source
+ * opened and judged: an archive listed, a file or a directory measured;
+ * what it would add to the workspace); refused, or carried out; the
+ * reply. */
+struct import {
+	struct proto_req *r;
+	/* the arguments */
+	const char *hp, *wsa, *dest;
+	int extract;
+	/* the plan */
+	struct tar_host h;
+	int archive;                   /* 1: extract it (its listing in t) */
+	char flags[8];                 /* tar's: -f, or -zf */
+	struct listing t;
+	char ws[65];
+	int wfd;
+	const char *rel;               /* the destination, in the workspace */
+	const char *name;              /* a file's: its name in dir; else NULL */
+	char dir[4096], base[256];
+	int existed;                   /* a file's destination was there */
+	uint64_t need, inodes;         /* what it would add */
+	struct copy c;
+	cJSON *res;                    /* the reply, as it is made */
+};
+
 /* The archive listed by tar in the sandbox (nothing bound) and checked:
  * 0, or -1 with why in t->why. */
-static int archive_list(struct proto_req *r, struct host *h, const char *flags, struct listing *t)
+static int archive_list(struct import *op)
 {
-	struct note msgs = { .len = 0 };
-	struct lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
-	struct chain c;
-	chain_start(&c, NULL, NULL, 0, NULL);
+	struct proto_req *r = op->r;
+	struct tar_host *h = &op->h;
+	struct listing *t = &op->t;
+	struct tar_note msgs = { .len = 0 };
+	struct tar_lines l = { .fn = list_line, .ctx = t }, ml = { .fn = note_line, .ctx = &msgs };
+	struct tar_chain c;
+	tool_tar_chain_start(&c, NULL, NULL, 0, NULL);
 	/* --absolute-names: names and link targets as they are in the archive
 	 * (tar -t strips a leading / or ../ of a hard link's target otherwise,
 	 * and the check below would see the stripped one) */
 	const char *args[] = { "-tv", "--absolute-names", "--numeric-owner", "--quoting-style=c",
-			       flags, "-" };
+			       op->flags, "-" };
 	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
-		chain_add(&c, args[i]);
-	struct spawn_io io = { .in_fd = h->fd, .out = lines_sink, .out_ctx = &l, .err = lines_sink,
-			       .err_ctx = &ml, .stop = &r->cancelled };
+		tool_tar_chain_add(&c, args[i]);
+	struct spawn_io io = { .in_fd = h->fd, .out = tool_tar_lines_sink, .out_ctx = &l,
+			       .err = tool_tar_lines_sink, .err_ctx = &ml, .stop = &r->cancelled };
 	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
-	if (lines_end(&l) < 0)
+	if (tool_tar_lines_end(&l) < 0)
 		t->bad = 1;
-	lines_end(&ml);
+	tool_tar_lines_end(&ml);
 	if (!t->bad && rc != 0)
 		snprintf(t->why, sizeof t->why, "tar could not list it (exit %d%s): %s", rc,
 			 rc == 124 ? ": its wall clock ran out" : "", msgs.text);
 	return t->bad || rc != 0 ? -1 : 0;
 }
 
-/* Would need bytes and inodes more pass the workspace's quota? Then 1,
- * answered: the quota, what the import would add, what to do. */
-static int import_over(struct proto_req *r, const char *ws, int wfd, const char *hp, uint64_t need,
-		       uint64_t inodes, const char *how)
+/* Would op->need bytes and op->inodes more pass the workspace's quota?
+ * Then 1, answered: the quota, what the import would add, what to do. */
+static int import_over(struct import *op, const char *how)
 {
+	struct proto_req *r = op->r;
+	const char *ws = op->ws, *hp = op->hp;
+	uint64_t need = op->need, inodes = op->inodes;
 	if (!cfg.ws_quota)
 		return 0;
 	struct sr_usage u = { 0, 0 };
-	(void)ws_size(ws, wfd, &u);    /* a part unread: what was read */
+	(void)ws_size(ws, op->wfd, &u);    /* a part unread: what was read */
 	uint64_t left = u.bytes < cfg.ws_quota ? cfg.ws_quota - u.bytes : 0;
 	uint64_t ileft = u.inodes < cfg.ws_inodes ? cfg.ws_inodes - u.inodes : 0;
 	if (need > left)
@@ -354,34 +361,38 @@ static int import_over(struct proto_req *r, const char *ws, int wfd, const char 
  * read-write under its quota (sr-jail --quota: the kernel caps what tar
  * writes, whatever the listing said), special files left out; the
  * result answered. */
-static void archive_extract(struct proto_req *r, const char *ws, struct host *h, const char *flags,
-			    const char *dest, struct listing *t, cJSON *res)
+static void archive_extract(struct import *op)
 {
-	char into[4200], text[3000 + 2 * NAMES_CAP], changes[2 * NAMES_CAP + 300];
+	struct proto_req *r = op->r;
+	const char *ws = op->ws, *dest = op->rel;
+	struct tar_host *h = &op->h;
+	struct listing *t = &op->t;
+	cJSON *res = op->res;
+	char into[4200], text[3000 + 2 * TAR_NAMES_CAP], changes[2 * TAR_NAMES_CAP + 300];
 	snprintf(into, sizeof into, "/workspace/%s", dest);
-	struct note msgs = { .len = 0 };
-	struct lines ml = { .fn = note_line, .ctx = &msgs };
-	struct chain c;
+	struct tar_note msgs = { .len = 0 };
+	struct tar_lines ml = { .fn = note_line, .ctx = &msgs };
+	struct tar_chain c;
 	int failed;
-	const char *excl = members_file(&t->m, &failed);
+	const char *excl = tool_tar_members_file(&t->m, &failed);
 	if (failed) {
 		cJSON_Delete(res);
 		tool_error(r, "unable to write the list of what %s leaves out: %s", h->rel,
 			   strerror(errno));
 		return;
 	}
-	chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX, excl);
-	const char *args[] = { "-x", flags, "-", "--no-same-owner", "--no-same-permissions",
+	tool_tar_chain_start(&c, "--bind", ws, IMPORT_BYTES_MAX, excl);
+	const char *args[] = { "-x", op->flags, "-", "--no-same-owner", "--no-same-permissions",
 			       "--no-overwrite-dir" };
 	for (size_t i = 0; i < sizeof args / sizeof *args; i++)
-		chain_add(&c, args[i]);
-	members_args(&c, &t->m);
-	chain_add(&c, "-C");
-	chain_add(&c, into);
-	struct spawn_io io = { .in_fd = h->fd, .err = lines_sink, .err_ctx = &ml,
+		tool_tar_chain_add(&c, args[i]);
+	tool_tar_members_args(&c, &t->m);
+	tool_tar_chain_add(&c, "-C");
+	tool_tar_chain_add(&c, into);
+	struct spawn_io io = { .in_fd = h->fd, .err = tool_tar_lines_sink, .err_ctx = &ml,
 			       .stop = &r->cancelled };
 	int rc = lseek(h->fd, 0, SEEK_SET) < 0 ? -1 : spawn_io(c.v, &io);
-	lines_end(&ml);
+	tool_tar_lines_end(&ml);
 	if (rc != 0) {
 		int quota = strstr(msgs.text, "sr-jail: warning: /workspace: quota of") != NULL;
 		cJSON_Delete(res);
@@ -395,7 +406,7 @@ static void archive_extract(struct proto_req *r, const char *ws, struct host *h,
 			   "--workspace-quota" : "", msgs.text);
 		return;
 	}
-	members_report(&t->m, res, changes, sizeof changes);
+	tool_tar_members_report(&t->m, res, changes, sizeof changes);
 	cJSON_AddStringToObject(res, "kind", "archive");
 	cJSON_AddNumberToObject(res, "files", (double)(t->entries - t->m.nexcl));
 	cJSON_AddNumberToObject(res, "bytes", (double)t->bytes);
@@ -421,20 +432,21 @@ static uint64_t dest_size(int wfd, const char *dir, const char *name, int *exist
 /* ---- import_files ---------------------------------------------------------- */
 
 /* import_files' arguments read and checked: 0, or -1 (answered). */
-static int import_args(struct proto_req *r, const cJSON *args, const char **hp, const char **wsa,
-		       const char **dest, int *extract)
+static int import_args(struct import *op, const cJSON *args)
 {
 	const char *T = "import_files";
-	if (no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", hp) < 0 ||
-	    tool_arg_str(r, T, args, "workspace_id", wsa) < 0 ||
-	    tool_arg_str(r, T, args, "dest", dest) < 0 || tool_arg_bool(r, T, args, "extract", extract) < 0)
+	struct proto_req *r = op->r;
+	if (tool_tar_no_host_dirs(r, T) || tool_arg_str(r, T, args, "host_path", &op->hp) < 0 ||
+	    tool_arg_str(r, T, args, "workspace_id", &op->wsa) < 0 ||
+	    tool_arg_str(r, T, args, "dest", &op->dest) < 0 ||
+	    tool_arg_bool(r, T, args, "extract", &op->extract) < 0)
 		return -1;
-	if (!*hp || !**hp) {
+	if (!op->hp || !*op->hp) {
 		tool_bad_args(r, T, "host_path is required: a file or directory in an allowed host "
 			      "directory (absolute, or relative to one)");
 		return -1;
 	}
-	if (*wsa && !ws_id_ok(*wsa)) {
+	if (op->wsa && !ws_id_ok(op->wsa)) {
 		tool_bad_args(r, T, "workspace_id must be 1 to 64 letters, digits, _ or - (not "
 			      "starting with -)");
 		return -1;
@@ -442,180 +454,182 @@ static int import_args(struct proto_req *r, const cJSON *args, const char **hp, 
 	return 0;
 }
 
-/* What the import would add to the workspace, measured before a byte is
- * written (need bytes, inodes; a directory by a dry copy), and c made
- * ready for the copy with the room the quota leaves; -1 when the host side
- * failed (answered). */
-static int import_plan(struct proto_req *r, const char *hp, const struct host *h,
-		       const struct listing *t, int archive, const char *name, int wfd,
-		       const char *dir, struct copy *c, int *existed, uint64_t *need,
-		       uint64_t *inodes)
+/* Is host_path (open in op->h) an archive to extract: 1, its listing in
+ * op->t and tar's flags in op->flags; 0, a file or directory to copy; -1
+ * when it cannot be imported (answered). */
+static int import_source(struct import *op)
 {
-	uint64_t old;
-	*c = (struct copy){ .dst = -1, .room = UINT64_MAX };
-	*need = archive ? t->pages : name ? (uint64_t)h->st.st_size : 0;
-	*inodes = archive ? (uint64_t)t->entries : 0;
-	*existed = 0;
-	if (!archive && !name) {
-		c->dry = 1;
-		copy_tree(c, openat(h->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-		*need = c->bytes;
-		*inodes = (uint64_t)(c->files + c->dirs + 1);
-		if (c->over || c->failed) {
-			tool_error(r, "%s: %s. Nothing was written.", hp, c->err);
-			return -1;
-		}
-		*c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? *need : UINT64_MAX };
-	} else if (name) {
-		old = dest_size(wfd, dir, name, existed);
-		*inodes = !*existed;
-		c->room = cfg.ws_quota ? *need : UINT64_MAX;
-		*need = *need > old ? *need - old : 0;
+	struct tar_host *h = &op->h;
+	int archive = S_ISREG(h->st.st_mode) && op->extract && is_archive_name(h->rel);
+	const char *kind = archive ? tar_kind(h->fd) : NULL;
+	snprintf(op->flags, sizeof op->flags, "-%sf", kind ? kind : "");
+	if (archive && !kind) {
+		tool_error(op->r, "%s: named like a tar archive but it is not one (neither tar nor "
+			   "gzip): pass extract false to copy it as it is", op->hp);
+		return -1;
+	}
+	if (archive && archive_list(op) < 0) {
+		if (!op->r->cancelled)
+			tool_error(op->r, "%s: not extracted: %s. Nothing was written.", op->hp,
+				   op->t.why);
+		return -1;
+	}
+	return archive;
+}
+
+/* Where it goes: op->rel in the workspace (made), op->name in op->dir for
+ * a file. 0, or -1 (answered). */
+static int import_dest(struct import *op)
+{
+	char err[1500];
+	int file = S_ISREG(op->h.st.st_mode) && !op->archive;
+	tool_tar_host_base_name(&op->h, op->base, sizeof op->base);
+	op->rel = fs_rel_path(op->dest ? op->dest : op->archive ? "." : op->base, err, sizeof err);
+	if (!op->rel || ws_make(op->ws, sizeof op->ws, 0, err, sizeof err) < 0 ||
+	    (op->wfd = ws_open(op->ws, 1, err, sizeof err)) < 0) {
+		tool_error(op->r, "%s", err);
+		return -1;
+	}
+	op->name = file ? fs_split(op->rel, op->dir, sizeof op->dir) : NULL;
+	if (file && !op->name) {
+		tool_error(op->r, "%s: not a file name (give the file's path in the workspace, "
+			   "e.g. data/in.csv)", op->rel);
+		return -1;
 	}
 	return 0;
 }
 
-/* A file (name) or a directory copied into c->dst (closed then), the
- * workspace's size told, and the answer (res, taken). */
-static void import_copy(struct proto_req *r, const char *ws, int wfd, const char *hp,
-			const char *rel, const struct host *h, const char *name, int existed,
-			struct copy *c, cJSON *res)
+/* What the import would add to the workspace, measured before a byte is
+ * written (op->need bytes, op->inodes; a directory by a dry copy), and
+ * op->c made ready for the copy with the room the quota leaves; -1 when
+ * the host side failed (answered). */
+static int import_plan(struct import *op)
 {
+	struct copy *c = &op->c;
+	*c = (struct copy){ .dst = -1, .room = UINT64_MAX };
+	op->need = op->archive ? op->t.pages : op->name ? (uint64_t)op->h.st.st_size : 0;
+	op->inodes = op->archive ? (uint64_t)op->t.entries : 0;
+	if (!op->archive && !op->name) {
+		c->dry = 1;
+		copy_tree(c, openat(op->h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		op->need = c->bytes;
+		op->inodes = (uint64_t)(c->files + c->dirs + 1);
+		if (c->over || c->failed) {
+			tool_error(op->r, "%s: %s. Nothing was written.", op->hp, c->err);
+			return -1;
+		}
+		*c = (struct copy){ .dst = -1, .room = cfg.ws_quota ? op->need : UINT64_MAX };
+	} else if (op->name) {
+		uint64_t old = dest_size(op->wfd, op->dir, op->name, &op->existed);
+		op->inodes = !op->existed;
+		c->room = cfg.ws_quota ? op->need : UINT64_MAX;
+		op->need = op->need > old ? op->need - old : 0;
+	}
+	return 0;
+}
+
+/* Over the workspace's quota, or an archive holding what import_files
+ * cannot leave out: 1 (answered), else 0. */
+static int import_refused(struct import *op)
+{
+	if (import_over(op, op->archive ? " while it is extracted (its files' sizes, each "
+			"rounded up to whole pages of 4 KiB as the quota counts them then)" : ""))
+		return 1;
+	if (op->archive && op->t.m.unnameable) {
+		tool_error(op->r, "%s: not extracted: a fifo, device or socket in it has a newline "
+			   "in its name, which import_files cannot leave out. Nothing was written.",
+			   op->hp);
+		return 1;
+	}
+	return 0;
+}
+
+/* A file (op->name) or a directory copied into c->dst (closed then), the
+ * workspace's size told, and the answer (op->res, taken). */
+static void import_copy(struct import *op)
+{
+	struct copy *c = &op->c;
+	cJSON *res = op->res;
+	const char *ws = op->ws;
 	char err[1500];
-	if (name)
-		c->failed = copy_file(c, h->fd, &h->st, name) < 0;
+	if (op->name)
+		c->failed = copy_file(c, op->h.fd, &op->h.st, op->name) < 0;
 	else
-		copy_tree(c, openat(h->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+		copy_tree(c, openat(op->h.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	close(c->dst);
 	if (c->failed || c->over) {
 		ws_size_forget(ws);     /* partly copied: measured again */
 		cJSON_Delete(res);
-		tool_error(r, "%s: %s; what was copied before stays in workspace %s (list_files "
-			   "shows it)", hp, c->err, ws);
+		tool_error(op->r, "%s: %s; what was copied before stays in workspace %s (list_files "
+			   "shows it)", op->hp, c->err, ws);
 		return;
 	}
-	if (name) {     /* one file: its bytes, and an inode when it is new */
-		struct sr_delta d = { c->delta, existed ? 0 : 1 };
-		ws_size_add(ws, wfd, &d);
+	if (op->name) {     /* one file: its bytes, and an inode when it is new */
+		struct sr_delta d = { c->delta, op->existed ? 0 : 1 };
+		ws_size_add(ws, op->wfd, &d);
 	} else {
 		struct sr_usage u;      /* the files and directories it made: measured again */
 		ws_size_forget(ws);
-		(void)ws_size(ws, wfd, &u);
+		(void)ws_size(ws, op->wfd, &u);
 	}
-	cJSON_AddStringToObject(res, "kind", name ? "file" : "dir");
+	cJSON_AddStringToObject(res, "kind", op->name ? "file" : "dir");
 	cJSON_AddNumberToObject(res, "files", (double)c->files);
 	cJSON_AddNumberToObject(res, "bytes", (double)c->bytes);
 	cJSON_AddNumberToObject(res, "skipped", (double)c->skipped);
 	cJSON_AddNumberToObject(res, "left_out", (double)c->skipped);
 	cJSON_AddNumberToObject(res, "mode_changed", (double)c->changed);
 	snprintf(err, sizeof err, "copied %s into workspace %s at /workspace/%s: %zu file%s, "
-		 "%llu bytes%s%s%s%s", hp, ws, rel, c->files, c->files == 1 ? "" : "s",
+		 "%llu bytes%s%s%s%s", op->hp, ws, op->rel, c->files, c->files == 1 ? "" : "s",
 		 (unsigned long long)c->bytes, c->skipped ? "; skipped (links, files of several "
 		 "links, fifos, devices and sockets): " : "", c->skipped_names,
 		 c->changed ? "; set-user-ID, set-group-ID and sticky bits dropped from: " : "",
 		 c->changed_names);
-	tool_ws_reply(r, res, err);
+	tool_ws_reply(op->r, res, err);
 }
 
-/* Is host_path (open in h) an archive to extract: 1, its listing in t and
- * tar's flags in flags; 0, a file or directory to copy; -1 when it cannot
- * be imported (answered). */
-static int import_source(struct proto_req *r, const char *hp, struct host *h, int extract,
-			 char *flags, size_t flen, struct listing *t)
+/* Carried out: the destination directory (the file's parent for a file)
+ * made, then the archive extracted or the file or directory copied; the
+ * reply. */
+static void import_act(struct import *op)
 {
-	int archive = S_ISREG(h->st.st_mode) && extract && is_archive_name(h->rel);
-	const char *kind = archive ? tar_kind(h->fd) : NULL;
-	snprintf(flags, flen, "-%sf", kind ? kind : "");
-	if (archive && !kind) {
-		tool_error(r, "%s: named like a tar archive but it is not one (neither tar nor "
-			   "gzip): pass extract false to copy it as it is", hp);
-		return -1;
-	}
-	if (archive && archive_list(r, h, flags, t) < 0) {
-		if (!r->cancelled)
-			tool_error(r, "%s: not extracted: %s. Nothing was written.", hp, t->why);
-		return -1;
-	}
-	return archive;
-}
-
-/* Over the workspace's quota, or an archive holding what import_files
- * cannot leave out: 1 (answered), else 0. */
-static int import_refused(struct proto_req *r, const char *ws, int wfd, const char *hp,
-			  uint64_t need, uint64_t inodes, int archive, const struct listing *t)
-{
-	if (import_over(r, ws, wfd, hp, need, inodes, archive ? " while it is extracted (its files' "
-			"sizes, each rounded up to whole pages of 4 KiB as the quota counts them "
-			"then)" : ""))
-		return 1;
-	if (archive && t->m.unnameable) {
-		tool_error(r, "%s: not extracted: a fifo, device or socket in it has a newline in its "
-			   "name, which import_files cannot leave out. Nothing was written.", hp);
-		return 1;
-	}
-	return 0;
-}
-
-void transfer_import(struct proto_req *r, const cJSON *args)
-{
-	const char *hp = NULL, *wsa = NULL, *dest = NULL;
-	int extract = 1;
-	char err[1500], ws[65] = "", base[256], flags[8];
-	if (import_args(r, args, &hp, &wsa, &dest, &extract) < 0)
+	char err[1500];
+	const char *at = op->name ? op->dir : op->rel;
+	op->c.dst = fs_dir_open(op->wfd, at, 1);
+	if (op->c.dst < 0) {
+		fs_path_why(err, sizeof err, at, errno);
+		tool_error(op->r, "%s", err);
 		return;
-	struct host h;
-	if (host_open(hp, &h, err, sizeof err) < 0) {
+	}
+	op->res = cJSON_CreateObject();
+	cJSON_AddStringToObject(op->res, "workspace_id", op->ws);
+	cJSON_AddStringToObject(op->res, "dest", op->rel);
+	if (op->archive) {
+		close(op->c.dst);
+		archive_extract(op);    /* (sr-jail --quota-cache added what it wrote) */
+		return;
+	}
+	import_copy(op);
+}
+
+/* import_files: arguments -> plan (the source judged, the destination, what
+ * it would add) -> refused, or carried out -> the reply. */
+void tool_import_files(struct proto_req *r, const cJSON *args)
+{
+	struct import op = { .r = r, .extract = 1, .wfd = -1 };
+	char err[1500];
+	if (import_args(&op, args) < 0)
+		return;
+	if (tool_tar_host_open(op.hp, &op.h, err, sizeof err) < 0) {
 		tool_error(r, "%s", err);
 		return;
 	}
-	int wfd = -1;
-	snprintf(ws, sizeof ws, "%s", wsa ? wsa : "");
-	struct listing t = { 0 };
-	int archive = import_source(r, hp, &h, extract, flags, sizeof flags, &t);
-	if (archive < 0)
-		goto out;
-	host_base_name(&h, base, sizeof base);
-	const char *rel = fs_rel_path(dest ? dest : archive ? "." : base, err, sizeof err);
-	if (!rel || ws_make(ws, sizeof ws, 0, err, sizeof err) < 0 ||
-	    (wfd = ws_open(ws, 1, err, sizeof err)) < 0) {
-		tool_error(r, "%s", err);
-		goto out;
-	}
-	char dir[4096];
-	const char *name = S_ISREG(h.st.st_mode) && !archive ? fs_split(rel, dir, sizeof dir) : NULL;
-	if (S_ISREG(h.st.st_mode) && !archive && !name) {
-		tool_error(r, "%s: not a file name (give the file's path in the workspace, e.g. "
-			   "data/in.csv)", rel);
-		goto out;
-	}
-	/* what it would add, against the quota's room, before a byte is written */
-	struct copy c;
-	uint64_t need, inodes;
-	int existed;
-	if (import_plan(r, hp, &h, &t, archive, name, wfd, dir, &c, &existed, &need, &inodes) < 0)
-		goto out;
-	if (import_refused(r, ws, wfd, hp, need, inodes, archive, &t))
-		goto out;
-	/* the destination directory (the file's parent for a file), made */
-	c.dst = fs_dir_open(wfd, name ? dir : rel, 1);
-	if (c.dst < 0) {
-		fs_path_why(err, sizeof err, name ? dir : rel, errno);
-		tool_error(r, "%s", err);
-		goto out;
-	}
-	cJSON *res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "workspace_id", ws);
-	cJSON_AddStringToObject(res, "dest", rel);
-	if (archive) {
-		close(c.dst);
-		archive_extract(r, ws, &h, flags, rel, &t, res);
-		goto out;       /* (sr-jail --quota-cache added what it wrote) */
-	}
-	import_copy(r, ws, wfd, hp, rel, &h, name, existed, &c, res);
-out:
-	if (wfd >= 0)
-		close(wfd);
-	members_free(&t.m);
-	host_close(&h);
+	snprintf(op.ws, sizeof op.ws, "%s", op.wsa ? op.wsa : "");
+	op.archive = import_source(&op);
+	if (op.archive >= 0 && import_dest(&op) == 0 && import_plan(&op) == 0 &&
+	    !import_refused(&op))
+		import_act(&op);
+	if (op.wfd >= 0)
+		close(op.wfd);
+	tool_tar_members_free(&op.t.m);
+	tool_tar_host_close(&op.h);
 }
-

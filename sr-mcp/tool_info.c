@@ -11,65 +11,10 @@
 #include "tool.h"
 #include "sr.h"
 
-const char sandbox_info_def[] =
-"{\"name\":\"sandbox_info\",\"title\":\"What the sandbox offers\","
-"\"description\":\"The languages and their versions, the default limits and the caps a call may "
-"ask up to (a workspace's size quota and how long an unused one is kept among them), and the "
-"network policy, and the environments runs may choose (run_code's environment) with what each has: "
-"its OS, Python and the scientific modules Python finds (python_modules: importable without "
-"install_packages), Node.js, Bash; and your live sessions.\","
-"\"inputSchema\":{\"type\":\"object\",\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-"\"language\":{\"type\":\"string\"},\"version\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"language\"]}},"
-"\"defaults\":{\"type\":\"object\"},\"caps\":{\"type\":\"object\"},"
-"\"network\":{\"type\":\"string\",\"enum\":[\"none\",\"install\",\"full\"],\"description\":"
-"\"none: no run or install reaches the network; install: install_packages does, runs do not; full: both.\"},"
-"\"network_note\":{\"type\":\"string\"},\"pip_local_wheels\":{\"type\":\"boolean\","
-"\"description\":\"pip installs come from the administrator's local wheels (no network needed).\"},"
-"\"memory_enforcement\":{\"type\":\"string\",\"enum\":[\"cgroup\",\"rlimit data\"],\"description\":"
-"\"cgroup: memory_mb bounds the whole run (every process; shared memory and files in /tmp "
-"count); rlimit data: each process's private memory only (no delegated cgroup here).\"},"
-"\"memory_note\":{\"type\":\"string\"},"
-"\"isolation\":{\"type\":\"string\"},\"state_dir\":{\"type\":\"string\"},"
-"\"environments\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-"\"name\":{\"type\":\"string\"},\"default\":{\"type\":\"boolean\"},\"os\":{\"type\":\"string\"},"
-"\"python\":{\"type\":\"string\"},\"python_modules\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-"\"node\":{\"type\":\"string\"},\"bash\":{\"type\":\"string\"},\"note\":{\"type\":\"string\"},"
-"\"error\":{\"type\":\"string\"}},\"required\":[\"name\",\"default\"]}},"
-"\"sessions\":{\"type\":\"array\",\"description\":\"Your live sessions (run_code session: true); "
-"session_info says more.\",\"items\":{\"type\":\"object\"}}},"
-"\"required\":[\"languages\",\"defaults\",\"caps\",\"network\"]},"
-"\"annotations\":{\"title\":\"Sandbox info\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
 /* --compat sandrun: the names and parameters Sandrun's users know, over
- * the same runs. */
-#define SANDRUN_EXEC(lang, param, what) \
-"{\"name\":\"execute_" lang "\",\"title\":\"Execute " what "\"," \
-"\"description\":\"Execute " what " in the sandbox (run_code with language " lang "; " \
-"wait false returns at once with the job id).\"," \
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" \
-"\"" param "\":{\"type\":\"string\"},\"wait\":{\"type\":\"boolean\"}}," \
-"\"required\":[\"" param "\"]},\"outputSchema\":" RESULT_SCHEMA "," \
-"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"openWorldHint\":false}}"
-const char execute_python_def[] = SANDRUN_EXEC("python", "code", "Python code");
-const char execute_javascript_def[] = SANDRUN_EXEC("javascript", "code", "JavaScript (Node.js) code");
-const char execute_bash_def[] = SANDRUN_EXEC("bash", "script", "a Bash script");
-const char check_job_status_def[] =
-	"{\"name\":\"check_job_status\",\"title\":\"Check job status\","
-	"\"description\":\"The status of a job (job_status without waiting).\","
-	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"}},"
-	"\"required\":[\"job_id\"]},\"outputSchema\":" RESULT_SCHEMA ","
-	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}";
-const char get_job_logs_def[] =
-	"{\"name\":\"get_job_logs\",\"title\":\"Get job logs\","
-	"\"description\":\"The stdout and stderr of a job.\","
-	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"}},"
-	"\"required\":[\"job_id\"]},\"outputSchema\":" RESULT_SCHEMA ","
-	"\"annotations\":{\"readOnlyHint\":true,\"openWorldHint\":false}}";
-
-/* Sandrun's execute_LANG is listed only where LANG has a runner. */
-int sandrun_exec_schema(cJSON *t)
+ * the same runs. Sandrun's execute_LANG is listed only where LANG has a
+ * runner. */
+int tool_sandrun_exec_settings(cJSON *t)
 {
 	return !!runner_find(cJSON_GetObjectItem(t, "name")->valuestring + 8);
 }
@@ -125,7 +70,36 @@ static void info_limits(cJSON *res)
 	num_or_null(c, "session_idle_s", cfg.session_idle_ms != 0, (double)(cfg.session_idle_ms / 1000));
 }
 
-void sandbox_info(struct proto_req *r, const cJSON *args)
+/* How runs share the worker: its slots, the budget, who counts as a client. */
+static void info_scheduling(cJSON *res, const char *tenant)
+{
+	cJSON *o = cJSON_AddObjectToObject(res, "scheduling");
+	char policy[900], key[65], slots[48] = "the worker's slots";
+	num_or_null(o, "slots", !cfg.external_worker, (double)cfg.jobs);
+	if (cfg.cpu_budget[0])
+		cJSON_AddStringToObject(o, "cpu_budget", cfg.cpu_budget);
+	else
+		cJSON_AddNullToObject(o, "cpu_budget");
+	cJSON_AddStringToObject(o, "client", job_queue_tenant(tenant, key));
+	if (!cfg.external_worker)
+		snprintf(slots, sizeof slots, "the worker's %u slots", cfg.jobs);
+	if (cfg.cpu_budget[0])
+		snprintf(policy, sizeof policy, "Runs share %s, oldest first for each client and "
+			 "in turn across clients. Each client may use %s of CPU time (per window); "
+			 "one that used more goes after other clients' waiting runs, and never waits "
+			 "for its own budget: no slot stays free while a run waits, so a lone client "
+			 "is never held back. A client is this connection%s. A run that waited says "
+			 "how long and why (queued_ms, queued_reason, queued_note).", slots,
+			 cfg.cpu_budget, cfg.tenant_fixed ? "'s tenant (every connection of it)" :
+			 " (clients with the same name are told apart)");
+	else
+		snprintf(policy, sizeof policy, "Runs share %s, oldest first for each client and in "
+			 "turn across clients; no CPU budget. A run that waited says how long and "
+			 "why (queued_ms, queued_reason, queued_note).", slots);
+	cJSON_AddStringToObject(o, "policy", policy);
+}
+
+void tool_sandbox_info(struct proto_req *r, const cJSON *args)
 {
 	(void)args;
 	runner_versions();
@@ -151,6 +125,7 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 		"(no_new_privs, seccomp)");
 	cJSON_AddStringToObject(res, "state_dir", cfg.state_dir);
 	cJSON_AddItemToObject(res, "environments", tool_env_facts());
+	info_scheduling(res, r->tenant);
 	cJSON_AddItemToObject(res, "sessions", session_list(r->tenant, NULL));
 	char *text = cJSON_Print(res);
 	tool_reply(r, res, text, 0);
@@ -158,7 +133,7 @@ void sandbox_info(struct proto_req *r, const cJSON *args)
 }
 
 /* Sandrun's tools, as the tools they stand for. */
-void sandrun_exec(struct proto_req *r, const cJSON *args)
+static void sandrun_exec(struct proto_req *r, const cJSON *args)
 {
 	const char *name = cJSON_GetObjectItem(r->params, "name")->valuestring + 8;
 	const cJSON *code = cJSON_GetObjectItem(args, strcmp(name, "bash") ? "code" : "script");
@@ -169,16 +144,41 @@ void sandrun_exec(struct proto_req *r, const cJSON *args)
 		cJSON_AddItemToObject(a, "code", cJSON_Duplicate(code, 1));
 	if (cJSON_IsFalse(wait))
 		cJSON_AddNumberToObject(a, "wait_s", 0);
-	run_code(r, a);
+	tool_run_code(r, a);
 	cJSON_Delete(a);
 }
 
-void sandrun_status(struct proto_req *r, const cJSON *args)
+static void sandrun_status(struct proto_req *r, const cJSON *args)
 {
 	cJSON *a = cJSON_CreateObject();
 	const cJSON *id = cJSON_GetObjectItem(args, "job_id");
 	if (id)
 		cJSON_AddItemToObject(a, "job_id", cJSON_Duplicate(id, 1));
-	job_status(r, a);
+	tool_job_status(r, a);
 	cJSON_Delete(a);
+}
+
+void tool_execute_python(struct proto_req *r, const cJSON *args)
+{
+	sandrun_exec(r, args);
+}
+
+void tool_execute_javascript(struct proto_req *r, const cJSON *args)
+{
+	sandrun_exec(r, args);
+}
+
+void tool_execute_bash(struct proto_req *r, const cJSON *args)
+{
+	sandrun_exec(r, args);
+}
+
+void tool_check_job_status(struct proto_req *r, const cJSON *args)
+{
+	sandrun_status(r, args);
+}
+
+void tool_get_job_logs(struct proto_req *r, const cJSON *args)
+{
+	sandrun_status(r, args);
 }

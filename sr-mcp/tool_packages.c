@@ -29,45 +29,21 @@
 
 #define REPORT_MAX 2000         /* packages listed in a result */
 
-const char install_packages_def[] =
-"{\"name\":\"install_packages\",\"title\":\"Install packages into a workspace\","
-"\"description\":\"Install Python (pip) or Node.js (npm) packages into a workspace, inside the "
-"sandbox; later run_code calls with the same workspace_id import them (pip: /workspace/.sr/python, "
-"on PYTHONPATH; npm: /workspace/node_modules, on NODE_PATH). Specs are registry names with an "
-"optional version: pip NAME, NAME[extra1,extra2], NAME==1.2, NAME>=1,<2 (also !=, ~=, <=, <, >, ===); "
-"npm NAME, @SCOPE/NAME, NAME@1.2.3, NAME@^1.2 (also ~, >=, *, latest). Options, URLs, paths and "
-"files are refused. Only prebuilt packages are taken (pip wheels only, npm with --ignore-scripts): "
-"no package code runs while installing. Whether this works depends on the administrator's network "
-"policy (sandbox_info shows it). Returns every package the workspace then holds, with versions.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"workspace_id\":{\"type\":\"string\",\"description\":\"A workspace from an earlier result, or a new name (letters, digits, _ and -).\"},"
-"\"manager\":{\"type\":\"string\",\"enum\":[\"pip\",\"npm\"],\"description\":\"pip for Python, npm for JavaScript.\"},"
-"\"packages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"maxItems\":50,"
-"\"description\":\"Package specs, e.g. [\\\"requests==2.31.0\\\"] or [\\\"is-number@7.0.0\\\"].\"},"
-"\"timeout_s\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit of the install.\"},"
-"\"wait_s\":{\"type\":\"number\",\"minimum\":0,\"description\":\"How long this call waits for the install (default: as long as a call may).\"}"
-"},\"required\":[\"workspace_id\",\"manager\",\"packages\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"job_id\":{\"type\":\"string\",\"description\":\"The install's job: job_status and job_logs show it.\"},"
-"\"workspace_id\":{\"type\":\"string\"},\"manager\":{\"type\":\"string\"},"
-"\"status\":{\"type\":\"string\",\"description\":\"succeeded, failed, running, or how the job ended.\"},"
-"\"exit_code\":{\"type\":[\"integer\",\"null\"]},"
-"\"network\":{\"type\":\"boolean\",\"description\":\"Whether the install step had the network.\"},"
-"\"requested\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-"\"packages\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-"\"name\":{\"type\":\"string\"},\"version\":{\"type\":\"string\"},"
-"\"requested\":{\"type\":\"boolean\",\"description\":\"Named in this call (else a dependency or an earlier install).\"}},"
-"\"required\":[\"name\",\"version\",\"requested\"]},\"description\":\"What the workspace holds for this manager after the install.\"},"
-"\"log\":{\"type\":\"string\",\"description\":\"The package manager's output (cut in the middle when long).\"},"
-"\"failure\":{\"type\":\"string\",\"description\":\"Why a failed install failed: index_unreachable, no_such_package, no_matching_version, no_wheel, quota or unknown.\"},"
-"\"error\":{\"type\":\"string\",\"description\":\"What failed, in one sentence, and what to do.\"},"
-"\"hint\":{\"type\":\"string\",\"description\":\"What to do next.\"}},"
-"\"required\":[\"job_id\",\"workspace_id\",\"manager\",\"status\",\"packages\"]},"
-"\"annotations\":{\"title\":\"Install packages\",\"readOnlyHint\":false,\"destructiveHint\":false,"
-"\"idempotentHint\":true,\"openWorldHint\":false}}";
+/* One install_packages call, as it goes: its arguments; the plan (the
+ * network it may have); refused, or the install queued as a job and
+ * waited for; the reply, from the job's result. */
+struct install {
+	struct proto_req *r;
+	const char *ws, *manager;      /* the arguments */
+	const cJSON *pk;
+	double timeout, wait;
+	int local;                     /* pip from the administrator's wheels: no network */
+	char id[33];                   /* the job */
+	char note[800];                /* what became of npm's earlier specs */
+};
 
 /* install_packages reaches the world when the network policy lets it. */
-int install_packages_schema(cJSON *t)
+int tool_install_packages_settings(cJSON *t)
 {
 	cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
 		->type = cfg.net_install ? cJSON_True : cJSON_False;
@@ -263,9 +239,12 @@ static const char *log_tail(const char *log, size_t max)
 }
 
 /* The result: from the job's run result (status, output), the report. */
-static void reply(struct proto_req *r, const char *manager, const char *ws, const cJSON *specs,
-		  int net, const char *id, const cJSON *st, const char *note)
+static void reply(const struct install *op, const cJSON *st)
 {
+	struct proto_req *r = op->r;
+	const char *manager = op->manager, *ws = op->ws, *id = op->id, *note = op->note;
+	const cJSON *specs = op->pk;
+	int net = !op->local;
 	cJSON *run = job_result_object(id, ws, st, 0, 0);
 	const char *status = text_of(run, "status");
 	int ok = !strcmp(status, "succeeded"), going = !strcmp(status, "running") ||
@@ -445,12 +424,13 @@ static int install_allowed(struct proto_req *r, const char *manager, int local, 
 	return 0;
 }
 
-/* The install queued as a job of workspace ws: 0 with its id (and in note
- * what became of npm's specs), or -1 (answered). */
-static int install_submit(struct proto_req *r, const char *manager, const char *ws,
-			  const cJSON *pk, int local, double timeout, char *id, char *note,
-			  size_t nlen)
+/* The install queued as a job of workspace op->ws: 0 with its id in
+ * op->id (and in op->note what became of npm's specs), or -1 (answered). */
+static int install_submit(struct install *op)
 {
+	struct proto_req *r = op->r;
+	const char *manager = op->manager;
+	int local = op->local;
 	char installer[4200], err[600], links[4200];
 	snprintf(installer, sizeof installer, "%s/install/%s", cfg.runners_dir, manager);
 	if (access(installer, X_OK) < 0) {
@@ -466,16 +446,16 @@ static int install_submit(struct proto_req *r, const char *manager, const char *
 		extra[0] = links;
 	}
 	struct run_spec s = {
-		.runner = &inst, .code = "", .code_len = 0, .args = (cJSON *)pk,
-		.timeout_ms = (uint64_t)(timeout * 1000 + 0.5), .memory = cfg.memory,
+		.runner = &inst, .code = "", .code_len = 0, .args = (cJSON *)op->pk,
+		.timeout_ms = (uint64_t)(op->timeout * 1000 + 0.5), .memory = cfg.memory,
 		.tenant = r->tenant, .net = !local, .env_extra = extra,
 	};
-	snprintf(s.workspace, sizeof s.workspace, "%s", ws);
+	snprintf(s.workspace, sizeof s.workspace, "%s", op->ws);
 	cJSON *specs = NULL;
 	int made = ws_make(s.workspace, sizeof s.workspace, 0, err, sizeof err);
 	if (made == 0 && !strcmp(manager, "npm"))
-		s.args = specs = npm_specs(s.workspace, pk, note, nlen);
-	if (made < 0 || job_submit(&s, id, err, sizeof err) < 0) {
+		s.args = specs = npm_specs(s.workspace, op->pk, op->note, sizeof op->note);
+	if (made < 0 || job_submit(&s, op->id, err, sizeof err) < 0) {
 		cJSON_Delete(specs);
 		tool_error(r, "The install could not be started: %s. Nothing was installed. Tell "
 			   "the user; sr-mcp's log (its stderr) has details.", err);
@@ -485,35 +465,38 @@ static int install_submit(struct proto_req *r, const char *manager, const char *
 	return 0;
 }
 
-void install_packages(struct proto_req *r, const cJSON *args)
+/* install_packages: arguments -> plan (the network it may have) -> refused,
+ * or queued and waited for -> the reply. */
+void tool_install_packages(struct proto_req *r, const cJSON *args)
 {
-	const char *T = "install_packages", *ws = NULL, *manager = NULL;
-	double timeout = (double)cfg.timeout_ms / 1000, wait = (double)cfg.wait_max_ms / 1000;
-	const cJSON *pk = cJSON_GetObjectItem(args, "packages");
-	if (tool_arg_str(r, T, args, "workspace_id", &ws) < 0 ||
-	    tool_arg_str(r, T, args, "manager", &manager) < 0 ||
-	    tool_arg_num(r, T, args, "timeout_s", 0.001, &timeout) < 0 ||
-	    tool_arg_num(r, T, args, "wait_s", 0, &wait) < 0 ||
-	    install_args_ok(r, ws, manager, pk) < 0)
+	const char *T = "install_packages";
+	struct install op = { .r = r, .timeout = (double)cfg.timeout_ms / 1000,
+			      .wait = (double)cfg.wait_max_ms / 1000 };
+	op.pk = cJSON_GetObjectItem(args, "packages");
+	if (tool_arg_str(r, T, args, "workspace_id", &op.ws) < 0 ||
+	    tool_arg_str(r, T, args, "manager", &op.manager) < 0 ||
+	    tool_arg_num(r, T, args, "timeout_s", 0.001, &op.timeout) < 0 ||
+	    tool_arg_num(r, T, args, "wait_s", 0, &op.wait) < 0 ||
+	    install_args_ok(r, op.ws, op.manager, op.pk) < 0)
 		return;
 	/* pip from the administrator's wheels needs no network, and gets none */
-	int local = !strcmp(manager, "pip") && cfg.pip_find_links;
-	if (install_allowed(r, manager, local, timeout) < 0)
+	op.local = !strcmp(op.manager, "pip") && cfg.pip_find_links;
+	if (install_allowed(r, op.manager, op.local, op.timeout) < 0)
 		return;
-	if (wait * 1000 > (double)cfg.wait_max_ms)
-		wait = (double)cfg.wait_max_ms / 1000;
-	char err[600], id[33], note[800] = "";
-	if (install_submit(r, manager, ws, pk, local, timeout, id, note, sizeof note) < 0)
+	if (op.wait * 1000 > (double)cfg.wait_max_ms)
+		op.wait = (double)cfg.wait_max_ms / 1000;
+	char err[600];
+	if (install_submit(&op) < 0)
 		return;
-	proto_req_set_job(r, id);
-	cJSON *st = proto_job_wait(r, id, (uint64_t)(wait * 1000 + 0.5), err, sizeof err);
+	proto_req_set_job(r, op.id);
+	cJSON *st = proto_job_wait(r, op.id, (uint64_t)(op.wait * 1000 + 0.5), err, sizeof err);
 	if (r->cancelled) {
 		cJSON_Delete(st);
 		return;
 	}
 	if (!st)
-		tool_error(r, "install job %s: %s", id, err);
+		tool_error(r, "install job %s: %s", op.id, err);
 	else
-		reply(r, manager, ws, pk, !local, id, st, note);
+		reply(&op, st);
 	cJSON_Delete(st);
 }

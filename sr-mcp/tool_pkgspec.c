@@ -122,7 +122,8 @@ cJSON *tool_npm_deps(int wfd, int *found, void (*left_out)(const char *name, voi
 	char err[300], why[400], spec[TOOL_SPEC_MAX + 2];
 	struct stat st;
 	size_t got = 0;
-	int fd = fs_file_open(wfd, "package.json", "package.json", O_RDONLY, &st, err, sizeof err);
+	int fd = fs_file_open(&(struct fs_at){ wfd, "package.json", "package.json" }, O_RDONLY,
+			      &st, err, sizeof err);
 	*found = fd >= 0;
 	if (fd >= 0 && st.st_size <= (1 << 20)) {
 		char *text = fs_read_fd(fd, (size_t)st.st_size, &got);

@@ -369,7 +369,7 @@ static int res_file_open(struct proto_req *r, const char *uri, const char *ws, c
 			proto_error(r, -32602, err, NULL);
 	} else {
 		close(probe);
-		fd = fs_file_open(wfd, rel, rel, O_RDONLY, st, err, sizeof err);
+		fd = fs_file_open(&(struct fs_at){ wfd, rel, rel }, O_RDONLY, st, err, sizeof err);
 		if (fd < 0)
 			proto_error(r, -32602, err, NULL);
 	}

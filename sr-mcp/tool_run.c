@@ -1,6 +1,7 @@
 /* tool_run.c - run_code and the tools of its jobs: job_status, job_logs,
- * cancel_job, list_jobs; their schemas, the checks on their arguments and
- * a run's result as the model reads it (tool_run_result). */
+ * cancel_job, list_jobs; what their schemas take from the settings, the
+ * checks on their arguments and a run's result as the model reads it
+ * (tool_run_result). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,96 +12,9 @@
 #include "tool.h"
 #include "sr.h"
 
-const char run_code_def[] =
-"{\"name\":\"run_code\",\"title\":\"Run code in the sandbox\","
-"\"description\":\"Run a program in a fresh sandbox (rootless Linux namespaces, seccomp, no network "
-"unless the administrator allowed it) and return its output. The working directory is /workspace: "
-"pass the workspace_id of an earlier result to see the files earlier runs left there; omit it for "
-"a new one (empty but for outputs/), which is scratch: removed soon after its last use unless a later call names it. Waits at most wait_s seconds (default 45): if the job is "
-"still running then, status is \\\"running\\\" and job_status with the job_id waits for the rest. "
-"Images (PNG, JPEG, GIF, WebP) the program writes to /workspace/outputs, and the matplotlib figures "
-"a Python program leaves open, come back as images after the text (up to 8, long edge up to "
-"1568 px); the files it created or changed, as resource links (up to 20).\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"language\":{\"type\":\"string\",\"description\":\"Which interpreter runs the code.\"},"
-"\"code\":{\"type\":\"string\",\"description\":\"The program's source.\"},"
-"\"workspace_id\":{\"type\":\"string\",\"description\":\"A workspace from an earlier result, or a new name (letters, digits, _ and -).\"},"
-"\"stdin\":{\"type\":\"string\",\"description\":\"The program's standard input.\"},"
-"\"args\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Command-line arguments.\"},"
-"\"env\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Environment variables for the program.\"},"
-"\"timeout_s\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"Wall-clock limit of the run.\"},"
-"\"memory_mb\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Memory limit of the run, in MiB: the whole run where sandbox_info says memory_enforcement cgroup, else each process's private memory.\"},"
-"\"wait_s\":{\"type\":\"number\",\"minimum\":0,\"description\":\"How long this call waits for the run to end (0: return at once).\"},"
-"\"session\":{\"type\":\"boolean\",\"description\":\"true: run the code in the workspace's live interpreter (python or javascript), "
-"where the variables, imports and data of earlier session calls still are, and the last expression's value is shown, as in a notebook. "
-"Use it to load data once and explore it over many calls; pass the same workspace_id each time. timeout_s interrupts the code and keeps the session; "
-"memory_mb applies when a session starts. If the session was lost (memory, idle, restart), the result says so and a new one starts: run the setup again. "
-"Not with stdin, args or env. session_info lists your sessions; close_session frees one you no longer need.\"}"
-"},\"required\":[\"language\",\"code\"],\"additionalProperties\":false},"
-"\"outputSchema\":" RESULT_SCHEMA ","
-"\"annotations\":{\"title\":\"Run code\",\"readOnlyHint\":false,\"destructiveHint\":false,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-const char job_status_def[] =
-"{\"name\":\"job_status\",\"title\":\"Status and new output of a job\","
-"\"description\":\"The status of a job from run_code, waiting up to wait_s seconds for it to end "
-"(default 0), with only the output written after stdout_offset and stderr_offset (pass back the "
-"offsets of the previous result to stream the output).\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"job_id\":{\"type\":\"string\"},"
-"\"wait_s\":{\"type\":\"number\",\"minimum\":0},"
-"\"stdout_offset\":{\"type\":\"integer\",\"minimum\":0},"
-"\"stderr_offset\":{\"type\":\"integer\",\"minimum\":0}"
-"},\"required\":[\"job_id\"],\"additionalProperties\":false},"
-"\"outputSchema\":" RESULT_SCHEMA ","
-"\"annotations\":{\"title\":\"Job status\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
-const char job_logs_def[] =
-"{\"name\":\"job_logs\",\"title\":\"Read a job's output\","
-"\"description\":\"A page of a job's stdout or stderr, from a byte offset; next_offset continues it.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"job_id\":{\"type\":\"string\"},"
-"\"stream\":{\"type\":\"string\",\"enum\":[\"stdout\",\"stderr\"]},"
-"\"offset\":{\"type\":\"integer\",\"minimum\":0},"
-"\"limit_bytes\":{\"type\":\"integer\",\"minimum\":1}"
-"},\"required\":[\"job_id\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"job_id\":{\"type\":\"string\"},\"stream\":{\"type\":\"string\"},\"offset\":{\"type\":\"integer\"},"
-"\"text\":{\"type\":\"string\"},\"next_offset\":{\"type\":\"integer\"},\"total_bytes\":{\"type\":\"integer\"},"
-"\"eof\":{\"type\":\"boolean\"},\"invalid_utf8\":{\"type\":\"boolean\"},"
-"\"lost_bytes\":{\"type\":\"integer\",\"description\":\"Bytes the program wrote to this stream that were not kept: nothing reads them.\"},"
-"\"lost\":{\"type\":\"string\",\"description\":\"What of this stream was not kept, and why.\"}},"
-"\"required\":[\"job_id\",\"stream\",\"offset\",\"text\",\"next_offset\",\"total_bytes\",\"eof\"]},"
-"\"annotations\":{\"title\":\"Job output\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
-const char cancel_job_def[] =
-"{\"name\":\"cancel_job\",\"title\":\"Cancel a job\","
-"\"description\":\"Stop a queued or running job and every process it started. A finished job is left as it is.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"}},"
-"\"required\":[\"job_id\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"},"
-"\"status\":{\"type\":\"string\"}},\"required\":[\"job_id\",\"status\"]},"
-"\"annotations\":{\"title\":\"Cancel job\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":true,\"openWorldHint\":false}}";
-
-const char list_jobs_def[] =
-"{\"name\":\"list_jobs\",\"title\":\"List jobs\","
-"\"description\":\"The most recent jobs, newest first: id, state, language, workspace. At most "
-"limit (default 50, at most 500) from offset (default 0); next_offset, when there are older jobs, "
-"is the offset that lists them.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{"
-"\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500},"
-"\"offset\":{\"type\":\"integer\",\"minimum\":0}},\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"jobs\":{\"type\":\"array\",\"items\":"
-"{\"type\":\"object\",\"properties\":{\"job_id\":{\"type\":\"string\"},\"state\":{\"type\":\"string\"},"
-"\"reason\":{\"type\":\"string\"},\"language\":{\"type\":\"string\"},\"workspace_id\":{\"type\":\"string\"},"
-"\"submitted_ms\":{\"type\":\"number\"},\"lost\":{\"type\":\"string\",\"description\":\"What of its output or report was not kept, and why.\"}},\"required\":[\"job_id\",\"state\"]}},"
-"\"total\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"}},\"required\":[\"jobs\",\"total\"]},"
-"\"annotations\":{\"title\":\"List jobs\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
 /* What run_code's schema takes from the settings: its languages, whether
  * it reaches the world, MCP tasks and the result size a client keeps. */
-int run_code_schema(cJSON *t)
+int tool_run_code_settings(cJSON *t)
 {
 	cJSON *lang = cJSON_GetObjectItem(cJSON_GetObjectItem(
 		cJSON_GetObjectItem(t, "inputSchema"), "properties"), "language");
@@ -112,12 +26,12 @@ int run_code_schema(cJSON *t)
 		->type = cfg.net_full ? cJSON_True : cJSON_False;
 	/* 2025-11-25 tasks; dropped in 2026-07-28 lists */
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "execution"), "taskSupport", "optional");
-	return job_status_schema(t);
+	return tool_job_status_settings(t);
 }
 
 /* A tool answering with a run's output: Claude Code keeps results up to
  * this size in the conversation. */
-int run_output_schema(cJSON *t)
+int tool_job_logs_settings(cJSON *t)
 {
 	cJSON *meta = cJSON_AddObjectToObject(t, "_meta");
 	cJSON_AddNumberToObject(meta, "anthropic/maxResultSizeChars", (double)cfg.max_chars + 10000);
@@ -125,9 +39,9 @@ int run_output_schema(cJSON *t)
 }
 
 /* A tool whose result the MCP App shows (tool_app.c). */
-int job_status_schema(cJSON *t)
+int tool_job_status_settings(cJSON *t)
 {
-	return run_output_schema(t) && tool_app_link(t);
+	return tool_job_logs_settings(t) && tool_app_link(t);
 }
 
 /* A stream's text in res cut to half, with a note, when it is long. */
@@ -390,8 +304,9 @@ static int run_submit(struct proto_req *r, struct run_spec *s, char *id, int ses
 		ws_touch(s->workspace);
 		images_outdir(s->workspace);   /* /workspace/outputs, for the images */
 		/* what is there before, for the files the run made */
-		if (job_made_snapshot(s->workspace, snap, sizeof snap) == 0)
-			s->made = snap;
+		int made = job_made_snapshot(s->workspace, session, snap, sizeof snap);
+		s->made = made == 0 ? snap : NULL;
+		s->changes = made == 1;     /* the jail lists them (SR_WORKSPACE_CHANGES) */
 	}
 	if (!bad && session && !(bad = session_open(s, &ref, err, sizeof err) < 0))
 		session_call_spec(s, &ref, &sargs);
@@ -406,7 +321,7 @@ static int run_submit(struct proto_req *r, struct run_spec *s, char *id, int ses
 	return 0;
 }
 
-void run_code(struct proto_req *r, const cJSON *args)
+void tool_run_code(struct proto_req *r, const cJSON *args)
 {
 	struct run_args v = {
 		.timeout = (double)cfg.timeout_ms / 1000, .mem = (double)(cfg.memory >> 20),
@@ -438,7 +353,7 @@ void run_code(struct proto_req *r, const cJSON *args)
 	finish_run(r, id, s.workspace, ms_of(v.wait), 0, 0);
 }
 
-void job_status(struct proto_req *r, const cJSON *args)
+void tool_job_status(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "job_status", *id;
 	double wait = 0, so = 0, se = 0;
@@ -452,7 +367,7 @@ void job_status(struct proto_req *r, const cJSON *args)
 	finish_run(r, id, NULL, ms_of(wait), (uint64_t)so, (uint64_t)se);
 }
 
-void job_logs(struct proto_req *r, const cJSON *args)
+void tool_job_logs(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "job_logs", *id, *stream = "stdout";
 	double off = 0, lim = 20000;
@@ -492,7 +407,7 @@ void job_logs(struct proto_req *r, const cJSON *args)
 	free(tl);
 }
 
-void cancel_job(struct proto_req *r, const cJSON *args)
+void tool_cancel_job(struct proto_req *r, const cJSON *args)
 {
 	const char *id;
 	char err[300];
@@ -574,7 +489,7 @@ static cJSON *job_entry(const cJSON *j, const cJSON *id, const cJSON *state)
 	return o;
 }
 
-void list_jobs(struct proto_req *r, const cJSON *args)
+void tool_list_jobs(struct proto_req *r, const cJSON *args)
 {
 	double limit = 50, from = 0;
 	char err[300];

@@ -13,59 +13,6 @@
 #include "tool.h"
 #include "sr.h"
 
-#define LANG_ARG "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"javascript\"]," \
-	"\"description\":\"The session's language (a workspace has one session per language).\"}"
-#define SESSION_PROPS \
-"\"workspace_id\":{\"type\":\"string\"},\"language\":{\"type\":\"string\"}," \
-"\"interpreter_job_id\":{\"type\":\"string\",\"description\":\"The interpreter's job, in the sessions' spool.\"}," \
-"\"state\":{\"type\":\"string\"},\"started_at\":{\"type\":\"string\"},\"age_s\":{\"type\":\"number\"}," \
-"\"idle_s\":{\"type\":\"number\",\"description\":\"Since its last call; at the server's session_idle_s it is closed.\"}," \
-"\"calls\":{\"type\":\"number\"},\"memory_bytes\":{\"type\":\"number\",\"description\":\"The interpreter's resident memory now.\"}," \
-"\"memory_limit_bytes\":{\"type\":\"number\"}"
-
-const char session_info_def[] =
-"{\"name\":\"session_info\",\"title\":\"Your live sessions\","
-"\"description\":\"The live sessions (run_code with session: true) of this client: workspace, "
-"language, age, idle time, calls, memory. A session keeps the variables, imports and loaded data "
-"of its calls (not files: those are in the workspace either way); it ends when idle longer than "
-"session_idle_s, when its memory runs out, when a call leaves threads or timers running, or on "
-"close_session or restart_session. Use it to see "
-"whether the state you built is still there before relying on it.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\","
-"\"description\":\"Only this workspace's sessions (default: all of yours).\"}},\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"sessions\":{\"type\":\"array\",\"items\":"
-"{\"type\":\"object\",\"properties\":{" SESSION_PROPS "}}},"
-"\"session_idle_s\":{\"type\":[\"number\",\"null\"],\"description\":\"A session idle this long is closed (null: never).\"}},"
-"\"required\":[\"sessions\"]},"
-"\"annotations\":{\"title\":\"Session info\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
-const char restart_session_def[] =
-"{\"name\":\"restart_session\",\"title\":\"Restart a session\","
-"\"description\":\"End the workspace's session of that language and start a fresh interpreter at "
-"once (with the memory limit of the one it replaces): every variable, import and loaded object is "
-"gone, the files in /workspace stay. Use it when the state is broken or to free its memory, then "
-"run the setup again (imports, loading data) with run_code session: true.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," LANG_ARG "},"
-"\"required\":[\"workspace_id\",\"language\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"language\":{\"type\":\"string\"},\"restarted\":{\"type\":\"boolean\",\"description\":\"A live session was ended (false: there was none; a new one started anyway).\"},"
-"\"interpreter_job_id\":{\"type\":\"string\"}},\"required\":[\"workspace_id\",\"language\",\"restarted\"]},"
-"\"annotations\":{\"title\":\"Restart session\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-const char close_session_def[] =
-"{\"name\":\"close_session\",\"title\":\"Close a session\","
-"\"description\":\"End the workspace's session of that language and free its memory: its variables "
-"are lost, the files in /workspace stay. Close a session you no longer need; the next run_code with "
-"session: true starts a new one.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," LANG_ARG "},"
-"\"required\":[\"workspace_id\",\"language\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"language\":{\"type\":\"string\"},\"closed\":{\"type\":\"boolean\",\"description\":\"false: you had no live session there.\"}},"
-"\"required\":[\"workspace_id\",\"language\",\"closed\"]},"
-"\"annotations\":{\"title\":\"Close session\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":true,\"openWorldHint\":false}}";
-
 /* A session's line of text. */
 static void session_line(const cJSON *o, char *line, size_t len)
 {
@@ -79,7 +26,7 @@ static void session_line(const cJSON *o, char *line, size_t len)
 		 cJSON_IsNumber(mem) ? mem->valuedouble / 1048576 : 0.0);
 }
 
-void session_info(struct proto_req *r, const cJSON *args)
+void tool_session_info(struct proto_req *r, const cJSON *args)
 {
 	const char *ws = NULL;
 	char err[300];
@@ -129,7 +76,7 @@ static cJSON *session_answer(const char *ws, const char *lang, const char *k, in
 	return res;
 }
 
-void close_session(struct proto_req *r, const cJSON *args)
+void tool_close_session(struct proto_req *r, const cJSON *args)
 {
 	const char *ws, *lang;
 	char text[300];
@@ -153,7 +100,7 @@ static uint64_t session_memory(const char *tenant, const char *ws, const char *l
 	return mem;
 }
 
-void restart_session(struct proto_req *r, const cJSON *args)
+void tool_restart_session(struct proto_req *r, const cJSON *args)
 {
 	const char *ws, *lang;
 	char err[600], text[400];

@@ -72,7 +72,7 @@ static const char how_to_allow[] =
  * and its size cache): the kernel caps what tar writes there, and sr-jail
  * adds what it wrote to the cache. (An inode cap of the quota goes here
  * too.) */
-static void chain_quota(struct chain *c, const char *bind, const char *ws_id)
+static void chain_quota(struct tar_chain *c, const char *bind, const char *ws_id)
 {
 	if (!cfg.ws_quota || strcmp(bind, "--bind"))
 		return;
@@ -90,7 +90,7 @@ static void chain_quota(struct chain *c, const char *bind, const char *ws_id)
 	c->v[c->n++] = c->cache;
 }
 
-void chain_start(struct chain *c, const char *bind, const char *ws_id, uint64_t fsize,
+void tool_tar_chain_start(struct tar_chain *c, const char *bind, const char *ws_id, uint64_t fsize,
 			const char *excl)
 {
 	c->n = 0;
@@ -119,16 +119,16 @@ void chain_start(struct chain *c, const char *bind, const char *ws_id, uint64_t 
 		c->v[c->n++] = "--chdir";
 		c->v[c->n++] = "/workspace";
 	}
-	if (excl) {         /* the names tar leaves out (-X EXCLUDE_AT) */
+	if (excl) {         /* the names tar leaves out (-X TAR_EXCLUDE_AT) */
 		c->v[c->n++] = "--ro-bind";
 		c->v[c->n++] = (char *)excl;
-		c->v[c->n++] = EXCLUDE_AT;
+		c->v[c->n++] = TAR_EXCLUDE_AT;
 	}
 	c->v[c->n++] = "sr-exec";
 	c->v[c->n++] = "tar";
 }
 
-void chain_add(struct chain *c, const char *arg)
+void tool_tar_chain_add(struct tar_chain *c, const char *arg)
 {
 	if (c->n < (int)(sizeof c->v / sizeof *c->v) - 1)
 		c->v[c->n++] = (char *)arg;
@@ -137,14 +137,14 @@ void chain_add(struct chain *c, const char *arg)
 
 /* ---- tar's output, a line at a time ----------------------------------- */
 
-int lines_sink(void *ctx, const char *p, size_t n)
+int tool_tar_lines_sink(void *ctx, const char *p, size_t n)
 {
-	struct lines *l = ctx;
+	struct tar_lines *l = ctx;
 	if (!l->buf)
-		l->buf = xmalloc(LINE_CAP + 1);
+		l->buf = xmalloc(TAR_LINE_CAP + 1);
 	for (size_t i = 0; i < n; i++) {
 		if (p[i] != '\n') {
-			if (l->len < LINE_CAP)
+			if (l->len < TAR_LINE_CAP)
 				l->buf[l->len++] = p[i];
 			else
 				l->too_long = 1;
@@ -159,7 +159,7 @@ int lines_sink(void *ctx, const char *p, size_t n)
 	return 0;
 }
 
-int lines_end(struct lines *l)
+int tool_tar_lines_end(struct tar_lines *l)
 {
 	int r = 0;
 	if (l->len) {
@@ -171,7 +171,7 @@ int lines_end(struct lines *l)
 	return r;
 }
 
-void note_add(struct note *n, const char *line)
+void tool_tar_note_add(struct tar_note *n, const char *line)
 {
 	int rep = 0;
 	char *c = text_clean(line, strlen(line), &rep);
@@ -192,7 +192,7 @@ void note_add(struct note *n, const char *line)
 
 /* A name as tar --quoting-style=c shows it, from its opening quote: its
  * end (the closing quote), or NULL. */
-char *quoted_end(char *p)
+char *tool_tar_quoted_end(char *p)
 {
 	if (*p != '"')
 		return NULL;
@@ -232,7 +232,7 @@ static size_t unquote(const char *q, const char *e, char *out)
 }
 
 /* 0, or -1 when the line is not one of those. */
-int member_parse(char *line, struct member *m)
+int tool_tar_member_parse(char *line, struct tar_member *m)
 {
 	char *p = line, *field[5];
 	for (int k = 0; k < 5; k++) {
@@ -250,27 +250,27 @@ int member_parse(char *line, struct member *m)
 						 line[6] == 'S' || line[9] == 't' || line[9] == 'T');
 	m->size = strtoull(field[2], NULL, 10);
 	m->name = p;
-	m->name_end = quoted_end(p);
+	m->name_end = tool_tar_quoted_end(p);
 	if (m->name_end && m->type == 'h') {
 		char *to = strstr(m->name_end, " link to ");
 		m->to = to ? to + 9 : NULL;
-		m->to_end = to ? quoted_end(to + 9) : NULL;
+		m->to_end = to ? tool_tar_quoted_end(to + 9) : NULL;
 		if (!m->to_end)
 			return -1;
 	}
 	return m->name_end ? 0 : -1;
 }
 
-void names_add(char *list, const char *q, const char *e)
+void tool_tar_names_add(char *list, const char *q, const char *e)
 {
 	size_t n = strlen(list), k = (size_t)(e - q - 1);
-	if (n + k + 8 < NAMES_CAP)
-		snprintf(list + n, NAMES_CAP - n, "%s%.*s", n ? ", " : "", (int)k, q + 1);
-	else if (n + 6 < NAMES_CAP && !strstr(list, ", ..."))
-		snprintf(list + n, NAMES_CAP - n, ", ...");
+	if (n + k + 8 < TAR_NAMES_CAP)
+		snprintf(list + n, TAR_NAMES_CAP - n, "%s%.*s", n ? ", " : "", (int)k, q + 1);
+	else if (n + 6 < TAR_NAMES_CAP && !strstr(list, ", ..."))
+		snprintf(list + n, TAR_NAMES_CAP - n, ", ...");
 }
 
-static int members_has(const struct members *s, const char *raw, size_t n)
+static int members_has(const struct tar_members *s, const char *raw, size_t n)
 {
 	for (const char *p = s->excl, *end = s->excl + s->excl_len; p && p < end; ) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -282,8 +282,8 @@ static int members_has(const struct members *s, const char *raw, size_t n)
 }
 
 /* A member seen: 1 when it is left out, 0 when kept, -1 when there are
- * more to leave out than EXCLUDE_MAX. */
-int members_see(struct members *s, const struct member *m)
+ * more to leave out than TAR_EXCLUDE_MAX. */
+int tool_tar_members_see(struct tar_members *s, const struct tar_member *m)
 {
 	size_t room = (size_t)(m->name_end - m->name) + (m->to ? (size_t)(m->to_end - m->to) : 0);
 	char *raw = xmalloc(room + 1);
@@ -293,15 +293,15 @@ int members_see(struct members *s, const struct member *m)
 	if (!out) {
 		if (m->setid) {
 			s->nchanged++;
-			names_add(s->changed, m->name, m->name_end);
+			tool_tar_names_add(s->changed, m->name, m->name_end);
 		}
 		free(raw);
 		return 0;
 	}
 	size_t n = unquote(m->name, m->name_end, raw);
 	s->unnameable |= memchr(raw, '\n', n) != NULL;
-	names_add(s->left_out, m->name, m->name_end);
-	if (++s->nexcl > EXCLUDE_MAX) {
+	tool_tar_names_add(s->left_out, m->name, m->name_end);
+	if (++s->nexcl > TAR_EXCLUDE_MAX) {
 		free(raw);
 		return -1;
 	}
@@ -315,9 +315,9 @@ int members_see(struct members *s, const struct member *m)
 	return 1;
 }
 
-/* The names to leave out written for tar -X (bound at EXCLUDE_AT): its
+/* The names to leave out written for tar -X (bound at TAR_EXCLUDE_AT): its
  * path, NULL when there is none, or NULL with *failed set (errno). */
-const char *members_file(struct members *s, int *failed)
+const char *tool_tar_members_file(struct tar_members *s, int *failed)
 {
 	*failed = 0;
 	if (!s->nexcl)
@@ -339,7 +339,7 @@ const char *members_file(struct members *s, int *failed)
 	return s->path;
 }
 
-void members_free(struct members *s)
+void tool_tar_members_free(struct tar_members *s)
 {
 	if (s->path[0])
 		unlink(s->path);
@@ -347,19 +347,19 @@ void members_free(struct members *s)
 }
 
 /* tar's arguments that leave those out: anchored, literal names. */
-void members_args(struct chain *c, const struct members *s)
+void tool_tar_members_args(struct tar_chain *c, const struct tar_members *s)
 {
 	if (!s->nexcl)
 		return;
-	chain_add(c, "--anchored");
-	chain_add(c, "--no-wildcards");
-	chain_add(c, "--no-ignore-case");
-	chain_add(c, "-X");
-	chain_add(c, EXCLUDE_AT);
+	tool_tar_chain_add(c, "--anchored");
+	tool_tar_chain_add(c, "--no-wildcards");
+	tool_tar_chain_add(c, "--no-ignore-case");
+	tool_tar_chain_add(c, "-X");
+	tool_tar_chain_add(c, TAR_EXCLUDE_AT);
 }
 
 /* What was left out and changed: counted in res, named in buf. */
-void members_report(const struct members *s, cJSON *res, char *buf, size_t len)
+void tool_tar_members_report(const struct tar_members *s, cJSON *res, char *buf, size_t len)
 {
 	size_t n = s->nexcl + s->nskip;
 	buf[0] = '\0';
@@ -375,7 +375,7 @@ void members_report(const struct members *s, cJSON *res, char *buf, size_t len)
 
 /* ---- the host directories ---------------------------------------------- */
 
-int no_host_dirs(struct proto_req *r, const char *tool)
+int tool_tar_no_host_dirs(struct proto_req *r, const char *tool)
 {
 	if (cfg.host_dirs && cfg.host_dirs[0])
 		return 0;
@@ -385,7 +385,7 @@ int no_host_dirs(struct proto_req *r, const char *tool)
 
 /* p beneath dir (a string prefix that only picks which directory; the
  * kernel judges the rest): the remainder, or NULL. */
-const char *host_under(const char *p, const char *dir)
+const char *tool_tar_host_under(const char *p, const char *dir)
 {
 	size_t n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
@@ -433,19 +433,21 @@ static void host_why(char *err, size_t len, const char *hp, const char *dir, int
 	}
 }
 
-/* host_path, found by the kernel beneath an allowed directory with no link
- * followed, opened for reading: 0, or -1 with err set. An absolute path
- * picks the directory it starts with; a relative one is looked for in
- * each directory in turn. */
-/* rel beneath the allowed directory dfd (d as configured) looked at with
- * O_PATH first: nothing is opened before its type is known. 0 with its
- * stat in st when it is a regular file of one link or a directory; 1 when
- * it is not there and hp is relative (the next directory may hold it); -1
- * with why in err. */
-static int host_probe(int dfd, const char *rel, const char *hp, const char *d, struct stat *st,
-		      char *err, size_t len)
+/* Where host_path hp is looked for: rel beneath the allowed directory dfd
+ * (d as configured). */
+struct host_look {
+	int dfd;
+	const char *rel, *hp, *d;
+};
+
+/* host_path looked at with O_PATH first: nothing is opened before its type
+ * is known. 0 with its stat in st when it is a regular file of one link or
+ * a directory; 1 when it is not there and hp is relative (the next
+ * directory may hold it); -1 with why in err. */
+static int host_probe(const struct host_look *l, struct stat *st, char *err, size_t len)
 {
-	int p = fs_openat2(dfd, rel, O_PATH, 0);
+	const char *hp = l->hp, *d = l->d;
+	int p = fs_openat2(l->dfd, l->rel, O_PATH, 0);
 	if (p < 0 || fstat(p, st) < 0) {
 		int e = errno;
 		if (p >= 0)
@@ -469,7 +471,11 @@ static int host_probe(int dfd, const char *rel, const char *hp, const char *d, s
 	return 0;
 }
 
-int host_open(const char *hp, struct host *h, char *err, size_t len)
+/* host_path, found by the kernel beneath an allowed directory with no link
+ * followed, opened for reading: 0, or -1 with err set. An absolute path
+ * picks the directory it starts with; a relative one is looked for in
+ * each directory in turn. */
+int tool_tar_host_open(const char *hp, struct tar_host *h, char *err, size_t len)
 {
 	char all[1000];
 	int e = ENOENT;
@@ -477,8 +483,8 @@ int host_open(const char *hp, struct host *h, char *err, size_t len)
 	for (char **d = cfg.host_dirs; *d; d++) {
 		char real[PATH_MAX];
 		const char *rel = hp;
-		if (*hp == '/' && !(rel = host_under(hp, *d)) && realpath(*d, real))
-			rel = host_under(hp, real);
+		if (*hp == '/' && !(rel = tool_tar_host_under(hp, *d)) && realpath(*d, real))
+			rel = tool_tar_host_under(hp, real);
 		if (!rel)
 			continue;
 		int dfd = open(*d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -488,7 +494,7 @@ int host_open(const char *hp, struct host *h, char *err, size_t len)
 			return -1;
 		}
 		struct stat st;
-		int k = host_probe(dfd, rel, hp, *d, &st, err, len);
+		int k = host_probe(&(struct host_look){ dfd, rel, hp, *d }, &st, err, len);
 		if (k)
 			close(dfd);
 		if (k > 0)
@@ -521,7 +527,7 @@ int host_open(const char *hp, struct host *h, char *err, size_t len)
 	return -1;
 }
 
-void host_close(struct host *h)
+void tool_tar_host_close(struct tar_host *h)
 {
 	if (h->fd >= 0)
 		close(h->fd);
@@ -530,7 +536,7 @@ void host_close(struct host *h)
 }
 
 /* The last name of host_path (for dest's default). */
-void host_base_name(const struct host *h, char *buf, size_t len)
+void tool_tar_host_base_name(const struct tar_host *h, char *buf, size_t len)
 {
 	char tmp[PATH_MAX];
 	snprintf(tmp, sizeof tmp, "%s", strcmp(h->rel, ".") ? h->rel : h->dir);

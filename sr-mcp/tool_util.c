@@ -215,7 +215,8 @@ int tool_open_file(struct proto_req *r, const char *ws, const char *path, int fl
 	char err[1200];
 	*rel = fs_rel_path(path, err, sizeof err);
 	int wfd = *rel ? ws_open(ws, 0, err, sizeof err) : -1;
-	int fd = wfd >= 0 ? fs_file_open(wfd, *rel, *rel, flags, st, err, sizeof err) : -1;
+	int fd = wfd >= 0 ? fs_file_open(&(struct fs_at){ wfd, *rel, *rel }, flags, st, err,
+					    sizeof err) : -1;
 	if (wfd >= 0)
 		close(wfd);
 	if (fd < 0)

@@ -22,53 +22,7 @@
 #include "tool.h"
 #include "sr.h"
 
-/* The schemas. Paths are relative to /workspace; no symbolic link is
- * followed. */
-
-const char write_file_def[] =
-"{\"name\":\"write_file\",\"title\":\"Write a file into a workspace\","
-"\"description\":\"Write content to a file of a workspace (replacing it, or at its end with append), "
-"making the missing directories on its path. The workspace is made if it does not exist; run_code "
-"with the same workspace_id sees the file under /workspace. encoding base64 writes binary data.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
-"\"content\":{\"type\":\"string\",\"description\":\"The file's content.\"},"
-"\"encoding\":{\"type\":\"string\",\"enum\":[\"utf8\",\"base64\"],\"description\":\"How content is encoded (default utf8).\"},"
-"\"append\":{\"type\":\"boolean\",\"description\":\"Add to the end instead of replacing (default false).\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"content\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\",\"description\":\"Bytes written.\"},"
-"\"size\":{\"type\":\"integer\",\"description\":\"The file's size now.\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"bytes\"]},"
-"\"annotations\":{\"title\":\"Write file\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-const char edit_file_def[] =
-"{\"name\":\"edit_file\",\"title\":\"Edit a file of a workspace\","
-"\"description\":\"Replace old_string by new_string in a file of a workspace. old_string must occur "
-"exactly once (give enough surrounding text), unless replace_all replaces every occurrence.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG ","
-"\"old_string\":{\"type\":\"string\",\"description\":\"The text to replace, exactly as it is in the file.\"},"
-"\"new_string\":{\"type\":\"string\",\"description\":\"The text to put instead.\"},"
-"\"replace_all\":{\"type\":\"boolean\",\"description\":\"Replace every occurrence (default false).\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"old_string\",\"new_string\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\"},\"replacements\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"replacements\"]},"
-"\"annotations\":{\"title\":\"Edit file\",\"readOnlyHint\":false,\"destructiveHint\":false,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-const char delete_path_def[] =
-"{\"name\":\"delete_path\",\"title\":\"Delete a file or directory of a workspace\","
-"\"description\":\"Remove a file, or a directory and everything in it, from a workspace. A symbolic "
-"link is removed itself; what it points to is never touched.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "," PATH_ARG "},"
-"\"required\":[\"workspace_id\",\"path\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"path\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"}},"
-"\"required\":[\"workspace_id\",\"path\",\"type\"]},"
-"\"annotations\":{\"title\":\"Delete path\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
+/* Paths are relative to /workspace; no symbolic link is followed. */
 
 /* ---- write_file, edit_file, delete_path -------------------------------- */
 
@@ -105,19 +59,54 @@ static unsigned char *unbase64(const char *s, size_t *len)
 	return o;
 }
 
+/* One call of write_file, edit_file or delete_path, as it goes: its
+ * arguments; the plan (the path judged, the file read, what the change
+ * makes and takes: before bytes now, n after, made inodes more); refused
+ * (over the quota), or carried out; the reply. */
+struct wop {
+	struct proto_req *r;
+	const char *ws, *path;         /* the arguments all three take */
+	const char *content;           /* write_file's */
+	int app;
+	unsigned char *data;           /* content decoded (base64), or NULL */
+	const char *old, *new;         /* edit_file's */
+	int all;
+	const char *rel, *name;        /* the path in the workspace; its last name */
+	char dir[4096];                /* its parent directory */
+	int wfd, dfd, fd;              /* the workspace, the directory, the file */
+	struct stat st;                /* the file */
+	char *text;                    /* edit_file: the file's text, then the edited one */
+	size_t n, hits;                /* bytes written (edit_file: read); replacements */
+	size_t outlen;                 /* edit_file: the edited text's bytes */
+	uint64_t before, made;         /* the file's bytes before; inodes made */
+	char err[1200];
+};
+
+static void wop_close(struct wop *op)
+{
+	if (op->fd >= 0)
+		close(op->fd);
+	if (op->dfd >= 0)
+		close(op->dfd);
+	if (op->wfd >= 0)
+		close(op->wfd);
+	free(op->data);
+	free(op->text);
+}
+
 /* Would a file of old bytes becoming n bytes, and made inodes more (the
- * file and directories on the way), take the workspace (wfd) past its
+ * file and directories on the way), take the workspace (op->wfd) past its
  * quota? Then 1, answered. */
-static int over_quota(struct proto_req *r, const char *ws, int wfd, const char *rel, uint64_t old,
-		      uint64_t n, uint64_t made)
+static int over_quota(struct wop *op, uint64_t old, uint64_t n, uint64_t made)
 {
 	struct sr_usage u;
+	const char *ws = op->ws, *rel = op->rel;
 	if (!cfg.ws_quota)
 		return 0;
-	ws_size(ws, wfd, &u);
+	ws_size(ws, op->wfd, &u);
 	uint64_t after = u.bytes - (old < u.bytes ? old : u.bytes) + n;
 	if (made && cfg.ws_inodes && u.inodes + made > cfg.ws_inodes) {
-		tool_error(r, "%s: not written: workspace %s holds %llu files, directories and "
+		tool_error(op->r, "%s: not written: workspace %s holds %llu files, directories and "
 			   "links, and its inode quota is %llu; this write would make %llu more. "
 			   "Delete what you no longer need (delete_path) or use a new workspace.",
 			   rel, ws, (unsigned long long)u.inodes,
@@ -126,7 +115,7 @@ static int over_quota(struct proto_req *r, const char *ws, int wfd, const char *
 	}
 	if (after <= cfg.ws_quota || n <= old)
 		return 0;
-	tool_error(r, "%s: not written: workspace %s would hold %llu bytes, over its quota of "
+	tool_error(op->r, "%s: not written: workspace %s would hold %llu bytes, over its quota of "
 		   "%llu bytes (%llu MiB). Delete files (delete_path) or write less.", rel, ws,
 		   (unsigned long long)after, (unsigned long long)cfg.ws_quota,
 		   (unsigned long long)(cfg.ws_quota >> 20));
@@ -166,16 +155,17 @@ static uint64_t to_make(int wfd, const char *dir, const char *name, uint64_t *be
 }
 
 /* write_file's arguments read and checked, base64 content decoded into
- * *data (n bytes, or content's): 0, or -1 (answered). */
-static int write_args(struct proto_req *r, const cJSON *args, const char **ws, const char **path,
-		      const char **content, int *app, unsigned char **data, size_t *n)
+ * op->data (op->n bytes, or content's): 0, or -1 (answered). */
+static int write_args(struct wop *op, const cJSON *args)
 {
 	const char *T = "write_file", *enc = "utf8";
-	if (tool_arg_ws(r, T, args, ws) < 0 || tool_arg_str(r, T, args, "path", path) < 0 ||
-	    tool_arg_str(r, T, args, "content", content) < 0 ||
-	    tool_arg_str(r, T, args, "encoding", &enc) < 0 || tool_arg_bool(r, T, args, "append", app) < 0)
+	struct proto_req *r = op->r;
+	if (tool_arg_ws(r, T, args, &op->ws) < 0 || tool_arg_str(r, T, args, "path", &op->path) < 0 ||
+	    tool_arg_str(r, T, args, "content", &op->content) < 0 ||
+	    tool_arg_str(r, T, args, "encoding", &enc) < 0 ||
+	    tool_arg_bool(r, T, args, "append", &op->app) < 0)
 		return -1;
-	if (!*path || !*content) {
+	if (!op->path || !op->content) {
 		tool_bad_args(r, T, "path and content are required");
 		return -1;
 	}
@@ -183,90 +173,111 @@ static int write_args(struct proto_req *r, const cJSON *args, const char **ws, c
 		tool_bad_args(r, T, "encoding must be utf8 or base64");
 		return -1;
 	}
-	*n = strlen(*content);
-	if (!strcmp(enc, "base64") && !(*data = unbase64(*content, n))) {
+	op->n = strlen(op->content);
+	if (!strcmp(enc, "base64") && !(op->data = unbase64(op->content, &op->n))) {
 		tool_bad_args(r, T, "content is not valid base64");
 		return -1;
 	}
 	return 0;
 }
 
-void files_write(struct proto_req *r, const cJSON *args)
+/* The path judged (op->rel, its op->name in op->dir; not_name says why a
+ * path without a last name is refused) and the workspace open (made, with
+ * create): 0, or -1 with why in op->err. */
+static int wop_open(struct wop *op, const char *not_name, int create)
 {
-	const char *ws, *path = NULL, *content = NULL;
-	int app = 0;
-	char err[1200], dir[4096];
-	size_t n;
-	unsigned char *data = NULL;
-	if (write_args(r, args, &ws, &path, &content, &app, &data, &n) < 0)
-		return;
-	int hold = ws_hold(0);   /* no idle sweep removes the workspace meanwhile */
-	const char *rel = fs_rel_path(path, err, sizeof err), *name = NULL;
-	if (rel && !(name = fs_split(rel, dir, sizeof dir)))
-		snprintf(err, sizeof err, "%s: not a file name (give the file's path, e.g. "
-			 "data/out.csv)", rel);
-	int wfd = name ? ws_open(ws, 1, err, sizeof err) : -1, dfd = -1;
-	uint64_t before = 0, made = wfd >= 0 ? to_make(wfd, dir, name, &before) : 0;
-	if (wfd >= 0 && over_quota(r, ws, wfd, rel, before, app ? before + n : n, made))
-		goto out;
-	dfd = wfd >= 0 ? fs_dir_open(wfd, dir, 1) : -1;
-	if (wfd >= 0 && dfd < 0)
-		fs_path_why(err, sizeof err, dir, errno);
-	if (wfd >= 0)
-		ws_touch(ws);
-	struct stat st;
-	int fd = dfd >= 0 ? fs_file_open(dfd, name, rel, O_WRONLY | O_CREAT | (app ? O_APPEND : 0), &st,
-				      err, sizeof err) : -1;
-	if (fd < 0) {
-		tool_error(r, "%s", err);
-		goto out;
-	}
-	/* one link, regular: only now is it cut */
-	off_t at = app ? st.st_size : 0;
-	if ((!app && ftruncate(fd, 0) < 0) || fs_write_at(fd, data ? (void *)data : content, n, at) < 0) {
-		tool_error(r, "%s: unable to write: %s", rel, strerror(errno));
-		close(fd);
-		ws_size_forget(ws);     /* partly written: measured again */
-		goto out;
-	}
-	fstat(fd, &st);
-	close(fd);
-	ws_size_add(ws, wfd, &(struct sr_delta){ (int64_t)st.st_size - (int64_t)before,
-						 (int64_t)made });
-	cJSON *res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "workspace_id", ws);
-	cJSON_AddStringToObject(res, "path", rel);
-	cJSON_AddNumberToObject(res, "bytes", (double)n);
-	cJSON_AddNumberToObject(res, "size", (double)st.st_size);
-	snprintf(err, sizeof err, "%s %zu bytes to %s in workspace %s (now %lld bytes; "
-		 "/workspace/%s in run_code)", app ? "appended" : "wrote", n, rel, ws,
-		 (long long)st.st_size, rel);
-	tool_reply(r, res, err, 0);
-out:
-	ws_release(hold);
-	if (dfd >= 0)
-		close(dfd);
-	if (wfd >= 0)
-		close(wfd);
-	free(data);
+	op->rel = fs_rel_path(op->path, op->err, sizeof op->err);
+	if (op->rel && !(op->name = fs_split(op->rel, op->dir, sizeof op->dir)))
+		snprintf(op->err, sizeof op->err, "%s: %s", op->rel, not_name);
+	op->wfd = op->name ? ws_open(op->ws, create, op->err, sizeof op->err) : -1;
+	return op->wfd < 0 ? -1 : 0;
 }
 
-/* How often old occurs in the n bytes at p: 1, or more with all; 0 when
- * none, or more than one without all (answered). */
-static size_t edit_hits(struct proto_req *r, const char *rel, const char *p, size_t n,
-			const char *old, int all)
+/* The plan: the path judged, the workspace open (made if it is not
+ * there), what the write makes (op->made) and the file's bytes now
+ * (op->before). 0, or -1 with why in op->err. */
+static int write_plan(struct wop *op)
 {
-	size_t ol = strlen(old), hits = 0;
-	for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), old, ol)); q += ol)
+	if (wop_open(op, "not a file name (give the file's path, e.g. data/out.csv)", 1) < 0)
+		return -1;
+	op->made = to_make(op->wfd, op->dir, op->name, &op->before);
+	return 0;
+}
+
+/* Carried out: the directories on the way made, the file opened (one
+ * link, regular: only then is it cut) and written, the workspace's size
+ * told. 0, or -1 (answered). */
+static int write_act(struct wop *op)
+{
+	op->dfd = fs_dir_open(op->wfd, op->dir, 1);
+	if (op->dfd < 0)
+		fs_path_why(op->err, sizeof op->err, op->dir, errno);
+	ws_touch(op->ws);
+	op->fd = op->dfd >= 0 ? fs_file_open(&(struct fs_at){ op->dfd, op->name, op->rel },
+					     O_WRONLY | O_CREAT | (op->app ? O_APPEND : 0), &op->st,
+					     op->err, sizeof op->err) : -1;
+	if (op->fd < 0) {
+		tool_error(op->r, "%s", op->err);
+		return -1;
+	}
+	off_t at = op->app ? op->st.st_size : 0;
+	if ((!op->app && ftruncate(op->fd, 0) < 0) ||
+	    fs_write_at(op->fd, op->data ? (void *)op->data : op->content, op->n, at) < 0) {
+		tool_error(op->r, "%s: unable to write: %s", op->rel, strerror(errno));
+		ws_size_forget(op->ws);     /* partly written: measured again */
+		return -1;
+	}
+	fstat(op->fd, &op->st);
+	ws_size_add(op->ws, op->wfd, &(struct sr_delta){ (int64_t)op->st.st_size -
+							 (int64_t)op->before, (int64_t)op->made });
+	return 0;
+}
+
+/* write_file: arguments -> plan -> refused (the quota), or written -> the
+ * reply. */
+void tool_write_file(struct proto_req *r, const cJSON *args)
+{
+	struct wop op = { .r = r, .wfd = -1, .dfd = -1, .fd = -1 };
+	if (write_args(&op, args) < 0) {
+		wop_close(&op);
+		return;
+	}
+	int hold = ws_hold(0);   /* no idle sweep removes the workspace meanwhile */
+	if (write_plan(&op) < 0)
+		tool_error(r, "%s", op.err);
+	else if (!over_quota(&op, op.before, op.app ? op.before + op.n : op.n, op.made) &&
+		 write_act(&op) == 0) {
+		cJSON *res = cJSON_CreateObject();
+		cJSON_AddStringToObject(res, "workspace_id", op.ws);
+		cJSON_AddStringToObject(res, "path", op.rel);
+		cJSON_AddNumberToObject(res, "bytes", (double)op.n);
+		cJSON_AddNumberToObject(res, "size", (double)op.st.st_size);
+		snprintf(op.err, sizeof op.err, "%s %zu bytes to %s in workspace %s (now %lld "
+			 "bytes; /workspace/%s in run_code)", op.app ? "appended" : "wrote", op.n,
+			 op.rel, op.ws, (long long)op.st.st_size, op.rel);
+		tool_reply(r, res, op.err, 0);
+	}
+	ws_release(hold);
+	wop_close(&op);
+}
+
+/* How often op->old occurs in the op->n bytes of op->text: 1, or more with
+ * all; 0 when none, or more than one without all (answered). */
+static size_t edit_hits(struct wop *op)
+{
+	const char *p = op->text, *rel = op->rel;
+	size_t n = op->n, ol = strlen(op->old), hits = 0;
+	for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), op->old, ol)); q += ol)
 		hits++;
-	if (hits == 0 || (hits > 1 && !all)) {
+	if (hits == 0 || (hits > 1 && !op->all)) {
 		if (hits == 0)
-			tool_error(r, "%s: old_string was not found (it must match exactly, whitespace "
-			     "and indentation included; read_file shows the text)", rel);
+			tool_error(op->r, "%s: old_string was not found (it must match exactly, "
+				   "whitespace and indentation included; read_file shows the text)",
+				   rel);
 		else
-			tool_error(r, "%s: old_string occurs %zu times: give more of the surrounding text "
-			     "so that it occurs once, or set replace_all to replace every one", rel,
-			     hits);
+			tool_error(op->r, "%s: old_string occurs %zu times: give more of the "
+				   "surrounding text so that it occurs once, or set replace_all to "
+				   "replace every one", rel, hits);
 		return 0;
 	}
 	return hits;
@@ -290,145 +301,153 @@ static char *edit_replace(const char *p, size_t n, const char *old, const char *
 	return o;
 }
 
-/* The edited text o (outlen bytes, n before) written over the file fd,
- * the workspace's size told (wfd, or -1); fd, wfd and o closed and freed.
- * 0, or -1 (answered). */
-static int edit_write(struct proto_req *r, const char *ws, int wfd, int fd, const char *rel,
-		      char *o, size_t outlen, size_t n)
+/* edit_file's arguments read and checked: 0, or -1 (answered). */
+static int edit_args(struct wop *op, const cJSON *args)
 {
-	int bad_io = fs_write_at(fd, o, outlen, 0) < 0 || ftruncate(fd, (off_t)outlen) < 0;
-	int e = errno;
-	close(fd);
-	free(o);
-	if (bad_io)
-		ws_size_forget(ws);
-	else if (wfd >= 0)
-		ws_size_add(ws, wfd, &(struct sr_delta){ (int64_t)outlen - (int64_t)n, 0 });
-	if (wfd >= 0)
-		close(wfd);
-	if (bad_io) {
-		tool_error(r, "%s: unable to write: %s", rel, strerror(e));
+	const char *T = "edit_file";
+	struct proto_req *r = op->r;
+	if (tool_arg_ws(r, T, args, &op->ws) < 0 || tool_arg_str(r, T, args, "path", &op->path) < 0 ||
+	    tool_arg_str(r, T, args, "old_string", &op->old) < 0 ||
+	    tool_arg_str(r, T, args, "new_string", &op->new) < 0 ||
+	    tool_arg_bool(r, T, args, "replace_all", &op->all) < 0)
+		return -1;
+	if (!op->path || !op->old || !op->new) {
+		tool_bad_args(r, T, "path, old_string and new_string are required");
+		return -1;
+	}
+	if (!*op->old) {
+		tool_bad_args(r, T, "old_string must not be empty (write_file makes a new file)");
 		return -1;
 	}
 	return 0;
 }
 
-void files_edit(struct proto_req *r, const cJSON *args)
+/* The plan: the file opened and read (op->text, op->n bytes), the
+ * replacements counted (op->hits) and the edited size (op->outlen)
+ * checked, the workspace open (or op->wfd -1). 0, or -1 (answered). */
+static int edit_plan(struct wop *op)
 {
-	const char *T = "edit_file", *ws, *path = NULL, *old = NULL, *new = NULL;
-	int all = 0;
-	char err[1200];
-	struct stat st;
-	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0 ||
-	    tool_arg_str(r, T, args, "old_string", &old) < 0 ||
-	    tool_arg_str(r, T, args, "new_string", &new) < 0 ||
-	    tool_arg_bool(r, T, args, "replace_all", &all) < 0)
-		return;
-	if (!path || !old || !new) {
-		tool_bad_args(r, T, "path, old_string and new_string are required");
-		return;
+	op->fd = tool_open_file(op->r, op->ws, op->path, O_RDWR, &op->st, &op->rel);
+	if (op->fd < 0)
+		return -1;
+	if ((uint64_t)op->st.st_size > TOOL_FILE_MAX) {
+		tool_error(op->r, "%s: %lld bytes, over edit_file's cap of 10 MiB: edit it with "
+			   "run_code", op->rel, (long long)op->st.st_size);
+		return -1;
 	}
-	if (!*old) {
-		tool_bad_args(r, T, "old_string must not be empty (write_file makes a new file)");
-		return;
+	op->text = fs_read_fd(op->fd, (size_t)op->st.st_size, &op->n);
+	if (!(op->hits = edit_hits(op)))
+		return -1;
+	op->outlen = op->n - op->hits * strlen(op->old) + op->hits * strlen(op->new);
+	if (op->outlen > TOOL_FILE_MAX) {
+		tool_error(op->r, "%s: the edited file would be over the cap of 10 MiB", op->rel);
+		return -1;
 	}
-	const char *rel;
-	int fd = tool_open_file(r, ws, path, O_RDWR, &st, &rel);
-	if (fd < 0)
-		return;
-	if ((uint64_t)st.st_size > TOOL_FILE_MAX) {
-		close(fd);
-		tool_error(r, "%s: %lld bytes, over edit_file's cap of 10 MiB: edit it with run_code",
-		     rel, (long long)st.st_size);
-		return;
-	}
-	size_t n, ol = strlen(old), nl = strlen(new), hits;
-	char *p = fs_read_fd(fd, (size_t)st.st_size, &n);
-	if (!(hits = edit_hits(r, rel, p, n, old, all))) {
-		close(fd);
-		free(p);
-		return;
-	}
-	size_t outlen = n - hits * ol + hits * nl;
-	if (outlen > TOOL_FILE_MAX) {
-		close(fd);
-		free(p);
-		tool_error(r, "%s: the edited file would be over the cap of 10 MiB", rel);
-		return;
-	}
-	int wfd = ws_open(ws, 0, err, sizeof err);
-	if (wfd >= 0 && over_quota(r, ws, wfd, rel, n, outlen, 0)) {
-		close(wfd);
-		close(fd);
-		free(p);
-		return;
-	}
-	char *o = edit_replace(p, n, old, new, outlen);
-	free(p);
-	if (edit_write(r, ws, wfd, fd, rel, o, outlen, n) < 0)
-		return;
-	cJSON *res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "workspace_id", ws);
-	cJSON_AddStringToObject(res, "path", rel);
-	cJSON_AddNumberToObject(res, "replacements", (double)hits);
-	cJSON_AddNumberToObject(res, "bytes", (double)outlen);
-	snprintf(err, sizeof err, "%s: %zu replacement%s (now %zu bytes)", rel, hits,
-		 hits == 1 ? "" : "s", outlen);
-	tool_reply(r, res, err, 0);
+	op->wfd = ws_open(op->ws, 0, op->err, sizeof op->err);
+	return 0;
 }
 
-void files_delete_path(struct proto_req *r, const cJSON *args)
+/* Carried out: the edited text written over the file, the workspace's
+ * size told (when it is open). 0, or -1 (answered). */
+static int edit_act(struct wop *op)
 {
-	const char *T = "delete_path", *ws, *path = NULL, *name = NULL;
-	char err[1200], dir[4096];
-	struct stat st;
-	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "path", &path) < 0)
+	char *o = edit_replace(op->text, op->n, op->old, op->new, op->outlen);
+	free(op->text);
+	op->text = o;
+	int bad_io = fs_write_at(op->fd, o, op->outlen, 0) < 0 ||
+		     ftruncate(op->fd, (off_t)op->outlen) < 0;
+	int e = errno;
+	if (bad_io)
+		ws_size_forget(op->ws);
+	else if (op->wfd >= 0)
+		ws_size_add(op->ws, op->wfd, &(struct sr_delta){ (int64_t)op->outlen -
+								 (int64_t)op->n, 0 });
+	if (bad_io) {
+		tool_error(op->r, "%s: unable to write: %s", op->rel, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+/* edit_file: arguments -> plan -> refused (the quota), or edited -> the
+ * reply. */
+void tool_edit_file(struct proto_req *r, const cJSON *args)
+{
+	struct wop op = { .r = r, .wfd = -1, .dfd = -1, .fd = -1 };
+	if (edit_args(&op, args) == 0 && edit_plan(&op) == 0 &&
+	    !(op.wfd >= 0 && over_quota(&op, op.n, op.outlen, 0)) && edit_act(&op) == 0) {
+		cJSON *res = cJSON_CreateObject();
+		cJSON_AddStringToObject(res, "workspace_id", op.ws);
+		cJSON_AddStringToObject(res, "path", op.rel);
+		cJSON_AddNumberToObject(res, "replacements", (double)op.hits);
+		cJSON_AddNumberToObject(res, "bytes", (double)op.outlen);
+		snprintf(op.err, sizeof op.err, "%s: %zu replacement%s (now %zu bytes)", op.rel,
+			 op.hits, op.hits == 1 ? "" : "s", op.outlen);
+		tool_reply(r, res, op.err, 0);
+	}
+	wop_close(&op);
+}
+
+/* delete_path's plan: the path judged, the workspace and the directory
+ * holding it open, what it is (op->st). 0, or -1 with why in op->err. */
+static int delete_plan(struct wop *op)
+{
+	if (wop_open(op, "not a file or directory name (delete_workspace removes a whole "
+		     "workspace)", 0) < 0)
+		return -1;
+	op->dfd = fs_dir_open(op->wfd, op->dir, 0);
+	if (op->dfd < 0)
+		fs_path_why(op->err, sizeof op->err, op->rel, errno);
+	if (op->dfd >= 0 && fstatat(op->dfd, op->name, &op->st, AT_SYMLINK_NOFOLLOW) < 0) {
+		fs_path_why(op->err, sizeof op->err, op->rel, errno);
+		return -1;
+	}
+	return op->dfd >= 0 ? 0 : -1;
+}
+
+/* Carried out: removed, the workspace's size told. 0, or -1 (answered). */
+static int delete_act(struct wop *op)
+{
+	struct sr_usage gone = { 0, 0 };
+	if (cfg.ws_quota)
+		(void)sr_entry_usage(op->dfd, op->name, &gone);
+	int rc = sr_remove_tree(op->dfd, op->name);
+	int e = errno;
+	if (rc < 0)
+		ws_size_forget(op->ws);
+	else if (cfg.ws_quota)
+		ws_size_add(op->ws, op->wfd, &(struct sr_delta){ -(int64_t)gone.bytes,
+								 -(int64_t)gone.inodes });
+	if (rc < 0) {
+		tool_error(op->r, "%s: could not be removed entirely: %s", op->rel, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+/* delete_path: arguments -> plan -> removed -> the reply. */
+void tool_delete_path(struct proto_req *r, const cJSON *args)
+{
+	const char *T = "delete_path";
+	struct wop op = { .r = r, .wfd = -1, .dfd = -1, .fd = -1 };
+	if (tool_arg_ws(r, T, args, &op.ws) < 0 || tool_arg_str(r, T, args, "path", &op.path) < 0)
 		return;
-	if (!path) {
+	if (!op.path) {
 		tool_bad_args(r, T, "path is required (relative to /workspace)");
 		return;
 	}
-	const char *rel = fs_rel_path(path, err, sizeof err);
-	if (rel && !(name = fs_split(rel, dir, sizeof dir)))
-		snprintf(err, sizeof err, "%s: not a file or directory name (delete_workspace "
-			 "removes a whole workspace)", rel);
-	int wfd = name ? ws_open(ws, 0, err, sizeof err) : -1;
-	int dfd = wfd >= 0 ? fs_dir_open(wfd, dir, 0) : -1;
-	if (wfd >= 0 && dfd < 0)
-		fs_path_why(err, sizeof err, rel, errno);
-	if (dfd >= 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		fs_path_why(err, sizeof err, rel, errno);
-		close(dfd);
-		dfd = -1;
+	if (delete_plan(&op) < 0) {
+		tool_error(r, "%s", op.err);
+	} else if (delete_act(&op) == 0) {
+		mode_t m = op.st.st_mode;
+		cJSON *res = cJSON_CreateObject();
+		cJSON_AddStringToObject(res, "workspace_id", op.ws);
+		cJSON_AddStringToObject(res, "path", op.rel);
+		cJSON_AddStringToObject(res, "type", tool_type_of(m));
+		snprintf(op.err, sizeof op.err, "deleted %s %s%s", tool_type_of(m), op.rel,
+			 S_ISLNK(m) ? " (the link only, not what it points to)" :
+			 S_ISDIR(m) ? " and everything in it" : "");
+		tool_reply(r, res, op.err, 0);
 	}
-	if (dfd < 0) {
-		if (wfd >= 0)
-			close(wfd);
-		tool_error(r, "%s", err);
-		return;
-	}
-	struct sr_usage gone = { 0, 0 };
-	if (cfg.ws_quota)
-		(void)sr_entry_usage(dfd, name, &gone);
-	int rc = sr_remove_tree(dfd, name);
-	int e = errno;
-	close(dfd);
-	if (rc < 0)
-		ws_size_forget(ws);
-	else if (cfg.ws_quota)
-		ws_size_add(ws, wfd, &(struct sr_delta){ -(int64_t)gone.bytes,
-							 -(int64_t)gone.inodes });
-	close(wfd);
-	if (rc < 0) {
-		tool_error(r, "%s: could not be removed entirely: %s", rel, strerror(e));
-		return;
-	}
-	cJSON *res = cJSON_CreateObject();
-	cJSON_AddStringToObject(res, "workspace_id", ws);
-	cJSON_AddStringToObject(res, "path", rel);
-	cJSON_AddStringToObject(res, "type", tool_type_of(st.st_mode));
-	snprintf(err, sizeof err, "deleted %s %s%s", tool_type_of(st.st_mode), rel,
-		 S_ISLNK(st.st_mode) ? " (the link only, not what it points to)" :
-		 S_ISDIR(st.st_mode) ? " and everything in it" : "");
-	tool_reply(r, res, err, 0);
+	wop_close(&op);
 }

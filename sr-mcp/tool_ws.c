@@ -22,45 +22,6 @@
 #include "tool.h"
 #include "sr.h"
 
-/* The schemas. */
-
-const char list_workspaces_def[] =
-"{\"name\":\"list_workspaces\",\"title\":\"List workspaces\","
-"\"description\":\"The workspaces there are, with the bytes and number of files in each, when "
-"it was created, when a file in it last changed, its size quota, when it was last used and when it expires (a workspace "
-"unused for the server's retention time is removed). A scratch workspace (made by a call without a "
-"workspace_id) goes soon after its last use; any later call that names it with workspace_id keeps it "
-"(scratch false) for the longer retention time. A page holds at most 200; next_offset, when "
-"there are more, is the offset that lists them.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"offset\":{\"type\":\"integer\",\"minimum\":0,"
-"\"description\":\"Workspaces to pass over: a previous page's next_offset (default 0).\"}},\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspaces\":{\"type\":\"array\",\"items\":"
-"{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"created\":{\"type\":[\"string\",\"null\"],\"description\":\"ISO 8601, UTC (null: the file system does not keep it).\"},"
-"\"bytes\":{\"type\":\"integer\"},"
-"\"files\":{\"type\":\"integer\"},\"modified\":{\"type\":\"string\",\"description\":\"ISO 8601, UTC.\"},"
-"\"partial\":{\"type\":\"boolean\"},\"quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"Its size cap in bytes (null: none).\"},"
-"\"inode_quota\":{\"type\":[\"integer\",\"null\"],\"description\":\"The most files, directories and links it may hold (null: no cap).\"},"
-"\"last_used\":{\"type\":\"string\",\"description\":\"The last run or file write, ISO 8601, UTC.\"},"
-"\"scratch\":{\"type\":\"boolean\",\"description\":\"true: made by a call without a workspace_id, removed soon after its last use unless a call names it (which keeps it); false: kept.\"},"
-"\"expires_at\":{\"type\":[\"string\",\"null\"],\"description\":\"When it is removed if unused until then (null: never).\"},"
-"\"sessions\":{\"type\":\"array\",\"description\":\"Your live sessions in it (run_code session: true): language, age, idle, memory.\",\"items\":{\"type\":\"object\"}}},\"required\":[\"workspace_id\",\"bytes\",\"files\",\"modified\"]}},"
-"\"next_offset\":{\"type\":\"integer\",\"description\":\"Pass it as offset for the next page.\"}},"
-"\"required\":[\"workspaces\"]},"
-"\"annotations\":{\"title\":\"List workspaces\",\"readOnlyHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}}";
-
-const char delete_workspace_def[] =
-"{\"name\":\"delete_workspace\",\"title\":\"Delete a workspace\","
-"\"description\":\"Remove a workspace and every file in it (links are removed, never followed), "
-"and close its sessions. Refused while a job of the workspace is queued or running.\","
-"\"inputSchema\":{\"type\":\"object\",\"properties\":{" WS_ARG "},"
-"\"required\":[\"workspace_id\"],\"additionalProperties\":false},"
-"\"outputSchema\":{\"type\":\"object\",\"properties\":{\"workspace_id\":{\"type\":\"string\"},"
-"\"deleted\":{\"type\":\"boolean\"}},\"required\":[\"workspace_id\",\"deleted\"]},"
-"\"annotations\":{\"title\":\"Delete workspace\",\"readOnlyHint\":false,\"destructiveHint\":true,"
-"\"idempotentHint\":false,\"openWorldHint\":false}}";
-
-
 #define WS_PAGE 200                    /* list_workspaces: workspaces in a page */
 
 static int by_name(const void *a, const void *b)
@@ -121,14 +82,18 @@ static char **ws_names(struct proto_req *r, DIR **dp, size_t *count)
 	return names;
 }
 
-/* Its quota, its last use and when an idle sweep takes it, in o and
- * (quota, used, expires) for its line. */
-static void ws_entry_times(cJSON *o, const char *name, char *quota, size_t qlen, char *used,
-			   size_t ulen, char *expires, size_t elen)
+/* A workspace's quota, last use and expiry, as its line of text says them. */
+struct ws_times {
+	char quota[48], used[32], expires[32];
+};
+
+/* Its quota, its last use and when an idle sweep takes it, in o and in t
+ * for its line. */
+static void ws_entry_times(cJSON *o, const char *name, struct ws_times *t)
 {
 	if (cfg.ws_quota) {
 		cJSON_AddNumberToObject(o, "quota", (double)cfg.ws_quota);
-		snprintf(quota, qlen, " of %llu", (unsigned long long)cfg.ws_quota);
+		snprintf(t->quota, sizeof t->quota, " of %llu", (unsigned long long)cfg.ws_quota);
 	} else {
 		cJSON_AddNullToObject(o, "quota");
 	}
@@ -138,12 +103,12 @@ static void ws_entry_times(cJSON *o, const char *name, char *quota, size_t qlen,
 		cJSON_AddNullToObject(o, "inode_quota");
 	int scratch;
 	time_t gone = ws_expires(name, &scratch);
-	tool_iso_time(ws_last_used(name), used, ulen);
-	cJSON_AddStringToObject(o, "last_used", used);
+	tool_iso_time(ws_last_used(name), t->used, sizeof t->used);
+	cJSON_AddStringToObject(o, "last_used", t->used);
 	cJSON_AddBoolToObject(o, "scratch", scratch);
 	if (gone) {
-		tool_iso_time(gone, expires, elen);
-		cJSON_AddStringToObject(o, "expires_at", expires);
+		tool_iso_time(gone, t->expires, sizeof t->expires);
+		cJSON_AddStringToObject(o, "expires_at", t->expires);
 	} else {
 		cJSON_AddNullToObject(o, "expires_at");
 	}
@@ -181,13 +146,13 @@ static cJSON *ws_entry(int dfd, const char *name, char *line, size_t len)
 	cJSON_AddStringToObject(o, "modified", when);
 	if (w.cut)
 		cJSON_AddBoolToObject(o, "partial", 1);
-	char quota[48] = "", used[32], expires[32] = "never";
-	ws_entry_times(o, name, quota, sizeof quota, used, sizeof used, expires, sizeof expires);
+	struct ws_times t = { .quota = "", .expires = "never" };
+	ws_entry_times(o, name, &t);
 	snprintf(line, len, "%s  %s, created %s, %llu files, %llu%s bytes, "
 		 "modified %s%s, last used %s, expires %s\n", name,
 		 cJSON_IsTrue(cJSON_GetObjectItem(o, "scratch")) ? "scratch" : "kept",
 		 born[0] ? born : "?", (unsigned long long)u.files, (unsigned long long)u.bytes,
-		 quota, when, w.cut ? " (counted in part)" : "", used, expires);
+		 t.quota, when, w.cut ? " (counted in part)" : "", t.used, t.expires);
 	return o;
 }
 
@@ -209,7 +174,7 @@ static void ws_sessions(cJSON *o, const char *tenant, const char *ws, char *line
 		snprintf(line + n, len - n, "\n");
 }
 
-void files_list_workspaces(struct proto_req *r, const cJSON *args)
+void tool_list_workspaces(struct proto_req *r, const cJSON *args)
 {
 	double from = 0;
 	if (tool_arg_num(r, "list_workspaces", args, "offset", 0, &from) < 0)
@@ -256,7 +221,7 @@ void files_list_workspaces(struct proto_req *r, const cJSON *args)
 	free(text);
 }
 
-void files_delete_workspace(struct proto_req *r, const cJSON *args)
+void tool_delete_workspace(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "delete_workspace", *ws;
 	char err[600], job[33];

@@ -50,9 +50,10 @@ void sq_refuse(struct sq_worker *w, const char *id, const char *why)
 	memcpy(w->refused[w->nrefused++], id, SQ_ID_LEN + 1);
 }
 
-enum sq_claim_result sq_claim(struct sq_worker *w, const char *id, size_t tenant)
+enum sq_claim_result sq_claim(struct sq_worker *w, const struct sq_pick *p)
 {
 	struct sq_spool *sp = &w->sp;
+	const char *id = p->id;
 	char why[SQ_WHY_MAX];
 	int fd = sq_open_private_dir(sp->queue, id, why, sizeof why);
 	if (fd == SQ_REFUSED) {
@@ -95,9 +96,11 @@ enum sq_claim_result sq_claim(struct sq_worker *w, const char *id, size_t tenant
 	struct sq_slot *s = free_slot(w);
 	s->used = 1;
 	memcpy(s->id, id, SQ_ID_LEN + 1);
-	s->tenant = tenant;
+	s->tenant = p->ti;
+	s->why = p->why;
 	s->fd = fd;
 	w->running++;
+	sq_fair_running(&w->fair, p->ti, 1);
 	return SQ_CLAIM_OK;
 }
 

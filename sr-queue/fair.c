@@ -1,12 +1,26 @@
 /* fair.c - which queued job runs next.
  *
  * A worker keeps every queued id it knows of in a min-heap per tenant
- * (ids sort by submission time). It serves the tenants round-robin, the
- * oldest job of each first. With a CPU budget, each tenant has a bucket
- * of CPU time that refills at budget/window and holds at most one budget;
- * a finished job's CPU time is charged to it, and a tenant whose bucket
- * is empty waits until it refills. The index is only a hint: claiming a
- * job (flock + rename) is what decides who runs it. */
+ * (ids sort by submission time: their first 16 hex digits are it, in
+ * ns). Each tenant's oldest job comes first; across tenants, a free slot
+ * goes to the tenant with the best claim: with a CPU budget, one within
+ * its budget before one over it (the one less in debt first among those
+ * over it); then the one with fewer jobs running; then round-robin.
+ *
+ * The budget is work-conserving, as a fair scheduler is: a slot is never
+ * left free while a job is queued. Each tenant has a bucket of CPU time
+ * that refills at budget/window and holds at most one budget and at
+ * least one budget of debt; a finished job's CPU time is charged to it.
+ * A tenant over its budget only goes after the others' queued jobs: a
+ * lone tenant runs at once whatever it used, and what it used while alone
+ * counts against it for at most one window.
+ *
+ * Why a picked job waited is told from two marks per tenant (wall-clock
+ * ns, the clock of the ids): when last its queued jobs were left waiting
+ * because every slot was busy, and when last a slot went to another
+ * tenant because of this one's budget. A job submitted before a mark
+ * waited for that. The index is only a hint: claiming a job (flock +
+ * rename) is what decides who runs it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,37 +134,96 @@ static void refill(const struct sq_fair *f, struct sq_tenant *t, uint64_t now)
 	t->refill_ns = now;
 }
 
-/* ns until tenant t's bucket holds more than nothing again. */
-static uint64_t refill_wait(const struct sq_fair *f, const struct sq_tenant *t)
+static int over(const struct sq_fair *f, const struct sq_tenant *t)
 {
-	unsigned __int128 need = (unsigned __int128)(uint64_t)(1 - t->tokens);
-	return (uint64_t)(need * f->window_ns / f->budget_ns) + 1;
+	return f->budget_ns && t->tokens <= 0;
 }
 
-/* Pop the next job to try: 0 with id and ti set; 1 when nothing can start now
- * (*wait_ns: how long until a budget allows one, 0 if nothing is queued). */
-int sq_fair_pick(struct sq_fair *f, uint64_t now, char id[SQ_ID_LEN + 1], size_t *ti,
-	      uint64_t *wait_ns)
+/* Does tenant a (at distance da after the last served) go before b? */
+static int before(const struct sq_fair *f, const struct sq_tenant *a, size_t da,
+		  const struct sq_tenant *b, size_t db)
 {
-	*wait_ns = 0;
+	if (over(f, a) != over(f, b))
+		return !over(f, a);
+	if (over(f, a) && a->tokens != b->tokens)
+		return a->tokens > b->tokens;
+	if (a->running != b->running)
+		return a->running < b->running;
+	return da < db;
+}
+
+/* Why a job submitted at sub (wall ns) of tenant t waited, if it did. */
+static enum sq_wait why_waited(const struct sq_tenant *t, uint64_t sub)
+{
+	if (t->held_ns && sub <= t->held_ns)
+		return SQ_WAIT_BUDGET;
+	if (t->busy_ns && sub <= t->busy_ns)
+		return SQ_WAIT_SLOTS;
+	return SQ_WAIT_NONE;
+}
+
+uint64_t sq_id_time(const char *id)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < 16 && id[i]; i++) {
+		char c = id[i];
+		t = t << 4 | (uint64_t)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
+	}
+	return t;
+}
+
+/* The next job to try: 0 with p filled; 1 when nothing is queued. now is
+ * the monotonic clock (the buckets), wall the real one (the marks). A
+ * tenant over its budget that the slot did not go to because of it is
+ * marked held, if its jobs still wait when the round ends (sq_fair_round). */
+int sq_fair_pick(struct sq_fair *f, uint64_t now, uint64_t wall, struct sq_pick *p)
+{
+	size_t best = (size_t)-1, bd = 0;
 	for (size_t k = 1; k <= f->nt; k++) {
 		size_t i = (f->rr + k) % f->nt;
-		struct sq_tenant *t = &f->t[i];
-		if (t->n == 0)
+		if (f->t[i].n == 0)
 			continue;
-		refill(f, t, now);
-		if (f->budget_ns && t->tokens <= 0) {
-			uint64_t w = refill_wait(f, t);
-			if (!*wait_ns || w < *wait_ns)
-				*wait_ns = w;
-			continue;
-		}
-		heap_pop(t, id);
-		*ti = i;
-		f->rr = i;
-		return 0;
+		refill(f, &f->t[i], now);
+		if (best == (size_t)-1 || before(f, &f->t[i], k, &f->t[best], bd))
+			best = i, bd = k;
 	}
-	return 1;
+	if (best == (size_t)-1)
+		return 1;
+	struct sq_tenant *t = &f->t[best];
+	for (size_t i = 0; i < f->nt; i++)
+		if (i != best && f->t[i].n && over(f, &f->t[i]) &&
+		    (!over(f, t) || t->tokens > f->t[i].tokens))
+			f->t[i].held_pending = wall;
+	heap_pop(t, p->id);
+	p->ti = best;
+	p->why = why_waited(t, sq_id_time(p->id));
+	f->rr = best;
+	return 0;
+}
+
+/* The end of a round of picks: the tenants whose jobs are still queued
+ * waited for a slot, and those passed over for their budget, for it. */
+void sq_fair_round(struct sq_fair *f, uint64_t wall)
+{
+	for (size_t i = 0; i < f->nt; i++) {
+		struct sq_tenant *t = &f->t[i];
+		if (t->n) {
+			t->busy_ns = wall;
+			if (t->held_pending)
+				t->held_ns = t->held_pending;
+		}
+		t->held_pending = 0;
+	}
+}
+
+void sq_fair_running(struct sq_fair *f, size_t ti, int delta)
+{
+	if (ti >= f->nt)
+		return;
+	if (delta > 0)
+		f->t[ti].running++;
+	else if (f->t[ti].running)
+		f->t[ti].running--;
 }
 
 void sq_fair_charge(struct sq_fair *f, size_t ti, uint64_t cpu_ns, uint64_t now)
@@ -159,7 +232,9 @@ void sq_fair_charge(struct sq_fair *f, size_t ti, uint64_t cpu_ns, uint64_t now)
 		return;
 	struct sq_tenant *t = &f->t[ti];
 	refill(f, t, now);
-	t->tokens -= cpu_ns > (uint64_t)INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)cpu_ns;
+	int64_t floor = -(int64_t)f->budget_ns;
+	uint64_t room = (uint64_t)(t->tokens - floor);
+	t->tokens = cpu_ns >= room ? floor : t->tokens - (int64_t)cpu_ns;
 }
 
 /* "CPU/WINDOW", e.g. 10s/1m: CPU time per tenant per window. */
@@ -175,7 +250,8 @@ int sq_parse_budget(const char *s, uint64_t *budget, uint64_t *window)
 	memcpy(cpu, s, n);
 	cpu[n] = '\0';
 	if (sr_parse_duration_ns(cpu, budget) < 0 ||
-	    sr_parse_duration_ns(slash + 1, window) < 0 || *budget == 0 || *window == 0)
+	    sr_parse_duration_ns(slash + 1, window) < 0 || *budget == 0 || *window == 0 ||
+	    *budget > (uint64_t)INT64_MAX / 4)
 		return -1;
 	return 0;
 }

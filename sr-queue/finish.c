@@ -21,6 +21,7 @@ void sq_slot_release(struct sq_worker *w, struct sq_slot *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->stats);
+	sq_fair_running(&w->fair, s->tenant, -1);
 	memset(s, 0, sizeof *s);
 	s->fd = s->repfd = -1;
 	w->running--;
@@ -136,6 +137,19 @@ static void add_limit(cJSON *r, const struct sq_slot *s, int how, int err)
 		cJSON_AddStringToObject(r, "limit_error", why);
 }
 
+/* How long the job waited in the queue, and why when it was for others:
+ * queued_reason "slots" (every slot was busy) or "budget" (its tenant was
+ * over its CPU budget while another tenant's jobs waited). */
+static void add_queued(cJSON *r, const struct sq_slot *s)
+{
+	uint64_t sub = sq_id_time(s->id) / 1000000ULL;
+	if (s->rep.started_ms >= sub)
+		cJSON_AddNumberToObject(r, "queued_ms", (double)(s->rep.started_ms - sub));
+	if (s->why != SQ_WAIT_NONE)
+		cJSON_AddStringToObject(r, "queued_reason",
+					s->why == SQ_WAIT_BUDGET ? "budget" : "slots");
+}
+
 static cJSON *build_result(const struct sq_slot *s, int how, int err)
 {
 	const struct sq_report *p = &s->rep;
@@ -143,6 +157,7 @@ static cJSON *build_result(const struct sq_slot *s, int how, int err)
 	if (!r)
 		sr_fatal(SR_EXIT_SYS, "unable to allocate");
 	cJSON_AddNumberToObject(r, "started_ms", (double)p->started_ms);
+	add_queued(r, s);
 	cJSON_AddNumberToObject(r, "finished_ms", (double)p->finished_ms);
 	add_ms(r, "wall_ms", p->wall_ns);
 	add_ms(r, "user_ms", p->user_ns);

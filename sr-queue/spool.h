@@ -162,12 +162,12 @@ void sq_jstat_free(struct sq_jstat *js);
  * look, when set, is called after each look that finds the job queued or
  * running: non-zero ends the wait; it may lower *next_ms, the time to the
  * next look (at most a second: a worker that died is noticed so). */
-struct sq_wait {
+struct sq_waiter {
 	uint64_t timeout_ns;
 	int (*look)(void *ctx, const struct sq_jstat *js, uint64_t *next_ms);
 	void *ctx;
 };
-int sq_job_wait_with(struct sq_spool *sp, const char *id, const struct sq_wait *w,
+int sq_job_wait_with(struct sq_spool *sp, const char *id, const struct sq_waiter *w,
 		     struct sq_jstat *js);
 int sq_job_wait(struct sq_spool *sp, const char *id, uint64_t timeout_ns,
 		struct sq_jstat *js);

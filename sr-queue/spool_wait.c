@@ -195,7 +195,7 @@ static uint64_t next_ms(uint64_t asked, uint64_t deadline)
 
 /* The loop of sq_job_wait_with, once the first look found the job queued
  * or running; ino: the wait's own watch, or -1. */
-static int wait_loop(struct sq_spool *sp, const char *id, const struct sq_wait *w,
+static int wait_loop(struct sq_spool *sp, const char *id, const struct sq_waiter *w,
 		     uint64_t deadline, int ino, struct sq_jstat *js)
 {
 	for (;;) {
@@ -218,7 +218,7 @@ static int wait_loop(struct sq_spool *sp, const char *id, const struct sq_wait *
 	}
 }
 
-int sq_job_wait_with(struct sq_spool *sp, const char *id, const struct sq_wait *w,
+int sq_job_wait_with(struct sq_spool *sp, const char *id, const struct sq_waiter *w,
 		     struct sq_jstat *js)
 {
 	uint64_t deadline = w->timeout_ns ? sr_now_ns() + w->timeout_ns : 0;
@@ -243,6 +243,6 @@ int sq_job_wait_with(struct sq_spool *sp, const char *id, const struct sq_wait *
 int sq_job_wait(struct sq_spool *sp, const char *id, uint64_t timeout_ns,
 		struct sq_jstat *js)
 {
-	struct sq_wait w = { .timeout_ns = timeout_ns };
+	struct sq_waiter w = { .timeout_ns = timeout_ns };
 	return sq_job_wait_with(sp, id, &w, js);
 }

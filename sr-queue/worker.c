@@ -3,7 +3,7 @@
  * One process, one epoll: inotify on queue/ (new jobs) and cancel/
  * (cancel requests), a signalfd (children, stop), and one report pipe per
  * running job. No polling: the loop sleeps until an event, a deferred
- * claim, a CPU budget refill, or the safety rescan (once a minute) is due.
+ * claim, or the safety rescan (once a minute) is due.
  *
  * Unless inotify cannot be had: the kernel counts inotify instances and
  * watches per user, and another program of the user (another tenant's
@@ -260,39 +260,40 @@ static void teardown(struct sq_worker *w)
 	}
 }
 
-static void claim_failed(struct sq_worker *w, const char *id, size_t ti)
+static void claim_failed(struct sq_worker *w, const struct sq_pick *p)
 {
-	sr_warn_sys("unable to claim job %s; it stays queued", id);
+	sr_warn_sys("unable to claim job %s; it stays queued", p->id);
 	if (w->drain || w->once) {
 		w->exit_code = SR_EXIT_SYS;
 		w->stopping = 1;
 		return;
 	}
-	sq_defer(w, id, w->fair.t[ti].name, 1000000000ULL);
+	sq_defer(w, p->id, w->fair.t[p->ti].name, 1000000000ULL);
 }
 
-/* Claim as many jobs as there are free slots, then start them. Returns
- * how long a CPU budget makes the rest wait (0: not waiting for one). */
-static uint64_t start_jobs(struct sq_worker *w)
+/* Claim as many jobs as there are free slots, then start them. The
+ * budget never leaves a slot free while a job is queued (fair.c). */
+static void start_jobs(struct sq_worker *w)
 {
-	uint64_t wait = 0;
-	char id[SQ_ID_LEN + 1];
-	size_t ti;
+	struct sq_pick p;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts); /* the clock of the ids */
+	uint64_t wall = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	while (!w->stopping && w->running < w->nslots && !(w->once && w->started)) {
-		if (sq_fair_pick(&w->fair, sr_now_ns(), id, &ti, &wait) != 0)
+		if (sq_fair_pick(&w->fair, sr_now_ns(), wall, &p) != 0)
 			break;
-		switch (sq_claim(w, id, ti)) {
+		switch (sq_claim(w, &p)) {
 		case SQ_CLAIM_OK:
 			if (w->once)
 				w->started = 1;
 			break;
 		case SQ_CLAIM_GONE: break;
-		case SQ_CLAIM_BUSY: sq_defer(w, id, w->fair.t[ti].name, BUSY_RETRY_NS); break;
-		case SQ_CLAIM_FAIL: claim_failed(w, id, ti); break;
+		case SQ_CLAIM_BUSY: sq_defer(w, p.id, w->fair.t[p.ti].name, BUSY_RETRY_NS); break;
+		case SQ_CLAIM_FAIL: claim_failed(w, &p); break;
 		}
 	}
+	sq_fair_round(&w->fair, wall);
 	sq_spawn_claimed(w);
-	return wait;
 }
 
 static struct sq_slot *slot_of(struct sq_worker *w, const char *id)
@@ -355,8 +356,12 @@ static void on_child(struct sq_worker *w)
  * kill the running jobs too (they are requeued or lost, as after a crash). */
 static void on_stop(struct sq_worker *w)
 {
-	if (w->stopping++ == 0)
+	if (w->stopping++ == 0) {
+		if (w->running)
+			sr_note("stopping: waiting for %u running job(s) to end; a second SIGTERM or SIGINT kills them",
+				w->running);
 		return;
+	}
 	for (unsigned i = 0; i < w->nslots; i++) {
 		struct sq_slot *s = &w->slots[i];
 		if (s->used && s->keeper > 0 && !s->keeper_gone) {
@@ -482,7 +487,7 @@ static void loop(struct sq_worker *w)
 {
 	struct epoll_event ev[32];
 	for (;;) {
-		uint64_t budget_wait = start_jobs(w);
+		start_jobs(w);
 		sq_flush_sync(w);
 		if (finished(w))
 			return;
@@ -490,8 +495,6 @@ static void loop(struct sq_worker *w)
 		uint64_t next = due_work(w);
 		if (w->idle_since)
 			next = min_nonzero(next, w->idle_since + w->idle_ns);
-		if (budget_wait)
-			next = min_nonzero(next, now + budget_wait);
 		int timeout = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
 		if (w->poll_ms && (timeout < 0 || timeout > w->poll_ms))
 			timeout = w->poll_ms;

@@ -29,22 +29,37 @@ struct sq_tenant {
 	char name[SQ_TENANT_MAX + 1];
 	char (*heap)[SQ_ID_LEN + 1];
 	size_t n, cap;
-	int64_t tokens;         /* CPU ns left in the budget; may go negative */
+	unsigned running;       /* its jobs running now */
+	int64_t tokens;         /* CPU ns left in the budget; down to -budget */
 	uint64_t refill_ns;     /* monotonic time of the last refill */
+	uint64_t busy_ns;       /* wall ns: its jobs last waited for a free slot */
+	uint64_t held_ns;       /* wall ns: last passed over for its budget */
+	uint64_t held_pending;  /* passed over in this round (sq_fair_round) */
 };
 struct sq_fair {
 	struct sq_tenant *t;
 	size_t nt, cap, rr;
 	uint64_t budget_ns, window_ns;  /* budget_ns 0: no budget */
 };
+/* Why a job waited in the queue: not at all (or for the worker to come),
+ * for a free slot, or because its tenant was over its CPU budget while
+ * another's jobs waited (which takes precedence). */
+enum sq_wait { SQ_WAIT_NONE, SQ_WAIT_SLOTS, SQ_WAIT_BUDGET };
+struct sq_pick {
+	char id[SQ_ID_LEN + 1];
+	size_t ti;              /* its tenant, an index in t */
+	enum sq_wait why;
+};
 void sq_fair_init(struct sq_fair *f, uint64_t budget_ns, uint64_t window_ns);
 void sq_fair_free(struct sq_fair *f);
 void sq_fair_add(struct sq_fair *f, const char *tenant, const char *id);
 void sq_fair_clear(struct sq_fair *f);
 size_t sq_fair_count(const struct sq_fair *f);
-int sq_fair_pick(struct sq_fair *f, uint64_t now, char id[SQ_ID_LEN + 1], size_t *ti,
-		 uint64_t *wait_ns);
+int sq_fair_pick(struct sq_fair *f, uint64_t now, uint64_t wall, struct sq_pick *p);
+void sq_fair_round(struct sq_fair *f, uint64_t wall);
+void sq_fair_running(struct sq_fair *f, size_t ti, int delta);
 void sq_fair_charge(struct sq_fair *f, size_t ti, uint64_t cpu_ns, uint64_t now);
+uint64_t sq_id_time(const char *id);    /* an id's submission time, wall ns */
 int sq_parse_budget(const char *s, uint64_t *budget, uint64_t *window);
 
 /* keeper.c: the per-job supervisor, forked by the worker; it reports how
@@ -93,6 +108,7 @@ struct sq_slot {
 	int used;
 	char id[SQ_ID_LEN + 1];
 	size_t tenant;          /* index in fair.t */
+	enum sq_wait why;       /* why it waited in the queue */
 	int fd;                 /* job directory; we hold its flock */
 	pid_t keeper;           /* 0 until spawned */
 	int repfd;
@@ -133,7 +149,7 @@ struct sq_worker {
 
 /* claim.c: from queue/ to run/, then the keepers started. */
 enum sq_claim_result { SQ_CLAIM_OK, SQ_CLAIM_GONE, SQ_CLAIM_BUSY, SQ_CLAIM_FAIL };
-enum sq_claim_result sq_claim(struct sq_worker *w, const char *id, size_t tenant);
+enum sq_claim_result sq_claim(struct sq_worker *w, const struct sq_pick *p);
 void sq_spawn_claimed(struct sq_worker *w);
 void sq_defer(struct sq_worker *w, const char *id, const char *tenant, uint64_t delay_ns);
 int sq_refused(const struct sq_worker *w, const char *id);

@@ -26,6 +26,42 @@ for dir in "$SR_ROOT"/sr-*/; do
 	is "$missing" "" "every option of $tool --help is in its man page"
 done
 like "$(cat "$SR_ROOT/README.md")" "make check" "README gives the test command"
+# README.md is the first hour: short, Claude's section at once, the rest
+# one link away in docs/ (each linked, each link and anchor there).
+readme=$SR_ROOT/README.md
+size=$(wc -c <"$readme")
+ok "README.md is at most 12 KiB ($size bytes)" test "$size" -le 12288
+at=$(grep -b -m1 '^## Use it from Claude Desktop / Claude Code$' "$readme" | cut -d: -f1)
+ok "its 'Use it from Claude Desktop / Claude Code' comes at once (byte ${at:-none}, within the first 4 KB)" \
+	test -n "$at" -a "${at:-99999}" -lt 4096
+for d in "$SR_ROOT"/docs/*.md; do
+	ok "README.md links to docs/${d##*/}" grep -q "](docs/${d##*/}" "$readme"
+done
+run python3 - "$SR_ROOT" <<'PY'
+import os, re, sys
+root = sys.argv[1]
+files = ["README.md"] + ["docs/" + f for f in sorted(os.listdir(os.path.join(root, "docs"))) if f.endswith(".md")]
+def slugs(path):  # GitHub's anchors of a document's headings
+    out = set()
+    for line in open(path, encoding="utf-8"):
+        m = re.match(r"#+ (.*)", line)
+        if m:
+            out.add(re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-"))
+    return out
+for f in files:
+    text = open(os.path.join(root, f), encoding="utf-8").read()
+    for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+        target = m.group(1)
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        full = os.path.normpath(os.path.join(root, os.path.dirname(f), path)) if path else os.path.join(root, f)
+        if not os.path.exists(full):
+            print("%s: a link to %s, which does not exist" % (f, target))
+        elif anchor and full.endswith(".md") and anchor not in slugs(full):
+            print("%s: a link to %s, which has no heading #%s" % (f, target, anchor))
+PY
+is "$rc:$out$err" "0:" "every relative link of README.md and docs/*.md leads to a file, and to a heading there"
 # The escape suite through run_code: every case of tests/escape/*.t has a
 # twin in tests/escape/run_code.tsv or a reason in run_code-exempt.tsv, and
 # both name only cases that exist.

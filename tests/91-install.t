@@ -26,7 +26,7 @@ ok "the start-up module is not executable (sr-mcp takes no language from it)" te
 like "$(cat "$rd/python")" 'python-lib' "the installed Python runner binds python-lib from beside itself"
 ok "the javascript runner's session interpreter is installed beside it, not executable" \
 	test -f "$rd/node-lib/session.js" -a ! -x "$rd/node-lib/session.js"
-for f in ts.js ts-hooks.mjs node-globals.d.ts any-module.d.ts; do
+for f in ts.js ts-check.js ts-run.js ts-snapshot.js ts-hooks.mjs node-globals.d.ts any-module.d.ts; do
 	ok "the typescript runner's node-lib/$f is installed beside it, not executable" \
 		test -f "$rd/node-lib/$f" -a ! -x "$rd/node-lib/$f"
 done

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The examples of README.md and of the man pages' EXAMPLES sections run as
-# printed. They are read from the documents now (tests/examples.py), so the
+# The examples of README.md, of docs/*.md and of the man pages' EXAMPLES
+# sections run as printed. They are read from the documents now (tests/examples.py), so the
 # documents and this test cannot drift apart: each block is marked with the
 # setup it needs (files, a spool) or says why it is not run here, and a
 # block with no marker fails. Each runs verbatim under bash -e -o pipefail,
@@ -12,8 +12,16 @@
 set -m # each example its own process group: what it left running is killed
 
 cd "$SR_ROOT" || exit 1
-run python3 tests/examples.py "$T/ex" README.md man/*.1
-is "$rc:$out$err" "0:" "the example markers of README.md and man/*.1 are well formed"
+docs=(README.md docs/*.md)
+run python3 tests/examples.py "$T/ex" "${docs[@]}" man/*.1
+is "$rc:$out$err" "0:" "the example markers of README.md, docs/*.md and man/*.1 are well formed"
+# Every document that holds a code block is read above: a .md file with
+# examples that the list missed would go unchecked.
+for f in *.md docs/*.md; do
+	case " ${docs[*]} " in *" $f "*) continue ;; esac
+	grep -q '^    [^ ]' "$f" && grep -q '^<!-- example' "$f" &&
+		_result 0 "$f holds marked examples but tests/94-examples.t does not read it"
+done
 
 # A setup name: a file the example reads (its content prints a known line),
 # a variable, or a host file or feature it needs (missing: the example is

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/examples.py - the examples of README.md and man/*.1, as printed.
+"""tests/examples.py - the examples of README.md, docs/*.md and man/*.1, as printed.
 
     examples.py OUTDIR FILE...
 
@@ -10,14 +10,14 @@ Writes one directory per example block, OUTDIR/NNN, holding `where`
 cannot read, and exits 1 if there were any.
 
 The markers (tests/94-examples.t runs what they mark):
-  README.md, on the lines before an indented code block (blank lines
-  between are allowed):
+  README.md and docs/*.md (any .md), on the lines before an indented code
+  block (blank lines between are allowed):
       <!-- example: SETUP... [=> TEXT] -->
       <!-- example: not run: REASON -->
   man/*.1, on the line before a .Dl line or a .Bd -literal block:
       .\\" example: SETUP... [=> TEXT]
       .\\" example: not run: REASON
-Every code block of README.md and every .Dl and .Bd -literal block of a
+Every code block of a .md file and every .Dl and .Bd -literal block of a
 man page's EXAMPLES section must carry one; a block elsewhere in a man
 page is run only when it is marked.
 """

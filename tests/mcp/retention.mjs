@@ -4,7 +4,7 @@
 // job_status, job_logs and the job's resource then say retention removed
 // them; past --job-space the oldest go at start-up; with both off nothing
 // goes (the control).
-import { readdirSync, readFileSync, existsSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, existsSync, utimesSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,12 +21,14 @@ async function connect(state, extra) {
 }
 const inCode = (state) => readdirSync(join(state, 'code'));
 const inMade = (state) => readdirSync(join(state, 'made'));
-// a run's code (STATE/code/NAME.code), and the snapshot of its workspace,
-// sr-mcp's own bookkeeping kept under the job's id (STATE/made/ID)
+// a run's code (STATE/code/NAME.code), and what lists the files it made,
+// sr-mcp's own bookkeeping kept under the job's id in STATE/made: the
+// jail's list of its changes (ID.changes), or a snapshot of its workspace (ID)
 const code = (state) => inCode(state).filter((f) => f.endsWith('.code'));
 const snaps = (state) => inMade(state);
-// the code files and snapshots older than the sweep's grace (a run writes
-// them just before it stores its job)
+const madeOf = (state) => inMade(state).map((f) => f.replace(/\.changes$/, ''));
+// the code files and those of STATE/made older than the sweep's grace (a
+// run writes them just before it stores its job)
 function ageCode(state) {
   const old = new Date(Date.now() - 3600 * 1000);
   for (const f of inCode(state)) utimesSync(join(state, 'code', f), old, old);
@@ -64,15 +66,20 @@ ok(caps.job_kept_s === 2 && caps.job_space_bytes === null, 'sandbox_info gives t
 const old = await runJob(call, 1000);
 like(old, /^[0-9a-f]{32}$/, 'a finished job');
 ok(code(a).length > 0, 'its code is in STATE/code', code(a));
-is(snaps(a).join(), old, 'the snapshot of its workspace is STATE/made/ID', snaps(a));
+is(madeOf(a).join(), old, 'what lists the files it made is STATE/made/ID or ID.changes', snaps(a));
 const rec = JSON.parse(readFileSync(join(a, 'spool/done', old, 'job.jsonl'), 'utf8').split('\n')[0]);
+// the jail's list must be named to the runner, by the job's id alone; a
+// snapshot is never named
+const named = (rec.env || []).filter((e) => e.includes('/made/'));
 ok(Array.isArray(rec.env) && rec.env.some((e) => e.startsWith('SR_CODE=')) &&
-   !JSON.stringify(rec).includes('/made/') && !JSON.stringify(rec).includes('SNAPSHOT'),
-   "the job's record (its environment) does not name it; control: it names the code", rec.env);
+   !JSON.stringify(rec).includes('SNAPSHOT') &&
+   named.every((e) => e === `SR_WORKSPACE_CHANGES=${join(realpathSync(a), 'made', old)}.changes`) &&
+   (named.length === 0) === (snaps(a)[0] === old),
+   "the job's record (its environment) names only the jail's list, STATE/made/ID.changes; control: it names the code", rec.env);
 ageCode(a);
 ok(await until(() => !done_(a, old), 15), 'the sweeper removes the job past --job-ttl');
 ok(await until(() => code(a).length === 0, 10), 'and its code in STATE/code', code(a));
-is(snaps(a).length, 0, 'and the snapshot of its workspace');
+is(snaps(a).length, 0, 'and the list of the files it made');
 let r = await call('job_status', { job_id: old });
 ok(r.isError, 'job_status of the removed job is an error');
 like(text(r), /removed by retention.*keeps finished jobs for 2s/, 'that says retention removed it, and the terms');
@@ -101,7 +108,7 @@ ok(caps.job_kept_s === null && caps.job_space_bytes === 600 * 1024, 'sandbox_inf
 ok(await until(() => !done_(b, jobs[1]), 15), 'at start-up, past --job-space, old jobs are removed');
 ok(!done_(b, jobs[0]) && done_(b, jobs[2]), 'the oldest first: the newest stays');
 ok(await until(() => code(b).length === 1, 10), 'only the kept job\'s code stays', code(b));
-is(snaps(b).length, 1, 'and its snapshot');
+is(snaps(b).length, 1, 'and the list of the files it made');
 r = await call('job_status', { job_id: jobs[0] });
 like(text(r), /removed by retention.*at most 600K/, 'job_status says retention removed it');
 r = await call('job_status', { job_id: jobs[2] });

@@ -3,21 +3,26 @@
 // hello world; a type error is a failed run whose stderr names
 // main.ts:LINE:COL and the message, and nothing of the code ran; top-level
 // await, import of Node.js's builtins, the workspace's files and
-// node_modules (a package's own types are checked); a stack trace names
-// the TypeScript's lines; the check's verdict, which code forging it
-// (the line printed, every descriptor written, NODE_OPTIONS and
-// LD_PRELOAD) cannot give; memory; and the chain as for
-// javascript (no network, / read-only, /workspace writable), each with
-// the same code under javascript or a plain host run as its control.
+// node_modules (a package's own types are checked); Node.js's own types
+// (the pinned @types/node), which a planted node_modules/@types or
+// tsconfig.json does not replace; a stack trace names the TypeScript's
+// lines; the check's verdict, which code forging it (the line printed,
+// every descriptor written, NODE_OPTIONS and LD_PRELOAD) cannot give;
+// memory; the chain as for javascript (no network, / read-only,
+// /workspace writable); the start-up snapshot, and the same verdicts
+// without it; each with the same code under javascript, unchecked or on
+// the host as its control.
 import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text, asan } from './tap.mjs';
 
 const T = { timeout: 120000 };
+const state = stateDir();
 const client = new Client({ name: 'sr-test-typescript', version: '1' });
 await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-  env: serverEnv(stateDir(), { SR_MCP_MEMORY_MAX: '1024M' }) }));
+  env: serverEnv(state, { SR_MCP_MEMORY_MAX: '1024M' }) }));
 const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
 const ts = async (code, extra = {}) => sc(await call('run_code', { language: 'typescript', workspace_id: 'ts', code, ...extra }));
 const succeeded = (r, desc) => ok(r.status === 'succeeded', `${desc}: succeeded`, r);
@@ -136,21 +141,53 @@ ok(r.status === 'failed' && /main\.ts:2:19 - error TS2345/.test(r.stderr), 'a pa
 r = await ts('import { nothere } from "no-such-package";\nconsole.log(nothere);');
 ok(r.status === 'failed' && /no-such-package/.test(r.stderr), 'a package that is not installed: failed, naming it', r);
 
-// Node.js's types where the workspace has them (npm @types/node), a small
-// stand-in here: its fs.readFileSync returns a string.
-const nodeTypes = 'declare var console: { log(...a: any[]): void };\ndeclare var require: any;\n' +
-  'declare module "fs" { export function readFileSync(p: string, e: "utf8"): string; ' +
-  'const fs: { readFileSync(p: string, e: "utf8"): string }; export default fs; }\n';
-await call('write_file', { workspace_id: 'tn', path: 'node_modules/@types/node/index.d.ts', content: nodeTypes });
-const typed = 'import fs from "fs";\nconst n: number = fs.readFileSync("out/r.txt", "utf8");\nconsole.log(typeof n);';
-r = await ts(typed, { workspace_id: 'tn' });
-ok(r.status === 'failed' && /main\.ts:2:7 - error TS2322: Type 'string' is not assignable to type 'number'/.test(r.stderr) &&
-  /typed by node_modules\/@types\/node/.test(r.stderr), 'with node_modules/@types/node, Node.js\'s API is type-checked', r);
+// ---- Node.js's own types ------------------------------------------------------
+// The pinned @types/node (make install-env, scripts/node-types.sh), bound
+// read-only; neither the workspace's node_modules/@types nor its
+// tsconfig.json changes what the check reads. Each plant's control: the
+// host's tsc, run in a copy of the same files, reads it.
+const idiom = 'import { readFileSync, writeFileSync } from "fs";\nimport * as path from "path";\n' +
+  'writeFileSync(path.join(process.cwd(), "lines.txt"), "a\\nbb\\nccc");\n' +
+  'const lens = readFileSync("lines.txt", "utf8").split("\\n").map((l) => l.length);\n' +
+  'const sum = lens.reduce((a, b) => a + b, 0);\nconsole.log(lens.join(), sum, Buffer.from("hi").toString("hex"), typeof process.pid);';
+r = await ts(idiom);
+succeeded(r, 'idiomatic Node code: fs, path, process, Buffer and arrow callbacks with inferred types');
+is(r.stdout, '1,2,3 6 6869 number\n', 'it type-checks in strict mode and runs');
+const typed = 'import fs from "fs";\nconst n: number = fs.readFileSync("lines.txt", "utf8");\nconsole.log(typeof n);';
 r = await ts(typed);
-is(r.stdout, 'string\n', 'control: without it the same code type-checks (fs is any) and runs');
-await call('write_file', { workspace_id: 'tn', path: 'node_modules/@types/node/index.d.ts', content: 'declare var x: = 1;\n' });
-r = await ts('console.log(1);', { workspace_id: 'tn' });
-ok(r.status === 'failed' && /node_modules\/@types\/node\/index\.d\.ts:1:\d+ - error TS/.test(r.stderr) &&
+ok(r.status === 'failed' && /main\.ts:2:7 - error TS2322: Type 'string' is not assignable to type 'number'/.test(r.stderr) &&
+  /typed by @types\/node \d+\.\d+\.\d+\)\n$/.test(r.stderr) && /did not type-check/.test(r.hint || ''),
+  'Node.js\'s API is type-checked (@types/node): a misuse is refused with the verdict', r);
+r = await ts(`// @ts-nocheck\n${typed}`);
+is(r.stdout, 'string\n', 'control: the same unchecked runs');
+const fake = 'declare var PLANTED: number;\ndeclare module "fs" { export function readFileSync(p: string, e: "utf8"): number; ' +
+  'const fs: { readFileSync(p: string, e: "utf8"): number }; export default fs; }\n';
+await call('write_file', { workspace_id: 'tn', path: 'node_modules/@types/node/index.d.ts', content: fake });
+await call('write_file', { workspace_id: 'tn', path: 'node_modules/@types/node/package.json', content: '{"name":"@types/node","version":"99.0.0","types":"index.d.ts"}' });
+await call('write_file', { workspace_id: 'tn', path: 'node_modules/@types/planted/index.d.ts', content: 'declare var PLANTED: number;\n' });
+await call('write_file', { workspace_id: 'tn', path: 'tsconfig.json', content: '{"compilerOptions": {"strict": false, "noImplicitAny": false, "types": ["node", "planted"]}}\n' });
+await call('write_file', { workspace_id: 'tn', path: 'lines.txt', content: 'x' });
+const plantedCode = 'import fs from "fs";\nconst n: number = fs.readFileSync("lines.txt", "utf8");\nconsole.log(typeof n, typeof PLANTED);';
+const loose = 'function f(a) { return a; }\nconsole.log(f(1));';
+const host = spawnSync('sh', ['-c', 'd=$(mktemp -d) && cd "$d" && mkdir -p node_modules/@types/node node_modules/@types/planted && ' +
+  'printf "%s" "$1" > node_modules/@types/node/index.d.ts && printf "%s" "$2" > node_modules/@types/planted/index.d.ts && ' +
+  'printf "%s" "$3" > tsconfig.json && printf "%s" "$4" > main.ts && node /usr/share/nodejs/typescript/bin/tsc -p . --noEmit; echo "rc=$?"; ' +
+  'printf "%s" "$5" > main.ts && node /usr/share/nodejs/typescript/bin/tsc -p . --noEmit; echo "rc=$?"; rm -rf "$d"',
+  'sh', fake, 'declare var PLANTED: number;\n', '{"compilerOptions": {"strict": false, "noImplicitAny": false, "types": ["node", "planted"]}}', plantedCode, loose],
+  { encoding: 'utf8' });
+is(host.stdout, 'rc=0\nrc=0\n', 'control: the host\'s tsc in a copy of that workspace reads the planted @types/node and tsconfig.json (both check clean)');
+r = await ts(plantedCode, { workspace_id: 'tn' });
+ok(r.status === 'failed' && /main\.ts:2:7 - error TS2322: Type 'string' is not assignable to type 'number'/.test(r.stderr) &&
+  /Cannot find name 'PLANTED'/.test(r.stderr), 'a planted node_modules/@types/node (and @types/planted) is not read: Node.js\'s real types are', r);
+r = await ts(loose, { workspace_id: 'tn' });
+ok(r.status === 'failed' && /main\.ts:1:12 - error TS7006: Parameter 'a' implicitly has an 'any' type/.test(r.stderr),
+  'a planted tsconfig.json is not read: strict mode holds', r);
+r = await ts(idiom, { workspace_id: 'tn' });
+is(r.stdout, '1,2,3 6 6869 number\n', 'and ordinary Node code still checks and runs there');
+await call('write_file', { workspace_id: 'tn', path: 'node_modules/broken/package.json', content: '{"name":"broken","version":"1.0.0","types":"index.d.ts"}' });
+await call('write_file', { workspace_id: 'tn', path: 'node_modules/broken/index.d.ts', content: 'export declare var x: = 1;\n' });
+r = await ts('import { x } from "broken";\nconsole.log(x);', { workspace_id: 'tn' });
+ok(r.status === 'failed' && /node_modules\/broken\/index\.d\.ts:1:\d+ - error TS/.test(r.stderr) &&
   /some are in a package's types, which TypeScript [\d.]+ cannot read: install an older version/.test(r.stderr),
   'types this TypeScript cannot read: failed, naming the file and what to do', r);
 
@@ -173,18 +210,41 @@ if (asan || !rlimit) {
 
 // ---- the chain ----------------------------------------------------------------
 const probe = 'import fs from "fs";\nconst tryw = (p: string): string => { try { fs.writeFileSync(p, "x"); return "wrote"; } catch (e) { return e.code; } };\n' +
-  'console.log("/", tryw("/sr-ts-probe"), "/workspace", tryw("/workspace/probe"), "/run/sr/typescript", tryw("/run/sr/typescript/x"));\n' +
+  'console.log("/", tryw("/sr-ts-probe"), "/workspace", tryw("/workspace/probe"), "/run/sr/typescript", tryw("/run/sr/typescript/x"),\n' +
+  '  "/run/sr/types", tryw("/run/sr/types/node_modules/@types/node/index.d.ts"), "/run/sr/ts.snapshot", tryw("/run/sr/ts.snapshot"));\n' +
   'const { spawnSync } = await import("child_process");\n' +
   'const c = spawnSync(process.execPath, ["-e", "require(\'net\').connect(9, \'127.0.0.1\').on(\'connect\', () => console.log(\'connected\')).on(\'error\', (e) => console.log(e.code))"], { encoding: "utf8" });\n' +
   'console.log("net", c.stdout.trim());';
 r = await ts(probe);
-like(r.stdout, /^\/ EROFS \/workspace wrote \/run\/sr\/typescript EROFS\nnet (EPERM|EACCES)\n$/, 'the chain: / and the compiler read-only, /workspace writable, no network');
+like(r.stdout, /^\/ EROFS \/workspace wrote \/run\/sr\/typescript EROFS \/run\/sr\/types EROFS \/run\/sr\/ts\.snapshot EROFS\nnet (EPERM|EACCES)\n$/,
+  'the chain: / read-only, and the compiler, the types and the snapshot it started from; /workspace writable, no network');
 const js = sc(await call('run_code', { language: 'javascript', workspace_id: 'ts',
   code: 'const fs = require("fs"); try { fs.writeFileSync("/sr-ts-probe", "x"); console.log("wrote"); } catch (e) { console.log(e.code); }' }));
 is(js.stdout, 'EROFS\n', 'javascript sees the same root');
 const h = spawnSync('node', ['-e', "require('net').connect(9, '127.0.0.1').on('connect', () => console.log('connected')).on('error', (e) => console.log(e.code))"], { encoding: 'utf8' });
 like(h.stdout, /^(ECONNREFUSED|connected)\n$/, 'control: on the host the same connect reaches the loopback (refused or connected, not EPERM)');
 
+// ---- the start-up snapshot ------------------------------------------------------
+// Made by the first call in STATE/typescript, from the compiler, the types
+// and node-lib alone, the user's only; every call above but the first
+// started from it. Where it cannot be made, the full check, same verdicts.
+const snaps = readdirSync(`${state}/typescript`).filter((f) => /\.snapshot$/.test(f));
+ok(snaps.length === 1 && (statSync(`${state}/typescript/${snaps[0]}`).mode & 0o077) === 0 &&
+  (statSync(`${state}/typescript`).mode & 0o077) === 0, 'one snapshot, in STATE/typescript, the user\'s alone', snaps);
 await client.close();
+const state2 = stateDir();
+writeFileSync(`${state2}/typescript`, 'not a directory\n');
+const c2 = new Client({ name: 'sr-test-typescript-full', version: '1' });
+await c2.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
+  env: serverEnv(state2, { SR_MCP_MEMORY_MAX: '1024M' }) }));
+const ts2 = async (code) => sc(await c2.callTool({ name: 'run_code', arguments: { language: 'typescript', workspace_id: 'ts', code } }, undefined, T));
+r = await ts2(idiom);
+is(r.stdout, '1,2,3 6 6869 number\n', 'no snapshot (STATE/typescript a file): the full check passes ordinary Node code');
+r = await ts2(typed);
+ok(r.status === 'failed' && /main\.ts:2:7 - error TS2322/.test(r.stderr) && /did not type-check/.test(r.hint || ''),
+  'and refuses a type error with the verdict', r);
+r = await ts2(forge);
+ok(r.status === 'failed' && !r.hint, 'forged without the snapshot: every descriptor written, no hint', r);
+await c2.close();
 done();
 process.exit();

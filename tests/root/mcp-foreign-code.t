@@ -53,4 +53,34 @@ is "$rc" 111 "a runners directory the attacker owns is refused"
 chown root "$T/bin/runners"
 run as "$victim" env -i PATH=/usr/bin:/bin "$T/bin/sr-mcp" --state-dir "$T/state" </dev/null
 is "$rc" 0 "control: root's runners are taken"
+
+# What the typescript runner binds is trusted too: the compiler and
+# Node.js's types (npm's global @types/node). In a mount namespace of its
+# own (nothing of the host's changes), a copy of the types is bound over
+# that directory, first root's, then with a file the attacker owns.
+types=
+for d in /usr/lib/node_modules/@types/node /usr/local/lib/node_modules/@types/node; do
+	[ -f "$d/index.d.ts" ] && { types=$d; break; }
+done
+if [ -z "$types" ] || ! unshare -m true 2>/dev/null; then
+	skip "Node.js's types the attacker owns are refused" "${types:+no mount namespace here}${types:-no @types/node here (make install-env)}"
+else
+	cp "$SR_ROOT/sr-mcp/runners/typescript" "$T/bin/runners/" && chmod 0755 "$T/bin/runners/typescript"
+	mkdir -m 0755 "$T/types" && cp -r "$types/." "$T/types/" && chmod -R a+rX,go-w "$T/types"
+	over() {
+		run unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh \
+			"$T/types" "$types" runuser -u "$victim" -- env -i PATH=/usr/bin:/bin "$T/bin/sr-mcp" \
+			--state-dir "$T/state" </dev/null
+	}
+	over
+	is "$rc" 0 "control: with the typescript runner, a copy of Node.js's types root owns, bound over them, is taken"
+	chown "$attacker" "$T/types/fs.d.ts"
+	over
+	is "$rc" 111 "Node.js's types with a file the attacker owns are refused (exit 111)"
+	like "$err" "refusing the types of Node.js $types \\(the typescript runner binds it\\): $types/fs.d.ts is owned by uid $auid" \
+		"naming the file"
+	rm "$T/bin/runners/typescript"
+	over
+	is "$rc" 0 "control: without the typescript runner they are not looked at"
+fi
 done_testing

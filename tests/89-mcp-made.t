@@ -1,0 +1,14 @@
+#!/bin/bash
+# sr-mcp: the files a run made in a workspace of 20,000 files, from the
+# jail's list of what it applied (sr-jail --quota-changes): created,
+# changed, removed, renamed, in new directories; not forged by the run's
+# code; and no walk of the workspace on the run path (tests/mcp/made.mjs).
+. "$(dirname "$0")/lib.sh"
+mcp_client_guard
+need_userns
+w="$T/probe"
+mkdir "$w"
+run sr-jail --bind "$w" /w --quota 1M true
+[ "$rc" = 0 ] || skip_all "sr-jail --quota does not work here (the list comes from its apply): $err"
+node "$SR_ROOT/tests/mcp/made.mjs"
+exit $?
