@@ -88,6 +88,10 @@ int sr_open_nofollow(const char *path, int flags);
 int sr_write_str(const char *path, const char *s);
 /* Read a whole small file (NUL-terminated). Returns malloc'd buffer or NULL. */
 char *sr_read_file(const char *path, size_t max, size_t *len);
+/* relay.c: copy both ways between the sockets a and b until both sides
+ * have ended (0), a read or write failed (-1), or seen, told of each
+ * chunk (way 0: a to b, 1: b to a), returned -1 (1). */
+int sr_relay(int a, int b, int (*seen)(int way, size_t n, void *arg), void *arg);
 /* execvp as POSIX has it: PATH searched for argv[0] (unless it holds a
  * '/'), and a file the kernel will not run (ENOEXEC: a script without #!)
  * run by /bin/sh, as glibc does and musl does not. It allocates nothing,

@@ -17,8 +17,9 @@ BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
 # install_packages runs pip in the jail; matplotlib for the plots sr-mcp
 # returns as images.
 CHECK="perl mandoc bsdextrautils libcap2-bin python3 python3-pip python3-matplotlib nodejs util-linux iproute2 procps keyutils golang-github-containers-common strace apparmor"
-# curl: the HTTP refusals of sr-mcp-http (tests/89-mcp-http-refusals.t).
-CHECK="$CHECK curl"
+# curl: the HTTP refusals of sr-mcp-http (tests/89-mcp-http-refusals.t);
+# openssl: the test CA of sr-net's fake internet (tests/38-net-proxy.t).
+CHECK="$CHECK curl openssl"
 # The environment sr-mcp's runs get by default (make install-env): the
 # Python a data-analysis user expects, from Debian (sandbox_info lists what
 # is importable). About 250 MB with what they pull in; sympy (33 MB) and

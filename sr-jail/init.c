@@ -14,6 +14,7 @@
 #include "control.h"
 #include "exec.h"
 #include "filter.h"
+#include "forward.h"
 #include "init.h"
 #include "mounts.h"
 #include "ns.h"
@@ -175,6 +176,7 @@ void jail_init(struct jail *j)
 	/* With --quota, SIGTERM (sr-limit's timeout) ends the run here: the
 	 * jail is killed and the changes applied in the grace period. */
 	jail_control_arm(j);
+	jail_forward_start(j);
 	pid_t child = jail_spawn(j);
 	jail_control_pending(j);
 	int status = jail_wait(child, 1, j->nquotas > 0, j);

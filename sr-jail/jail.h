@@ -17,6 +17,8 @@
 #define JAIL_TMPFS_SIZE (64ULL << 20)
 #define JAIL_NOBODY 65534           /* host identity when started by root */
 #define JAIL_PROG_DIR "/run/sr-jail"   /* where a program outside the view is bound */
+#define JAIL_NET_SOCKET "/run/sr-net.sock"   /* --net-proxy's socket, inside */
+#define JAIL_NET_PORT 3128                   /* and its door on the jail's loopback */
 
 /* A mount asked for on the command line, in order. */
 enum mkind { MK_BIND, MK_RO_BIND, MK_TMPFS };
@@ -71,6 +73,7 @@ struct jail {
 	int changes_fd;                 /* it, opened by PID 1 (quota.c), or -1 */
 	const char *rootfs;             /* --rootfs DIR: the system comes from there */
 	const char *control;            /* --control PATH: applies on request */
+	const char *net_proxy;          /* --net-proxy SOCKET: the way out (forward.c) */
 
 	/* worked out on the host side */
 	uid_t host_uid;
@@ -91,7 +94,7 @@ struct jail {
 /* Each file's declarations are in a header of its own, named after it:
  * this one holds only the types they share. The layers, top first (a file
  * calls and includes only what is below it; scripts/layers.conf):
- *   main.c; init.c; mounts.c exec.c env.c control.c; etc.c prog.c quota.c;
+ *   main.c; init.c; mounts.c exec.c env.c control.c forward.c; etc.c prog.c quota.c;
  *   plan.c; opts.c ns.c caps.c filter.c seen.c. */
 
 /* What --verbose says: no function up in main.c for the layers below

@@ -36,6 +36,9 @@ static const char usage_text[] =
 	"  --report-fd N        the jail's PID 1 says on fd N what it saw (a quota\n"
 	"                       reached); the program does not get fd N\n"
 	"  --share-net          keep the host's network (no network isolation)\n"
+	"  --net-proxy SOCKET   the jail's one way out: the proxy listening on the\n"
+	"                       host's Unix SOCKET (sr-net), reached at\n"
+	"                       127.0.0.1:3128 inside; HTTP_PROXY and the like set\n"
 	"  --allow-userns       let the program create nested user namespaces\n"
 	"  --uid N, --gid N     ids inside (default: the caller's)\n"
 	"  -v, --verbose        say what is being set up\n"
@@ -46,7 +49,7 @@ enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
 	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES, O_ROOTFS,
-	O_CONTROL, O_REPORT_FD, O_QUOTA_CHANGES,
+	O_CONTROL, O_REPORT_FD, O_QUOTA_CHANGES, O_NET_PROXY,
 };
 
 static const struct option longopts[] = {
@@ -57,6 +60,7 @@ static const struct option longopts[] = {
 	{"quota-changes", required_argument, 0, O_QUOTA_CHANGES},
 	{"quota-inodes", required_argument, 0, O_QUOTA_INODES},
 	{"control", required_argument, 0, O_CONTROL},
+	{"net-proxy", required_argument, 0, O_NET_PROXY},
 	{"tmpfs", required_argument, 0, O_TMPFS},
 	{"rootfs", required_argument, 0, O_ROOTFS},
 	{"chdir", required_argument, 0, O_CHDIR},
@@ -224,6 +228,32 @@ static void opt_rootfs(struct jail *j, const char *arg)
 	j->rootfs = arg;
 }
 
+/* --net-proxy SOCKET, once: bound into the jail where forward.c's
+ * process reaches it, and the variables programs read for a proxy set
+ * (before the caller's --setenv, which may change them). The proxy
+ * takes HTTP and SOCKS5 on the one port. */
+static void opt_net_proxy(struct jail *j, const char *arg, int argc)
+{
+	static const char *const vars[][2] = {
+		{ "http_proxy", "http://127.0.0.1:3128" }, { "HTTP_PROXY", "http://127.0.0.1:3128" },
+		{ "https_proxy", "http://127.0.0.1:3128" }, { "HTTPS_PROXY", "http://127.0.0.1:3128" },
+		{ "all_proxy", "socks5h://127.0.0.1:3128" }, { "ALL_PROXY", "socks5h://127.0.0.1:3128" },
+		{ "no_proxy", "localhost,127.0.0.1,::1" }, { "NO_PROXY", "localhost,127.0.0.1,::1" },
+	};
+	size_t nv = sizeof vars / sizeof vars[0];
+	if (j->net_proxy)
+		sr_usage("--net-proxy: given twice");
+	if (arg[0] != '/')
+		sr_usage_value("--net-proxy", "socket", arg, "an absolute path");
+	j->net_proxy = arg;
+	add_mount(j, MK_BIND, arg, JAIL_NET_SOCKET, 0);
+	j->envops = realloc(j->envops, (j->nenvops + nv + 1 + (size_t)argc) * sizeof *j->envops);
+	if (!j->envops)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	for (size_t i = 0; i < nv; i++)
+		add_env(j, EK_SET, "--net-proxy", vars[i][0], vars[i][1]);
+}
+
 static void one_option(struct jail *j, int c, int argc, char **argv)
 {
 	const char *a = optarg;
@@ -254,6 +284,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case O_KEEP_FD: opt_keep_fd(j, a); break;
 	case O_REPORT_FD: j->report_fd = open_fd("--report-fd", a); break;
 	case O_SHARE_NET: j->share_net = 1; break;
+	case O_NET_PROXY: opt_net_proxy(j, a, argc); break;
 	case O_ALLOW_USERNS: j->allow_userns = 1; break;
 	case O_UID:
 		j->uid = (uid_t)sr_opt_count("--uid", a, 4294967294ULL);
@@ -302,4 +333,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 		sr_usage("--quota-changes: there is no --quota whose changes to list");
 	if (j->control && !quota)
 		sr_usage("--control: there is no --quota to apply");
+	if (j->net_proxy && j->share_net)
+		sr_usage("--net-proxy and --share-net: the proxy is the way out of a jail "
+			 "with a network of its own");
 }

@@ -20,7 +20,7 @@ for t in "${tools[@]}"; do
 done
 
 versions=
-for t in sr-limit sr-jail sr-exec; do
+for t in sr-limit sr-jail sr-exec sr-net; do
 	run $t --bogus true
 	is "$rc" 100 "$t --bogus: 100"
 	is "$err" "$t: usage: unknown option '--bogus' (see $t --help)" "$t --bogus: the one wording, one line"
@@ -42,7 +42,7 @@ done
 # One phrasing per situation, from lib/err.c, in every tool that runs a
 # program (sr-queue submit included): no program given, a program not
 # found, a bad option value.
-voices=(sr-limit sr-exec "sr-queue submit $T/voice")
+voices=(sr-limit sr-exec "sr-queue submit $T/voice" sr-net)
 if have_userns; then voices+=(sr-jail); fi
 for t in "${voices[@]}"; do
 	p=${t%% *}

@@ -17,7 +17,7 @@
 set -u
 : "${SR_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 export SR_ROOT
-PATH="$SR_ROOT/sr-limit:$SR_ROOT/sr-jail:$SR_ROOT/sr-exec:$SR_ROOT/sr-queue:$SR_ROOT/sr-mcp:$PATH"
+PATH="$SR_ROOT/sr-limit:$SR_ROOT/sr-jail:$SR_ROOT/sr-exec:$SR_ROOT/sr-net:$SR_ROOT/sr-queue:$SR_ROOT/sr-mcp:$PATH"
 export PATH
 T=$(mktemp -d "${TMPDIR:-/tmp}/sr-test.XXXXXX")
 _cleanups=()

@@ -1,0 +1,181 @@
+/* sr-net - run a program with a filtering proxy beside it: the proxy
+ * listens on a Unix socket (sr-jail --net-proxy binds it into a jail
+ * whose network has no other way out) and lets each connection reach
+ * only the hosts and ports allowed, at addresses that are not the
+ * host's own or private, recording every decision; then exec the
+ * program. The proxy is a child that ends with the program. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sr-net.h"
+#include "sr.h"
+
+static const char usage_text[] =
+"usage: sr-net --socket PATH [options] prog [args...]\n"
+"  -s, --socket PATH          the proxy's Unix socket, made at PATH (mode 0600)\n"
+"  -a, --allow HOST[:PORTS]   let connections reach HOST (NAME, *.NAME below\n"
+"                             NAME, * any, or an address) on PORTS (a comma\n"
+"                             list; default 80,443); repeatable\n"
+"  -d, --deny HOST[:PORTS]    refuse HOST (every port unless given); a deny\n"
+"                             wins over any allow; repeatable\n"
+"      --allow-file FILE      rules from FILE, one a line ('-' first: a deny)\n"
+"      --allow-address NET    let connections reach NET (ADDRESS[/BITS]) though\n"
+"                             it is private, loopback or the host's own\n"
+"      --resolve NAME=ADDR    resolve NAME to ADDR instead of asking DNS\n"
+"      --log FILE             one JSON line a connection, appended to FILE\n"
+"      --log-fd N             the same, on fd N\n"
+"      --max-connections N    connections served at once (default 64)\n"
+"      --max-bytes SIZE       bytes each way, all connections together\n"
+"                             (default 1G; 0: no bound)\n"
+"      --connect-timeout DURATION  to reach a server (default 10s)\n"
+"  -v, --verbose              say each decision on stderr\n"
+"  -h, --help                 show this help\n"
+"  -V, --version              show the version\n";
+
+enum { O_ALLOW_FILE = 256, O_ALLOW_ADDRESS, O_RESOLVE, O_LOG, O_LOG_FD, O_MAX_CONNS,
+       O_MAX_BYTES, O_CONNECT_TIMEOUT };
+
+static const struct option longopts[] = {
+	{ "socket", required_argument, 0, 's' },
+	{ "allow", required_argument, 0, 'a' },
+	{ "deny", required_argument, 0, 'd' },
+	{ "allow-file", required_argument, 0, O_ALLOW_FILE },
+	{ "allow-address", required_argument, 0, O_ALLOW_ADDRESS },
+	{ "resolve", required_argument, 0, O_RESOLVE },
+	{ "log", required_argument, 0, O_LOG },
+	{ "log-fd", required_argument, 0, O_LOG_FD },
+	{ "max-connections", required_argument, 0, O_MAX_CONNS },
+	{ "max-bytes", required_argument, 0, O_MAX_BYTES },
+	{ "connect-timeout", required_argument, 0, O_CONNECT_TIMEOUT },
+	{ "verbose", no_argument, 0, 'v' },
+	{ "help", no_argument, 0, 'h' },
+	{ "version", no_argument, 0, 'V' },
+	{ 0, 0, 0, 0 }
+};
+
+static void option(struct net *n, int c, const char *a)
+{
+	switch (c) {
+	case 's': n->socket_path = a; break;
+	case 'a': rule_add(n, a, 0); break;
+	case 'd': rule_add(n, a, 1); break;
+	case O_ALLOW_FILE: rule_file(n, a); break;
+	case O_ALLOW_ADDRESS: cidr_add(n, a); break;
+	case O_RESOLVE: pin_add(n, a); break;
+	case O_LOG:
+		n->log_fd = open(a, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (n->log_fd < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "cannot open %s", a);
+		break;
+	case O_LOG_FD:
+		n->log_fd = (int)sr_opt_count("--log-fd", a, 1 << 20);
+		if (fcntl(n->log_fd, F_GETFD) < 0)
+			sr_usage_value("--log-fd", "descriptor", a, "an open fd");
+		break;
+	case O_MAX_CONNS:
+		n->max_conns = (unsigned)sr_opt_count("--max-connections", a, 1 << 16);
+		if (!n->max_conns)
+			sr_usage_value("--max-connections", "count", a, "more than 0");
+		break;
+	case O_MAX_BYTES: n->max_bytes = sr_opt_size("--max-bytes", a); break;
+	case O_CONNECT_TIMEOUT:
+		n->connect_timeout_ms = sr_opt_duration_ns("--connect-timeout", a) / 1000000;
+		if (!n->connect_timeout_ms)
+			sr_usage_value("--connect-timeout", "duration", a, "at least 1ms");
+		break;
+	case 'v': n->verbose = 1; break;
+	}
+}
+
+/* The listening socket at path: made fresh (an existing file is not
+ * replaced: it may be another run's), mode 0600. */
+static int listen_at(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof sa.sun_path)
+		sr_usage_value("--socket", "path", path, "shorter than 108 bytes");
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "socket");
+	mode_t old = umask(0177);
+	int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (r < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "cannot make the socket %s", path);
+	if (listen(fd, 128) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "listen on %s", path);
+	return fd;
+}
+
+/* The proxy's process: a child that ends when the program does. */
+static void start_proxy(struct net *n, int lfd)
+{
+	pid_t prog = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "fork");
+	if (pid > 0) {
+		close(lfd);
+		return;
+	}
+	/* The program's end is seen on a pidfd (which needs no right to
+	 * signal: a parent that changed its identity, sr-jail started by
+	 * root, could not send PR_SET_PDEATHSIG's signal), and on the
+	 * signal too where a pidfd cannot be had. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	int pfd = (int)syscall(SYS_pidfd_open, prog, 0);
+	if (getppid() != prog) {
+		unlink(n->socket_path);
+		_exit(0);
+	}
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		if (!n->verbose)
+			dup2(null, 2);
+	}
+	setsid();
+	proxy_run(n, lfd, pfd);
+}
+
+int main(int argc, char *argv[])
+{
+	sr_set_prog("sr-net");
+	struct net n = { .log_fd = -1, .max_conns = 64, .max_bytes = 1ULL << 30,
+			 .connect_timeout_ms = 10000 };
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:s:a:d:vhV", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (c == 'V')
+			sr_version();
+		if (c == '?' || c == ':')
+			sr_usage_option(argc, argv, c);
+		option(&n, c, optarg);
+	}
+	if (optind >= argc)
+		sr_usage_noprog();
+	if (!n.socket_path)
+		sr_usage("--socket PATH is needed (where the proxy listens; see sr-net --help)");
+	own_addresses(&n);
+	start_proxy(&n, listen_at(n.socket_path));
+	if (n.log_fd >= 0)
+		fcntl(n.log_fd, F_SETFD, FD_CLOEXEC);
+	setenv("SR_NET_SOCKET", n.socket_path, 1);
+	sr_exec(argv + optind);
+}

@@ -1,0 +1,221 @@
+#!/bin/bash
+# sr-net and sr-jail --net-proxy: the jail's one way out, tried against a
+# fake internet of the test's own. The test runs in a network namespace it
+# makes (unshare -c -n --keep-caps: the proxy's "host network"), joined by a
+# veth pair to a second one holding the "internet": HTTP and HTTPS servers
+# at 198.51.100.2 (tests/net/internet.py, with a CA made here), which
+# answer each GET with the Host header, the path and the TLS server name
+# they saw. Names reach the proxy through --resolve, never DNS. Each
+# refusal has its control: the same path allowed, or taken from outside
+# the jail, works.
+if [ -z "${SR_NET_NS-}" ] && unshare -c -n --keep-caps true 2>/dev/null; then
+	SR_NET_NS=1 exec unshare -c -n --keep-caps "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+need_userns
+[ -n "${SR_NET_NS-}" ] || skip_all "no network namespace of the test's own (unshare -c -n --keep-caps failed)"
+for c in ip openssl curl python3; do
+	command -v $c >/dev/null || skip_all "no $c here to make and try the fake internet"
+done
+NET=$SR_ROOT/tests/net
+
+# The internet: a CA, a certificate for its names, servers in a namespace
+# of their own behind a veth pair.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=sr-test-ca \
+	-keyout "$T/ca.key" -out "$T/ca.pem" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=api.test -keyout "$T/srv.key" \
+	-out "$T/srv.csr" 2>/dev/null
+printf 'subjectAltName=DNS:api.test,DNS:other.test,DNS:www.api.test\n' >"$T/san"
+openssl x509 -req -in "$T/srv.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial \
+	-days 2 -extfile "$T/san" -out "$T/srv.pem" 2>/dev/null
+ip link set lo up
+ip link add v0 type veth peer name v1
+ip addr add 198.51.100.1/24 dev v0
+ip link set v0 up
+mkfifo "$T/go"
+unshare -n --keep-caps sh -c 'read x <"$1" && ip link set lo up && ip addr add 198.51.100.2/24 dev v1 &&
+	ip link set v1 up && exec python3 "$2" 198.51.100.2 "$3" "$4" "$5"' \
+	sh "$T/go" "$NET/internet.py" "$T/srv.pem" "$T/srv.key" "$T/ready" &
+srv=$!
+at_exit "kill $srv"
+mine=$(readlink /proc/self/ns/net)
+wait_for "the internet's namespace is made" 20 sh -c "[ \"\$(readlink /proc/$srv/ns/net)\" != '$mine' ]"
+ip link set v1 netns "$srv"
+echo go >"$T/go"
+wait_for "the fake internet listens" 30 test -e "$T/ready"
+# A server on the proxy's own loopback, for the control of the address rules.
+mkdir "$T/lo" && echo loopback-file >"$T/lo/f"
+(cd "$T/lo" && exec python3 -m http.server 8080 --bind 127.0.0.1 >/dev/null 2>&1) &
+at_exit "kill $!"
+wait_for "the loopback server listens" 20 curl -s -o /dev/null http://127.0.0.1:8080/f
+
+RES=(--resolve api.test=198.51.100.2 --resolve www.api.test=198.51.100.2
+	--resolve other.test=198.51.100.2 --resolve private.test=10.1.2.3
+	--resolve meta.test=169.254.169.254 --resolve home.test=127.0.0.1)
+cp "$T/ca.pem" "$T/ca-in.pem"
+# jailnet SR-NET-OPTIONS... -- PROGRAM...: the chain, the records in $T/net.log
+jailnet() {
+	local o=()
+	while [ "$1" != -- ]; do o+=("$1"); shift; done
+	shift
+	rm -f "$T/net.log"
+	run sr-net --socket "$T/net.sock" --log "$T/net.log" "${RES[@]}" "${o[@]}" \
+		sr-jail --net-proxy "$T/net.sock" --ro-bind "$T/ca-in.pem" /run/ca.pem \
+		--ro-bind "$NET/client.py" /run/client.py sr-exec --net "$@"
+}
+log() { cat "$T/net.log" 2>/dev/null; }
+
+# 1. Allowed names, through each way programs use a proxy.
+jailnet --allow api.test -- curl -sS http://api.test/x
+is "$rc:$out" "0:host=api.test path=/x sni=-" "curl, plain HTTP through http_proxy, to an allowed host"
+like "$(log)" '"host":"api.test","port":80,"via":"http","decision":"allowed","why":"allowed by --allow api.test","address":"198.51.100.2","sent":[1-9]' \
+	"... recorded: allowed, which rule, the address, the bytes"
+jailnet --allow api.test -- curl -sS --cacert /run/ca.pem https://api.test/y
+is "$rc:$out" "0:host=api.test path=/y sni=api.test" "curl, HTTPS through CONNECT (the TLS end to end)"
+jailnet --allow api.test -- python3 -c 'import ssl, urllib.request as u
+print(u.urlopen("https://api.test/py", context=ssl.create_default_context(cafile="/run/ca.pem")).read().decode().strip())'
+is "$rc:$out$err" "0:host=api.test path=/py sni=api.test" "python urllib, HTTPS"
+jailnet --allow api.test -- curl -sS -x socks5h://127.0.0.1:3128 --cacert /run/ca.pem https://api.test/s
+is "$rc:$out" "0:host=api.test path=/s sni=api.test" "curl through SOCKS5, the name resolved by the proxy"
+like "$(log)" '"via":"socks","decision":"allowed"' "... recorded as socks"
+
+# 2. Names not allowed: refused, saying why, never silently.
+jailnet --allow api.test -- curl -sS http://other.test/
+is "$rc:$out" "0:sr-net: refused other.test:80: other.test port 80 is not in the allow list" \
+	"a host not in the allow list: 403, its body says why"
+like "$(log)" '"host":"other.test","port":80,"via":"http","decision":"denied","why":"other.test port 80 is not in the allow list"' \
+	"... and the record says so"
+jailnet --allow api.test -- python3 /run/client.py connect other.test 443
+is "$out" "HTTP/1.1 403 Forbidden
+sr-net: refused other.test:443: other.test port 443 is not in the allow list" "CONNECT to a host not allowed: 403 with the reason"
+jailnet --allow other.test:80 -- python3 /run/client.py connect other.test 443
+like "$out" "^HTTP/1.1 403" "a host allowed on port 80 only: 443 refused"
+jailnet --allow other.test:80 -- curl -sS http://other.test/p
+is "$out" "host=other.test path=/p sni=-" "... and its port 80 allowed (the control)"
+jailnet --allow '*.api.test' --allow api.test --deny www.api.test -- curl -sS http://www.api.test/
+is "$out" "sr-net: refused www.api.test:80: denied by --deny www.api.test" "a deny wins over a wildcard allow"
+jailnet --allow '*.api.test' -- curl -sS http://api.test/
+like "$out" "not in the allow list" "*.api.test does not match api.test itself"
+jailnet --allow '*.api.test' -- curl -sS http://www.api.test/w
+is "$out" "host=www.api.test path=/w sni=-" "... but matches www.api.test (the control)"
+jailnet --allow api.test -- python3 /run/client.py socks 1 other.test 80
+is "$out" "reply 2" "SOCKS5 to a host not allowed: reply 2 (not allowed by the rules)"
+
+# 3. Addresses: with every name allowed, the address classes still hold.
+for a in 127.0.0.1 '[::1]' '[::ffff:127.0.0.1]' 169.254.169.254 10.0.0.1 172.16.5.4 \
+	192.168.1.1 100.64.0.1 0.0.0.0 224.0.0.1 2130706433 0x7f.1 017700000001 198.51.100.1 \
+	'[fe80::1]' '[fd00::1]' '[::]' '[64:ff9b::a00:1]' '[2002:a00:1::]'; do
+	jailnet --allow '*:80,8080' -- python3 /run/client.py connect "$a" 80
+	like "$(echo $out)" "^HTTP/1.1 403 Forbidden.*sr-net: refused .*(loopback|private|link-local|unspecified|multicast|shared|address of this host)" \
+		"CONNECT $a:80 (every name allowed): refused by its address class"
+done
+for n in private.test meta.test home.test; do
+	jailnet --allow '*' -- python3 /run/client.py connect $n 80
+	like "$out" "sr-net: refused $n:80: $n resolves to [0-9.]+, (private|link-local|loopback)" \
+		"$n, a name that resolves to a refused address: refused, naming it"
+done
+jailnet --allow home.test:8080 --allow-address 127.0.0.0/8 -- curl -sS http://home.test:8080/f
+is "$out" "loopback-file" "the control: with --allow-address 127.0.0.0/8, the loopback server is reached"
+jailnet --allow '*' -- python3 /run/client.py socks 1 127.0.0.1 8080
+is "$out" "reply 2" "SOCKS5 to 127.0.0.1: refused"
+
+# 4. The TLS server name must be the host asked for.
+jailnet --allow api.test --allow other.test -- python3 /run/client.py connect api.test 443 other.test /run/ca.pem
+is "$out" "HTTP/1.1 200 Connection established
+closed" "CONNECT api.test:443 with the server name other.test: closed before the server sees it"
+like "$(log)" "the TLS server name 'other.test' is not the host asked for, api.test" "... recorded with the reason"
+jailnet --allow api.test --allow other.test -- python3 /run/client.py connect api.test 443 api.test /run/ca.pem
+is "$out" "HTTP/1.1 200 Connection established
+host=api.test path=/t sni=api.test" "the control: the same tunnel with the server name api.test works"
+
+# 5. Requests the proxy will not pass on.
+req() { printf "$1" >"$T/req"; jailnet --allow api.test -- sh -c 'python3 /run/client.py raw </run/req'; }
+jailnet() { # again, with the request bound in
+	local o=()
+	while [ "$1" != -- ]; do o+=("$1"); shift; done
+	shift
+	rm -f "$T/net.log"
+	touch "$T/req"
+	run sr-net --socket "$T/net.sock" --log "$T/net.log" "${RES[@]}" "${o[@]}" \
+		sr-jail --net-proxy "$T/net.sock" --ro-bind "$T/ca-in.pem" /run/ca.pem \
+		--ro-bind "$T/req" /run/req --ro-bind "$NET/client.py" /run/client.py sr-exec --net "$@"
+}
+req 'GET http://api.test/h HTTP/1.1\r\nHost: evil.test\r\n\r\n'
+is "$(printf '%s\n' "$out" | tail -1)" "host=api.test path=/h sni=-" "a Host header naming another site is replaced by the host judged"
+req 'GET http://api.test/ HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n'
+like "$out" "^HTTP/1.1 400" "Content-Length and Transfer-Encoding both: 400"
+req 'GET http://api.test/ HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'
+like "$out" "^HTTP/1.1 400" "Content-Length twice: 400"
+req 'GET http://api.test/ HTTP/1.1\r\nX-A: 1\r\n folded\r\n\r\n'
+like "$out" "^HTTP/1.1 400" "a folded header line: 400"
+req 'GET /relative HTTP/1.1\r\nHost: api.test\r\n\r\n'
+like "$out" "^HTTP/1.1 400" "a request not in absolute form: 400"
+req 'GET http://user@api.test/ HTTP/1.1\r\n\r\n'
+like "$out" "^HTTP/1.1 400" "a target with a user part: 400"
+req 'GET https://api.test/ HTTP/1.1\r\n\r\n'
+like "$out" "^HTTP/1.1 400" "an https:// target without CONNECT: 400"
+python3 -c 'import sys; sys.stdout.write("GET http://api.test/ HTTP/1.1\r\nX-Big: " + "a" * 20000 + "\r\n\r\n")' >"$T/req"
+jailnet --allow api.test -- sh -c 'python3 /run/client.py raw </run/req'
+like "$out" "^HTTP/1.1 431" "a head over 16 KiB: 431"
+jailnet --allow api.test -- python3 /run/client.py socks 3 api.test 80
+is "$out" "reply 7" "SOCKS5 UDP ASSOCIATE: reply 7 (only CONNECT)"
+jailnet --allow api.test -- python3 /run/client.py socks 2 api.test 80
+is "$out" "reply 7" "SOCKS5 BIND: reply 7"
+
+# 6. Bounds.
+jailnet --allow api.test --max-connections 2 -- python3 /run/client.py hold 3
+is "$out" "HTTP/1.1 200 Connection established
+HTTP/1.1 200 Connection established
+HTTP/1.1 503 Service Unavailable" "--max-connections 2: the third at once is refused with 503"
+like "$(log)" "more connections at once than --max-connections allows" "... and recorded"
+jailnet --allow api.test --max-bytes 100 -- curl -sS http://api.test/a http://api.test/b http://api.test/c
+like "$(log)" "cut at the run's --max-bytes" "--max-bytes 100: the connections past it are cut, saying so"
+
+# 7. No other way out of the jail; the control from the proxy's side.
+jailnet --allow api.test -- curl -sS --noproxy '*' --max-time 10 http://198.51.100.2/
+nok "a program that ignores the proxy reaches nothing (TCP)" test "$rc" = 0
+like "$err" "(Network is unreachable|Failed to connect|Could not connect)" "... no route, said plainly"
+run curl -sS --max-time 10 http://198.51.100.2/direct
+is "$out" "host=198.51.100.2 path=/direct sni=-" "the control: outside the jail the server is there"
+jailnet --allow api.test -- python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(b"x", ("198.51.100.2", 53)); print("sent")
+except OSError as e:
+    print("udp:", e.strerror)'
+is "$out" "udp: Network is unreachable" "UDP from the jail: no route"
+jailnet --allow api.test -- python3 -c 'import socket
+try:
+    print(socket.getaddrinfo("api.test", 80))
+except OSError as e:
+    print("dns: refused")'
+is "$out" "dns: refused" "DNS from the jail: nothing answers (names are the proxy's to resolve)"
+
+# 8. Another run's socket is not in this jail; the proxy ends with the run.
+sr-net --socket "$T/a.sock" --allow api.test sleep 30 &
+other=$!
+wait_for "another run's proxy socket is made" 20 test -S "$T/a.sock"
+jailnet --allow api.test -- sh -c "test -e '$T/a.sock' && echo visible || echo absent"
+is "$out" "absent" "another run's socket is nowhere in the jail"
+kill $other
+wait "$other" 2>/dev/null
+wait_for "that run's proxy removes its socket" 20 test ! -e "$T/a.sock"
+jailnet --allow api.test -- true
+ok "the socket is gone once the run ends" test ! -e "$T/net.sock"
+ok "and no proxy is left" sh -c "! pgrep -f '[s]r-net --socket $T/net.sock' >/dev/null"
+
+# 9. The command line.
+run sr-net --allow api.test true
+is "$rc" 100 "no --socket: 100"
+like "$err" "^sr-net: usage: --socket PATH is needed" "... saying what is needed"
+run sr-net --socket "$T/x.sock" --allow 'bad host' true
+is "$rc:$err" "100:sr-net: usage: --allow: invalid host: 'bad host' (want NAME, *.NAME, * or an address, then :PORT[,PORT...] if not 80,443)" \
+	"a malformed rule: 100, the one wording"
+run sr-net --socket "$T/x.sock" --allow api.test:0 true
+is "$rc" 100 "port 0: 100"
+: >"$T/exists"
+run sr-net --socket "$T/exists" true
+like "$rc:$err" "^111:sr-net: fatal: cannot make the socket" "an existing file at --socket is not replaced: 111"
+run sr-jail --share-net --net-proxy "$T/x.sock" true
+is "$rc" 100 "sr-jail --net-proxy with --share-net: 100"
+done_testing
