@@ -205,11 +205,14 @@ sr-exec/builtin.inc: sr-exec/default.bpf sr-exec/default-net.bpf sr-exec/bpf2c.s
 sr-exec/builtin.o .musl/sr-exec/builtin.o: sr-exec/builtin.inc
 
 # sr-mcp finds its runners at ../share/sr/sr-mcp/runners from its own
-# directory when installed, beside it in a build tree, else here; it reads
-# finished jobs through sr-queue's spool core, linked in.
+# directory when installed, beside it in a build tree, else here; it
+# reaches its jobs (submit, wait, status, cancel, list) through sr-queue's
+# spool core, linked in whole: every sr-queue/spool*.c (the "core" layer of
+# scripts/layers.conf).
 sr-mcp/main.o: ALL_CFLAGS += -DSR_DATADIR='"$(DATADIR)"'
 sr-mcp/%.o: ALL_CFLAGS += -Isr-queue
-SQ_CORE := sr-queue/spool.o sr-queue/spool_job.o sr-queue/spool_submit.o
+SQ_CORE_SRC := $(wildcard sr-queue/spool*.c)
+SQ_CORE := $(SQ_CORE_SRC:.c=.o)
 sr-mcp/sr-mcp: $(SQ_CORE)
 # sr-mcp's MCP App, ui://sr/run.html: one self-contained page, compiled in
 # (tool_app.c includes its bytes); the build refuses it over 100 kB.
@@ -389,8 +392,7 @@ FUZZ_SRC_json  := fuzz/fuzz_json.c
 FUZZ_SRC_oci   := fuzz/fuzz_oci.c sr-exec/oci.c sr-exec/oci_cond.c sr-exec/rules.c \
 		  sr-exec/sysnames.c
 FUZZ_SRC_job   := fuzz/fuzz_job.c sr-queue/spool_job.c sr-queue/spool.c
-FUZZ_SRC_mcp   := fuzz/fuzz_mcp.c fuzz/mcp_stub.c sr-queue/spool.c sr-queue/spool_job.c \
-		  sr-queue/spool_submit.c \
+FUZZ_SRC_mcp   := fuzz/fuzz_mcp.c fuzz/mcp_stub.c $(SQ_CORE_SRC) \
 		  $(filter-out sr-mcp/main.c sr-mcp/spawn.c,$(wildcard sr-mcp/*.c))
 FUZZ_LINK_oci  := -Wl,--wrap=sr_read_file,--wrap=sr_jr_parse,--wrap=sr_jr_free
 FUZZ_SANFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all \

@@ -10,8 +10,10 @@
  *   job_result.c     a job's result for the model: status, output, limits
  *   job_made.c       the files a run created or changed in its workspace
  *   job_oom.c        a run that failed for memory, and the hint
- *   jobs.c           submit, wait, status, cancel, list; the worker; the
- *                    state directory made and the sandbox found to work
+ *   jobs.c           the job service: submit, wait, status, cancel, list,
+ *                    all through sr-queue's spool core
+ *   job_state.c      the state service: the state directory and its parts,
+ *                    the spools, the start-up probes
  *   job_worker.c     the workers started on the spools, renewed when the
  *                    options change; the tenant a job is queued under
  *   job_files.c      a job's own files: output so far, its record
@@ -25,6 +27,7 @@
 #include "images.h"
 
 struct cJSON;
+struct sq_spool;
 
 /* jobs.c */
 struct run_spec {
@@ -41,6 +44,9 @@ struct run_spec {
 	int net;                 /* the run reaches the network */
 	const char *const *env_extra;  /* KEY=VALUE for the runner, NULL-ended, or NULL */
 	int session;             /* a session's interpreter: in the sessions' spool */
+	const char *made;        /* job_made_snapshot's file, kept under the job's id
+				  * (a run's or a session call's, not an interpreter's) */
+	int changes;             /* the jail lists what the run changed (job_env) */
 };
 /* Who waits: a cancel (*cancelled non-zero) ends the wait; progress, when
  * set, is told every MCP_PROGRESS_S seconds. */
@@ -52,32 +58,36 @@ struct job_waiter {
 /* Submit; the id in job_id. 0, or -1 with a message in err. */
 int job_submit(const struct run_spec *s, char job_id[33], char *err, size_t errlen);
 /* Wait until the job ends or ms pass (0: do not wait); the status object
- * from `sr-queue status --json`, or NULL with err set. w may be NULL. */
+ * of `sr-queue status --json`, or NULL with err set. w may be NULL. */
 struct cJSON *job_wait(const struct job_waiter *w, const char *id, uint64_t ms, char *err,
 		       size_t errlen);
+/* Cancel: 0 cancelled (waiting up to 30 s for a running job's end); 1 it
+ * had ended already, its state in err; -1 with a message in err. */
 int job_cancel(const char *id, char *err, size_t errlen);
 /* The same in another spool sp (the sessions'): status, or NULL with err. */
 struct cJSON *job_status_in(const char *sp, const char *id, char *err, size_t errlen);
 int job_cancel_in(const char *sp, const char *id, char *err, size_t errlen);
-/* The sessions' spool (STATE/sessions/spool, once job_state_ready), and
- * its worker, one slot per session: at most JOB_SESSIONS_MAX at once. */
-#define JOB_SESSIONS_MAX 16
-const char *job_session_spool(void);
-void job_session_worker(void);
 struct cJSON *job_list(char *err, size_t errlen);
-void job_worker_ensure(void);
-/* The state directory made (on first use) and the sandbox found to work:
- * 0, or -1 with what is wrong and how to fix it in err. */
-int job_state_ready(char *err, size_t errlen);
-const char *job_memory_via(void);            /* "cgroup" or "rlimit data" */
 int job_id_ok(const char *s);                /* a job id: 32 hex digits */
 /* What to say of a job not found: removed by the retention, or no such. */
 void job_not_found(const char *id, char *err, size_t errlen);
 /* A queued or running job of workspace ws: its id in job, 1; 0 none;
  * -1 when the jobs could not be listed (treat it as in use). */
 int job_ws_busy(const char *ws, char job[33]);
-/* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
-void job_terms(char *buf, size_t len);
+
+/* job_state.c: readied once (0, or -1 with what is wrong and how to fix
+ * it in err): the state directory, its parts and the spools made, and the
+ * sandbox found to work. */
+int job_state_ready(char *err, size_t errlen);
+struct sq_spool *job_state_spool(int session);   /* 0 the runs', 1 the sessions' */
+/* The sessions' spool (STATE/sessions/spool, once job_state_ready), and
+ * its worker, one slot per session: at most JOB_SESSIONS_MAX at once. */
+#define JOB_SESSIONS_MAX 16
+const char *job_session_spool(void);
+void job_session_worker(void);
+void job_worker_ensure(void);
+const char *job_made_dir(void);              /* STATE/made */
+const char *job_memory_via(void);            /* "cgroup" or "rlimit data" */
 
 /* job_worker.c: a worker on spool sp unless one holds STATE/NAME.lock;
  * once the state is ready (job_state_ready), the runs' worker replaced if
@@ -101,6 +111,8 @@ void job_progress_note(const char *id, char *buf, size_t len);
 char *job_tail(const char *id, const char *stream, size_t n, size_t *got);
 /* The job's own record (argv, cwd, tenant ...), or NULL. */
 struct cJSON *job_info(const char *id);
+/* "kept 7d and at most 1G of them": the jobs' retention, for messages. */
+void job_terms(char *buf, size_t len);
 
 /* job_result.c */
 struct cJSON *job_result_object(const char *job_id, const char *workspace,
@@ -109,16 +121,18 @@ struct cJSON *job_result_logs(const char *job_id, const char *stream, uint64_t o
 			      uint64_t limit, char *err, size_t errlen);
 char *job_result_text(const struct cJSON *res);
 
-/* job_made.c: before a run, the variable for the job's environment in
- * var that names where the jail lists what the run changed
- * (SR_WORKSPACE_CHANGES), or, for a session's call or without the quota's
- * overlay, a snapshot of its workspace's files (stat only) and the
- * variable naming it (0; -1 and var "" when it could not be made); after,
+/* job_made.c: before a run, what lists the files it made: for a run
+ * under the quota's overlay, the jail's list of what it changed
+ * (SR_WORKSPACE_CHANGES, STATE/made/ID.changes, named by job_env): 1 and
+ * path ""; for a session's call or without the overlay, a snapshot of its
+ * workspace's files (stat only), a file of STATE/made whose path goes in
+ * path, which job_submit keeps under the job's id (STATE/made/ID, before
+ * the job is stored): 0; -1 and path "" when it could not be made. After,
  * the files created or changed added to res (its workspace_id's): files
  * (JOB_MADE_SHOWN at most: path, size, change), files_not_listed,
  * files_deleted, files_cut. */
 #define JOB_MADE_SHOWN 20
-int job_made_snapshot(const char *ws, int session, char *var, size_t len);
+int job_made_snapshot(const char *ws, int session, char *path, size_t len);
 void job_made(struct cJSON *res, const char *id);
 
 /* The verdict file: SPOOL/run/ID/JOB_VERDICT_FILE, named to the runner in

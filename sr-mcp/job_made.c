@@ -2,25 +2,29 @@
  *
  * A run under the workspace's quota writes through sr-jail's overlay,
  * whose upper layer holds what it changed and nothing else; the jail's
- * init lists what it applied of it to the workspace in a file of the code
- * directory (sr-jail --quota-changes, named to the runner in
- * SR_WORKSPACE_CHANGES and kept as long as the job). When the run's result
- * is first asked for after it ended, the list is made from that file: in
- * time proportional to what the run changed, whatever the workspace holds.
- * The file comes from the init, which the run's code cannot reach.
+ * init lists what it applied of it to the workspace in STATE/made/ID.changes
+ * (sr-jail --quota-changes, named to the runner in SR_WORKSPACE_CHANGES by
+ * job_env: the runner must see it, so it is named by the job's id alone).
+ * When the run's result is first asked for after it ended, the list is
+ * made from that file: in time proportional to what the run changed,
+ * whatever the workspace holds. The file comes from the init, which the
+ * run's code cannot reach.
  *
  * Where there is no overlay (a session's call, --workspace-quota off), the
- * workspace is walked instead. Before a run is queued, its workspace is walked and each regular file's
- * inode, size, modification and change times are written to a snapshot
- * in STATE/code (SNAP_TAG, then one record per file). The job's
- * environment names the file (SR_MCP_SNAPSHOT), so that the retention
- * keeps it as long as the job and removes it with the job's code. When
- * the run's result is first asked for after it ended, the workspace is
- * walked again and compared: a path that is new, or whose inode, size,
- * mtime or ctime differ (ctime: a time set back by the code still shows),
- * was made by the run. The list replaces the snapshot (MADE_TAG, then
+ * workspace is walked instead. Before a run is queued, its workspace is
+ * walked and each regular file's inode, size, modification and change
+ * times are written to a snapshot in STATE/made (SNAP_TAG, then one record
+ * per file), which job_submit names after the job's id (STATE/made/ID)
+ * before the job is stored: it is sr-mcp's bookkeeping, not the job's (the
+ * job's environment does not name it). When the run's result is first
+ * asked for after it ended, the workspace is walked again and compared: a
+ * path that is new, or whose inode, size, mtime or ctime differ (ctime: a
+ * time set back by the code still shows), was made by the run.
+ *
+ * Either way the list replaces the file it was made from (MADE_TAG, then
  * JSON), so that a later job_status gives the same list even after other
- * runs changed the workspace. No file's content is read, only stat(2);
+ * runs changed the workspace; the retention removes both kinds once the
+ * job is gone. No file's content is read, only stat(2);
  * node_modules, .sr, .git and the caches of Python and npm are not
  * entered. The walk follows no link (lib/tree.c) and holds SNAP_MAX
  * files at most. */
@@ -40,9 +44,7 @@
 #define SNAP_TAG "sr-mcp snapshot 1\n"
 #define MADE_TAG "sr-mcp made 1\n"
 #define SNAP_MAX 100000          /* files in a snapshot, at most */
-#define SNAP_VAR "SR_MCP_SNAPSHOT="
 #define CHANGES_TAG "sr-jail quota changes 1\n"
-#define CHANGES_VAR "SR_WORKSPACE_CHANGES="
 #define WS_DST "/workspace"     /* where the runners bind the workspace */
 
 struct rec {
@@ -132,7 +134,7 @@ static int replace_file(const char *path, const char *buf, size_t len)
 {
 	char tmp[4400], hex[17];
 	mcp_random_hex(hex, 8);
-	snprintf(tmp, sizeof tmp, "%s/%s.tmp", cfg.code_dir, hex);
+	snprintf(tmp, sizeof tmp, "%s/%s.tmp", job_made_dir(), hex);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
@@ -143,22 +145,13 @@ static int replace_file(const char *path, const char *buf, size_t len)
 	return bad ? -1 : 0;
 }
 
-/* The name of the file the jail's init will list its changes in. */
-static int changes_name(char *var, size_t len)
+int job_made_snapshot(const char *ws, int session, char *path, size_t len)
 {
-	char hex[33];
-	mcp_random_hex(hex, 16);
-	snprintf(var, len, CHANGES_VAR "%s/%s.changes", cfg.code_dir, hex);
-	return 0;
-}
-
-int job_made_snapshot(const char *ws, int session, char *var, size_t len)
-{
-	char err[300], path[4200], hex[33];
-	var[0] = '\0';
+	char err[300], hex[33];
+	path[0] = '\0';
 	if (!session && __atomic_load_n(&cfg.ws_quota, __ATOMIC_RELAXED))
-		return changes_name(var, len);
-	int wfd = ws_open(ws, 0, err, sizeof err);
+		return 1;       /* the jail lists them: STATE/made/ID.changes (job_env) */
+	int wfd = job_made_dir() ? ws_open(ws, 0, err, sizeof err) : -1;
 	if (wfd < 0)
 		return -1;
 	struct snap s = { 0 };
@@ -176,7 +169,7 @@ int job_made_snapshot(const char *ws, int session, char *var, size_t len)
 	}
 	snap_free(&s);
 	mcp_random_hex(hex, 16);
-	snprintf(path, sizeof path, "%s/%s.snap", cfg.code_dir, hex);
+	snprintf(path, len, "%s/%s.snap", job_made_dir(), hex);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int bad = fd < 0 || sr_write_all(fd, b.p, b.len) < 0;
 	if (fd >= 0)
@@ -186,32 +179,24 @@ int job_made_snapshot(const char *ws, int session, char *var, size_t len)
 		mcp_log("unable to write the snapshot of workspace %s (%s): its run's result "
 			"will not list the files it made", ws, strerror(errno));
 		unlink(path);
+		path[0] = '\0';
 		return -1;
 	}
-	snprintf(var, len, SNAP_VAR "%s", path);
 	return 0;
 }
 
-/* The snapshot's or the init's list's path from the job's record: a file
- * of the code directory, or "" (a job from before them, or not a run). */
+/* What lists the files job id made: STATE/made/ID (the snapshot, or the
+ * list made from it), else STATE/made/ID.changes (the jail's list, or the
+ * list made from it); "" without the state. */
 static void snap_path(const char *id, char *path, size_t len)
 {
-	cJSON *info = job_info(id);
-	const cJSON *e;
-	size_t n = strlen(cfg.code_dir);
 	path[0] = '\0';
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(info, "env")) {
-		const char *v = cJSON_IsString(e) ? e->valuestring : "";
-		if (!strncmp(v, SNAP_VAR, strlen(SNAP_VAR)))
-			v += strlen(SNAP_VAR);
-		else if (!strncmp(v, CHANGES_VAR, strlen(CHANGES_VAR)))
-			v += strlen(CHANGES_VAR);
-		else
-			continue;
-		if (!strncmp(v, cfg.code_dir, n) && v[n] == '/' && !strchr(v + n + 1, '/'))
-			snprintf(path, len, "%s", v);
-	}
-	cJSON_Delete(info);
+	if (!job_made_dir() || !job_id_ok(id))
+		return;
+	struct stat st;
+	snprintf(path, len, "%s/%s", job_made_dir(), id);
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		snprintf(path, len, "%s/%s.changes", job_made_dir(), id);
 }
 
 /* The snapshot's records from buf (after its tag) into s. */

@@ -248,7 +248,63 @@ out:
 	free(in_use.v);
 }
 
-/* sr-queue gc with the jobs' retention; what it removed goes to the log. */
+/* Is job id in one of sp's directories (tmp/ too: being stored)? */
+static int job_there(const struct sq_spool *sp, const char *id)
+{
+	return sq_exists_at(sp->tmp, id) || sq_exists_at(sp->queue, id) ||
+	       sq_exists_at(sp->run, id) || sq_exists_at(sp->done, id);
+}
+
+/* The job STATE/made's entry name is kept for: ID or ID.changes; 0 for
+ * none (a snapshot never named after its job). */
+static int made_job(const char *name, char id[33])
+{
+	size_t n = strlen(name);
+	if (n != 32 && !(n == 32 + strlen(".changes") && !strcmp(name + 32, ".changes")))
+		return 0;
+	memcpy(id, name, 32);
+	id[32] = '\0';
+	return job_id_ok(id);
+}
+
+/* STATE/made holds what sr-mcp keeps of each job (job_made.c, under the
+ * job's id: the snapshot ID, the jail's list ID.changes): an entry whose
+ * job is gone, or a snapshot never named after one, older than
+ * CODE_GRACE_S (a snapshot is made just before its job is stored), is
+ * removed. */
+static void made_sweep(void)
+{
+	const struct sq_spool *sp = job_state_spool(0);
+	int md = job_made_dir() ? open(job_made_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				       O_CLOEXEC) : -1;
+	DIR *d = md >= 0 && sp->root >= 0 ? fdopendir(md) : NULL;
+	if (!d) {
+		if (md >= 0)
+			close(md);
+		return;
+	}
+	time_t now = time(NULL);
+	unsigned removed = 0;
+	struct dirent *e;
+	struct stat st;
+	char id[33];
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || now - st.st_mtime < CODE_GRACE_S ||
+		    (made_job(e->d_name, id) && job_there(sp, id)))
+			continue;
+		removed += unlinkat(dirfd(d), e->d_name, 0) == 0;
+	}
+	closedir(d);
+	if (removed)
+		mcp_log("what sr-mcp kept of %u jobs that are gone removed", removed);
+}
+
+/* sr-queue gc with the jobs' retention; what it removed goes to the log.
+ * gc stays a program of its own: it is no call's path (the sweeper runs
+ * it, at most every few minutes), and what it chooses to remove (age,
+ * room, the newest kept) is sr-queue's command, not the spool core's. */
 static void jobs_sweep(void)
 {
 	char age[32], room[32], *out = NULL;
@@ -276,6 +332,7 @@ static void jobs_sweep(void)
 	cJSON_Delete(j);
 	free(out);
 	code_sweep();
+	made_sweep();
 }
 
 void job_retention_sweep(void)

@@ -78,12 +78,12 @@ static void end_interp(struct call *c, const char *why)
 		(void)sr_write_all(fd, why, strlen(why));
 		close(fd);
 	}
-	char *out = NULL, *argv[] = { "sr-queue", "cancel", (char *)c->spool, (char *)c->job, NULL };
+	char err[600];
 	for (int i = 0; session_keep_stop(c->dir, c->job) == 0 && i < 100 && !interp_done(c); i++)
 		usleep(50000);     /* its keeper ends it and counts its CPU to the end */
-	if (!interp_done(c) && spawn_capture(argv, &out, 4096, 1) != 0)
-		fprintf(stderr, "sr-mcp: unable to stop the session's interpreter %s\n", c->job);
-	free(out);
+	if (!interp_done(c) && job_cancel_in(c->spool, c->job, err, sizeof err) < 0)
+		fprintf(stderr, "sr-mcp: unable to stop the session's interpreter %s: %s\n", c->job,
+			err);
 }
 
 /* Kill the interpreter, say why (in DIR/ended and on stderr), exit 125. */

@@ -300,18 +300,13 @@ static int run_submit(struct proto_req *r, struct run_spec *s, char *id, int ses
 	int hold = ws_hold(0), bad = ws_make(s->workspace, sizeof s->workspace, 0, err,
 						    sizeof err) < 0;
 	char snap[4400];
-	const char *extra[4] = { NULL };   /* the environment's (SR_ROOTFS), then the snapshot's */
-	size_t n = 0;
-	for (; s->env_extra && s->env_extra[n] && n < 2; n++)
-		extra[n] = s->env_extra[n];
 	if (!bad) {
 		ws_touch(s->workspace);
 		images_outdir(s->workspace);   /* /workspace/outputs, for the images */
 		/* what is there before, for the files the run made */
-		if (job_made_snapshot(s->workspace, session, snap, sizeof snap) == 0) {
-			extra[n] = snap;
-			s->env_extra = extra;
-		}
+		int made = job_made_snapshot(s->workspace, session, snap, sizeof snap);
+		s->made = made == 0 ? snap : NULL;
+		s->changes = made == 1;     /* the jail lists them (SR_WORKSPACE_CHANGES) */
 	}
 	if (!bad && session && !(bad = session_open(s, &ref, err, sizeof err) < 0))
 		session_call_spec(s, &ref, &sargs);
@@ -418,18 +413,20 @@ void tool_cancel_job(struct proto_req *r, const cJSON *args)
 	char err[300];
 	if (job_arg(r, "cancel_job", args, &id) < 0)
 		return;
-	if (job_cancel(id, err, sizeof err) < 0) {
+	int ended = job_cancel(id, err, sizeof err);   /* 1: it had ended already */
+	if (ended < 0) {
 		tool_error(r, "job %s: %s (list_jobs shows the jobs there are)", id, err);
 		return;
 	}
 	cJSON *st = job_wait(NULL, id, 0, err, sizeof err);
 	const cJSON *state = cJSON_GetObjectItem(st, "state");
+	const char *sv = cJSON_IsString(state) ? state->valuestring : "unknown";
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "job_id", id);
-	cJSON_AddStringToObject(res, "status", cJSON_IsString(state) ? state->valuestring : "unknown");
+	cJSON_AddStringToObject(res, "status", sv);
 	char text[200];
-	snprintf(text, sizeof text, "job %s: %s", id, cJSON_IsString(state) ? state->valuestring :
-		 "unknown");
+	snprintf(text, sizeof text, ended ? "job %s had already finished (%s): nothing to cancel" :
+		 "job %s: %s", id, sv);
 	cJSON_Delete(st);
 	tool_reply(r, res, text, 0);
 }

@@ -235,8 +235,8 @@ void tool_delete_workspace(struct proto_req *r, const cJSON *args)
 	close(fd);
 	int busy = job_ws_busy(ws, job);
 	if (busy < 0) {
-		tool_error(r, "workspace %s: unable to tell whether a job uses it (sr-queue list "
-			   "failed; see sr-mcp's log): not deleted, try again", ws);
+		tool_error(r, "workspace %s: unable to tell whether a job uses it (the spool "
+			   "could not be read; see sr-mcp's log): not deleted, try again", ws);
 		return;
 	}
 	if (busy) {

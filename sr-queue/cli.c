@@ -8,6 +8,7 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,14 @@ void sq_query_args(int argc, char **argv, const struct option *lo, struct sq_qop
 	sq_spool_open(sp, ops[0], 0);
 }
 
+/* The spool, or the program ends (111) naming why. */
+void sq_spool_open(struct sq_spool *sp, const char *path, int create)
+{
+	char why[PATH_MAX + 200];
+	if (sq_spool_try_open(sp, path, create, why, sizeof why) < 0)
+		sr_fatal(SR_EXIT_SYS, "%s", why);
+}
+
 void sq_need_id(const char *s)
 {
 	char want[64];
@@ -109,53 +118,6 @@ int sq_print_json(const cJSON *obj)
 	int r = puts(s) < 0 || fflush(stdout) != 0 ? SR_EXIT_SYS : 0;
 	free(s);
 	return r;
-}
-
-static void copy_item(cJSON *to, const cJSON *from, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, key);
-	if (v)
-		cJSON_AddItemToObject(to, key, cJSON_Duplicate(v, 1));
-}
-
-/* {"id", "state", job facts when jobinfo, then every result field}. */
-cJSON *sq_status_json(const char *id, const struct sq_jstat *js, int jobinfo)
-{
-	static const char *const jobkeys[] = {
-		"tenant", "argv", "cwd", "submitted_ms", "max_output", "retry", "timeout_ms",
-		"kill_after_ms",
-	};
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		sr_fatal(SR_EXIT_SYS, "unable to allocate");
-	cJSON_AddStringToObject(o, "id", id);
-	cJSON_AddStringToObject(o, "state", js->state);
-	if (jobinfo && js->fd >= 0) {
-		cJSON *job;
-		(void)sq_job_read_at(js->fd, SQ_JOB_FILE, &job, NULL);
-		for (size_t i = 0; job && i < sizeof jobkeys / sizeof *jobkeys; i++)
-			copy_item(o, job, jobkeys[i]);
-		cJSON_Delete(job);
-	}
-	const cJSON *e;
-	cJSON_ArrayForEach(e, js->result)
-		if (strcmp(e->string, "state") != 0)
-			cJSON_AddItemToObject(o, e->string, cJSON_Duplicate(e, 1));
-	struct sq_loss lv[SQ_LOSS_MAX];
-	cJSON *lost = sq_losses_json(lv, sq_job_losses(js, lv));
-	if (lost)
-		cJSON_AddItemToObject(o, "lost", lost);
-	return o;
-}
-
-/* What was not kept of a finished job, its files looked at now. */
-size_t sq_job_losses(const struct sq_jstat *js, struct sq_loss v[SQ_LOSS_MAX])
-{
-	long long size[2];
-	if (!js->result)
-		return 0;
-	sq_stream_sizes(js->fd, size);
-	return sq_result_losses(js->result, size, v);
 }
 
 /* "output lost", "output cut" (--max-output's cap, as asked) or "report
@@ -218,18 +180,12 @@ void sq_no_such_job(const struct sq_spool *sp, const char *id)
 }
 
 /* The same, exiting code when there is no such job (wait: 96, for 1 may
- * be the job's own). A job not found that is not newer than the last one
- * gc removed was most likely removed by gc (or the id is wrong): say so. */
+ * be the job's own); sq_job_missing says why. */
 void sq_no_such_job_exit(const struct sq_spool *sp, const char *id, int code)
 {
-	if (errno == ENOENT && sq_removed_before(sp->root, id))
-		sr_fatal(code, "no job %s in %s: removed by gc, most likely (it is not "
-			 "newer than the last job gc removed; or the id is wrong)", id, sp->path);
-	if (errno == ENOENT)
-		sr_fatal(code, "no job %s in %s", id, sp->path);
-	if (errno == EPERM && sq_job_refusal[0])
-		sr_fatal(SR_EXIT_SYS, "refusing job %s", sq_job_refusal);
-	sr_fatal_sys(SR_EXIT_SYS, "unable to find job %s", id);
+	char msg[SQ_JOB_REFUSAL_MAX + PATH_MAX + 300];
+	int none = sq_job_missing(sp, id, msg, sizeof msg);
+	sr_fatal(none ? code : SR_EXIT_SYS, "%s", msg);
 }
 
 /* What wait --json and cancel print. */
@@ -239,7 +195,15 @@ int sq_print_state(const char *id, const struct sq_jstat *js, int json)
 		sq_print_status_line(id, js);
 		return fflush(stdout) == 0 ? 0 : SR_EXIT_SYS;
 	}
-	cJSON *j = sq_status_json(id, js, 1);
+	return sq_print_status_json(id, js, 1);
+}
+
+/* sq_status_json printed: 0, or 111. */
+int sq_print_status_json(const char *id, const struct sq_jstat *js, int jobinfo)
+{
+	cJSON *j = sq_status_json(id, js, jobinfo);
+	if (!j)
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
 	int r = sq_print_json(j);
 	cJSON_Delete(j);
 	return r;

@@ -35,19 +35,18 @@ void sq_query_opt(void *ctx, int c, const char *arg);
  * open the spool (exit 111 when it is not there). */
 void sq_query_args(int argc, char **argv, const struct option *lo, struct sq_qopts *o,
 		   int want_id, char **ops, struct sq_spool *sp);
+void sq_spool_open(struct sq_spool *sp, const char *path, int create);   /* or exit 111 */
 void sq_need_id(const char *s);
 void sq_no_such_job(const struct sq_spool *sp, const char *id) __attribute__((noreturn));
 void sq_no_such_job_exit(const struct sq_spool *sp, const char *id, int code)
 	__attribute__((noreturn));
 void sq_resolve_or_exit(struct sq_spool *sp, const char *id, struct sq_jstat *js);
-struct cJSON *sq_status_json(const char *id, const struct sq_jstat *js, int jobinfo);
 void sq_print_status_line(const char *id, const struct sq_jstat *js);
-/* What a finished job lost (sq_result_losses, its files looked at now),
- * and the words the views put before each. */
-size_t sq_job_losses(const struct sq_jstat *js, struct sq_loss v[SQ_LOSS_MAX]);
+/* The words the views put before each loss of a job (sq_job_losses). */
 const char *sq_loss_label(const struct sq_loss *l);
 int sq_print_json(const struct cJSON *obj);
 int sq_print_state(const char *id, const struct sq_jstat *js, int json);
+int sq_print_status_json(const char *id, const struct sq_jstat *js, int jobinfo);
 int sq_print_counts(int json, const char *const *names, const unsigned long long *vals,
 		    size_t n);
 

@@ -154,6 +154,8 @@ static cJSON *build_result(const struct sq_slot *s, int how, int err)
 {
 	const struct sq_report *p = &s->rep;
 	cJSON *r = how_it_ended(s);
+	if (!r)
+		sr_fatal(SR_EXIT_SYS, "unable to allocate");
 	cJSON_AddNumberToObject(r, "started_ms", (double)p->started_ms);
 	add_queued(r, s);
 	cJSON_AddNumberToObject(r, "finished_ms", (double)p->finished_ms);

@@ -205,6 +205,7 @@ int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *w
 		      size_t len)
 {
 	sp->path = path;
+	sp->news = NULL;
 	spool_fds_reset(sp);
 	if (open_root(sp, path, create, why, len) < 0)
 		return -1;
@@ -217,15 +218,6 @@ int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *w
 	return -1;
 }
 
-/* The same for the commands: a spool that cannot be used ends the
- * program (111), naming why. */
-void sq_spool_open(struct sq_spool *sp, const char *path, int create)
-{
-	char why[PATH_MAX + 200];
-	if (sq_spool_try_open(sp, path, create, why, sizeof why) < 0)
-		sr_fatal(SR_EXIT_SYS, "%s", why);
-}
-
 void sq_spool_close(struct sq_spool *sp)
 {
 	int fds[] = { sp->root, sp->tmp, sp->queue, sp->run, sp->done, sp->cancel };
@@ -234,28 +226,30 @@ void sq_spool_close(struct sq_spool *sp)
 			close(fds[i]);
 }
 
+/* SPOOL/sub, allocated; NULL when memory ran out. */
 char *sq_spool_subpath(const struct sq_spool *sp, const char *sub)
 {
 	size_t n = strlen(sp->path) + strlen(sub) + 2;
 	char *p = malloc(n);
-	if (!p)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to allocate");
-	snprintf(p, n, "%s/%s", sp->path, sub);
+	if (p)
+		snprintf(p, n, "%s/%s", sp->path, sub);
 	return p;
 }
 
 /* Time-ordered (16 hex digits of wall-clock ns) and unguessable (64 bits
- * from getrandom). Lexical order is submission order. */
-void sq_id_new(char id[SQ_ID_LEN + 1])
+ * from getrandom). Lexical order is submission order. 0, or -1 (errno)
+ * when no random bytes could be had. */
+int sq_id_new(char id[SQ_ID_LEN + 1])
 {
 	struct timespec ts;
 	uint64_t rnd;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t t = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to get random bytes");
+		return -1;
 	snprintf(id, SQ_ID_LEN + 1, "%016llx%016llx", (unsigned long long)t,
 		 (unsigned long long)rnd);
+	return 0;
 }
 
 int sq_id_valid(const char *s)

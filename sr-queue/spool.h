@@ -52,17 +52,18 @@ enum {
  * stream was lost (not stored, or gone since); a line says what and why. */
 #define SQ_EXIT_OUTPUT_LOST 95
 
+struct sq_news;
 struct sq_spool {
 	const char *path;
 	int root, tmp, queue, run, done, cancel;
+	struct sq_news *news;   /* sq_spool_watch's, or NULL (spool_wait.c) */
 };
 
 /* spool.c: the spool's directories, ids, and durable file helpers. */
 int sq_spool_try_open(struct sq_spool *sp, const char *path, int create, char *why,
 		      size_t len);
-void sq_spool_open(struct sq_spool *sp, const char *path, int create);   /* or exit 111 */
 void sq_spool_close(struct sq_spool *sp);
-char *sq_spool_subpath(const struct sq_spool *sp, const char *sub);
+char *sq_spool_subpath(const struct sq_spool *sp, const char *sub);   /* NULL: ENOMEM */
 const char *sq_not_private(const struct stat *st, char *why, size_t len);
 int sq_open_private_dir(int at, const char *name, char *why, size_t len);
 int sq_exists_at(int dfd, const char *name);
@@ -73,7 +74,7 @@ int sq_same_file(int fd, int dfd, const char *name);
 /* fn(dfd, name, ctx) for every entry of dfd not starting with '.'. */
 typedef void (*sq_entry_fn)(int dfd, const char *name, void *ctx);
 void sq_each_entry(int dfd, sq_entry_fn fn, void *ctx);
-void sq_id_new(char id[SQ_ID_LEN + 1]);
+int sq_id_new(char id[SQ_ID_LEN + 1]);   /* 0, or -1 (errno) */
 int sq_id_valid(const char *s);
 int sq_tenant_valid(const char *s);
 uint64_t sq_now_ms(void);       /* CLOCK_REALTIME, for the records */
@@ -90,7 +91,7 @@ int sq_job_file_check(int jobfd, char *why, size_t len);
 int sq_job_write_at(int dfd, const struct cJSON *job);
 int sq_job_has_result(int jobfd);
 int sq_result_write(int jobfd, const struct cJSON *res);
-struct cJSON *sq_result_new(const char *state, const char *reason);
+struct cJSON *sq_result_new(const char *state, const char *reason);   /* NULL: ENOMEM */
 int sq_result_exit_code(const struct cJSON *res);
 const char *sq_json_str(const struct cJSON *obj, const char *key);
 long long sq_json_num(const struct cJSON *obj, const char *key, long long dflt);
@@ -138,7 +139,7 @@ struct cJSON *sq_job_record(const char *id, const struct sq_new_job *n);   /* NU
 int sq_job_store(struct sq_spool *sp, const char *id, const struct cJSON *job,
 		 const struct sq_new_job *n, const char **what);
 
-/* spool_state.c: where a job is, and waiting for it to settle. */
+/* spool_state.c: where a job is. */
 enum sq_where { SQ_W_NONE, SQ_W_QUEUE, SQ_W_RUN, SQ_W_DONE };
 struct sq_jstat {
 	enum sq_where where;
@@ -147,14 +148,62 @@ struct sq_jstat {
 	struct cJSON *result;   /* the result line when finished */
 };
 /* Find a job, settling it if its worker died: 0, or -1 (errno ENOENT:
- * no such job; EPERM: refused, sq_job_refusal says which and why). */
+ * no such job; EPERM: refused, sq_job_refusal says which and why, for
+ * the calling thread). */
 int sq_job_resolve(struct sq_spool *sp, const char *id, struct sq_jstat *js);
-extern char sq_job_refusal[];
+#define SQ_JOB_REFUSAL_MAX (SQ_ID_LEN + 2 * SQ_WHY_MAX + 16)
+extern _Thread_local char sq_job_refusal[SQ_JOB_REFUSAL_MAX];
 void sq_jstat_free(struct sq_jstat *js);
-/* 0: settled; 1: still queued or running at the deadline (timeout_ns 0:
- * wait forever); -1: not found (ENOENT) or error. *js is filled unless -1. */
+
+/* spool_wait.c: waiting for a job to settle, the one wait of sr-queue and
+ * sr-mcp. 0: settled; 1: still queued or running at the deadline
+ * (timeout_ns 0: wait forever); 2: w->look ended the wait; -1: not found
+ * (ENOENT; sq_job_missing says why) or error. *js is filled unless -1.
+ * look, when set, is called after each look that finds the job queued or
+ * running: non-zero ends the wait; it may lower *next_ms, the time to the
+ * next look (at most a second: a worker that died is noticed so). */
+struct sq_waiter {
+	uint64_t timeout_ns;
+	int (*look)(void *ctx, const struct sq_jstat *js, uint64_t *next_ms);
+	void *ctx;
+};
+int sq_job_wait_with(struct sq_spool *sp, const char *id, const struct sq_waiter *w,
+		     struct sq_jstat *js);
 int sq_job_wait(struct sq_spool *sp, const char *id, uint64_t timeout_ns,
 		struct sq_jstat *js);
+/* For a process that waits for many jobs at once, from many threads: one
+ * inotify watch on the spool's done/ for the process's life, read by a
+ * thread of its own that wakes every wait (without it each wait takes a
+ * watch of its own). When no watch can be had, waits look every 50 ms,
+ * say is told once (its message names the spool), and the watch is tried
+ * again every 10 s. 0, or -1 (ENOMEM). */
+int sq_spool_watch(struct sq_spool *sp, void (*say)(const char *msg));
+
+/* spool_query.c: status, cancel and list, for the commands and sr-mcp.
+ * A job's status: {"id", "state", its record's facts when jobinfo, its
+ * result's fields, "lost"}; NULL (ENOMEM). */
+struct cJSON *sq_status_json(const char *id, const struct sq_jstat *js, int jobinfo);
+/* What a finished job lost (sq_result_losses, its files looked at now). */
+size_t sq_job_losses(const struct sq_jstat *js, struct sq_loss v[SQ_LOSS_MAX]);
+/* After a failed resolve, wait or cancel (errno theirs): 1 no such job,
+ * 0 refused or an error; what, in msg. */
+int sq_job_missing(const struct sq_spool *sp, const char *id, char *msg, size_t len);
+/* Cancel a job: a queued one never starts; a running one is killed by its
+ * worker, its end waited for timeout_ns at most. *js is filled unless -1.
+ * SQ_CANCEL_DONE: the job is cancelled (now or before); SQ_CANCEL_ENDED:
+ * it had ended otherwise (js->state says how); SQ_CANCEL_PENDING: asked,
+ * but still queued or running at the deadline; -1: msg says what failed
+ * (errno ENOENT: no such job). */
+enum { SQ_CANCEL_DONE = 0, SQ_CANCEL_ENDED = 1, SQ_CANCEL_PENDING = 2 };
+int sq_job_cancel(struct sq_spool *sp, const char *id, uint64_t timeout_ns,
+		  struct sq_jstat *js, char *msg, size_t len);
+/* Every job whose state is want (NULL or "all", "queued", "running",
+ * "finished" or a final state): fn(id, js, ctx) for each, in the order
+ * queue/, run/, done/; a job refused (not ours alone) is fn(id, NULL, ctx),
+ * sq_job_refusal saying why. */
+typedef void (*sq_list_fn)(const char *id, const struct sq_jstat *js, void *ctx);
+int sq_list_state_known(const char *want);
+void sq_job_list(struct sq_spool *sp, const char *want, sq_list_fn fn, void *ctx);
 
 /* spool_settle.c: moving and settling jobs; recovery after a crash. */
 enum sq_settle { SQ_S_FINISHED = 1, SQ_S_CANCELLED, SQ_S_LOST, SQ_S_REQUEUED };

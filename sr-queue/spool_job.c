@@ -232,13 +232,16 @@ int sq_job_has_result(int jobfd)
 	return 1;
 }
 
+/* {"state", "reason"}; NULL (errno ENOMEM) when memory ran out. */
 cJSON *sq_result_new(const char *state, const char *reason)
 {
 	cJSON *r = cJSON_CreateObject();
-	if (!r || !cJSON_AddStringToObject(r, "state", state) ||
-	    !cJSON_AddStringToObject(r, "reason", reason))
-		sr_fatal(SR_EXIT_SYS, "unable to allocate");
-	return r;
+	if (r && cJSON_AddStringToObject(r, "state", state) &&
+	    cJSON_AddStringToObject(r, "reason", reason))
+		return r;
+	cJSON_Delete(r);
+	errno = ENOMEM;
+	return NULL;
 }
 
 const char *sq_json_str(const cJSON *obj, const char *key)

@@ -55,6 +55,8 @@ static int write_attempts(int fd, int n)
 static int finish_with(struct sq_spool *sp, const char *id, int fd, int from, cJSON *res,
 		       int attempts)
 {
+	if (!res)
+		return -1;      /* out of memory: errno ENOMEM */
 	cJSON_AddNumberToObject(res, "attempts", attempts);
 	cJSON_AddNumberToObject(res, "finished_ms", (double)sq_now_ms());
 	int r = sq_result_write(fd, res);

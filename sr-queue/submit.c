@@ -218,7 +218,8 @@ int sq_cmd_submit(int argc, char **argv)
 	struct sq_spool sp;
 	sq_spool_open(&sp, ops[0], 1);
 	char id[SQ_ID_LEN + 1];
-	sq_id_new(id);
+	if (sq_id_new(id) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to get random bytes");
 	cJSON *job = sq_job_record(id, &n);
 	const char *what;
 	if (!job)

@@ -1,4 +1,5 @@
-/* wait.c - `wait` until a job settles, and exit with its code. */
+/* wait.c - `wait` until a job settles (the spool core's sq_job_wait), and
+ * exit with its code. */
 #include "cli.h"
 #include "sr.h"
 
@@ -33,4 +34,3 @@ int sq_cmd_wait(int argc, char **argv)
 	sq_spool_close(&sp);
 	return code;
 }
-

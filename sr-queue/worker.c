@@ -219,7 +219,9 @@ static void setup(struct sq_worker *w, const struct sq_run_opts *o, const char *
 		w->slots[i].fd = w->slots[i].repfd = -1;
 	sq_fair_init(&w->fair, o->budget_ns, o->window_ns);
 	sr_cloexec_from(3, NULL, 0); /* nothing we inherited reaches a job */
-	sq_spool_open(&w->sp, path, 1);
+	char why[PATH_MAX + 200];
+	if (sq_spool_try_open(&w->sp, path, 1, why, sizeof why) < 0)
+		sr_fatal(SR_EXIT_SYS, "%s", why);
 	if (o->via)
 		via_setup(w, o->via, path);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)

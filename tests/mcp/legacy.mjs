@@ -158,6 +158,21 @@ for (let i = 0; i < 50; i++) {   // the cancel is asynchronous: look until it sh
 is(jobs[0]?.state, 'cancelled', 'notifications/cancelled: the newest job is cancelled');
 is(jobs[0]?.language, 'bash', '... list_jobs gives its language');
 
+// cancel_job: a job that has already finished is a plain result that says
+// so, with its state (it was an isError "sr-queue cancel failed (exit 1)");
+// control: a running job is cancelled; an unknown id is an error.
+const fin = sc(await call(client, 'run_code', { language: 'bash', code: 'echo done' }));
+const cf = await call(client, 'cancel_job', { job_id: fin.job_id });
+ok(!cf.isError && sc(cf).status === 'completed' && /already finished \(completed\)/.test(text(cf)),
+  'cancel_job of a finished job: not an error, it says so, with its state', text(cf));
+const bgc = sc(await call(client, 'run_code', { language: 'bash', code: 'sleep 60', wait_s: 0 }));
+const cr = await call(client, 'cancel_job', { job_id: bgc.job_id });
+ok(!cr.isError && sc(cr).status === 'cancelled', 'control: cancel_job of a live job cancels it', text(cr));
+const cr2 = await call(client, 'cancel_job', { job_id: bgc.job_id });
+ok(!cr2.isError && sc(cr2).status === 'cancelled', '... and a second cancel_job says cancelled', text(cr2));
+const cu = await call(client, 'cancel_job', { job_id: 'f'.repeat(16) + '0'.repeat(16) });
+ok(cu.isError && /no job f{16}0{16} \(list_jobs/.test(text(cu)), 'cancel_job of an unknown id is an error naming it', text(cu));
+
 // Caps and bad arguments.
 const cap = await call(client, 'run_code', { language: 'bash', code: 'true', memory_mb: 100000 });
 ok(cap.isError && /cap of \d+ MiB/.test(text(cap)), 'a call over the memory cap is an isError result naming the cap', text(cap));

@@ -68,14 +68,14 @@ is(JSON.stringify(paths(r).map((p) => p.split(':')[0])), JSON.stringify(['.sr-ja
   'only the files it made are listed');
 is(sc(r).stdout, '0\n', 'the list\'s file is not named to the code');
 // control: the same records, written into the list by the host, are read
-const code = join(state, 'code');
+const made = join(state, 'made');
 r = await run('echo real > real.txt', { wait_s: 0 });
 const id = sc(r).job_id;
 for (let i = 0; i < 600 && !existsSync(join(state, 'spool', 'done', id)); i++) await sleep(100);
-const lists = readdirSync(code).filter((n) => n.endsWith('.changes') &&
-  readFileSync(join(code, n), 'latin1').startsWith('sr-jail quota changes 1\n'));
-is(lists.length, 1, 'control: the ended run\'s list is in the state directory, not yet read');
-if (lists.length === 1) appendFileSync(join(code, lists[0]), 'c 1 /workspace/forged\0');
+const lists = readdirSync(made).filter((n) => n.endsWith('.changes') &&
+  readFileSync(join(made, n), 'latin1').startsWith('sr-jail quota changes 1\n'));
+is(lists.join(), `${id}.changes`, 'control: the ended run\'s list is in the state directory (STATE/made/ID.changes), not yet read');
+if (lists.length === 1) appendFileSync(join(made, lists[0]), 'c 1 /workspace/forged\0');
 r = await call('job_status', { job_id: id });
 ok(paths(r).includes('forged:created:1') && paths(r).includes('real.txt:created:5'),
   'control: a record written into that file is listed: the file is what decides', paths(r));

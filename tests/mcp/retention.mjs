@@ -4,7 +4,7 @@
 // job_status, job_logs and the job's resource then say retention removed
 // them; past --job-space the oldest go at start-up; with both off nothing
 // goes (the control).
-import { readdirSync, existsSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, existsSync, utimesSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,15 +20,19 @@ async function connect(state, extra) {
   return { client, call };
 }
 const inCode = (state) => readdirSync(join(state, 'code'));
-// a run's code (NAME.code) and what lists the files it made: the jail's
-// list of its changes (NAME.changes), or a snapshot of its workspace (NAME.snap)
+const inMade = (state) => readdirSync(join(state, 'made'));
+// a run's code (STATE/code/NAME.code), and what lists the files it made,
+// sr-mcp's own bookkeeping kept under the job's id in STATE/made: the
+// jail's list of its changes (ID.changes), or a snapshot of its workspace (ID)
 const code = (state) => inCode(state).filter((f) => f.endsWith('.code'));
-const snaps = (state) => inCode(state).filter((f) => f.endsWith('.snap') || f.endsWith('.changes'));
-// the code files older than the sweep's grace (a run writes its code just
-// before it stores its job)
+const snaps = (state) => inMade(state);
+const madeOf = (state) => inMade(state).map((f) => f.replace(/\.changes$/, ''));
+// the code files and those of STATE/made older than the sweep's grace (a
+// run writes them just before it stores its job)
 function ageCode(state) {
   const old = new Date(Date.now() - 3600 * 1000);
   for (const f of inCode(state)) utimesSync(join(state, 'code', f), old, old);
+  for (const f of inMade(state)) utimesSync(join(state, 'made', f), old, old);
 }
 const done_ = (state, id) => existsSync(join(state, 'spool/done', id));
 async function until(cond, secs) {
@@ -62,6 +66,16 @@ ok(caps.job_kept_s === 2 && caps.job_space_bytes === null, 'sandbox_info gives t
 const old = await runJob(call, 1000);
 like(old, /^[0-9a-f]{32}$/, 'a finished job');
 ok(code(a).length > 0, 'its code is in STATE/code', code(a));
+is(madeOf(a).join(), old, 'what lists the files it made is STATE/made/ID or ID.changes', snaps(a));
+const rec = JSON.parse(readFileSync(join(a, 'spool/done', old, 'job.jsonl'), 'utf8').split('\n')[0]);
+// the jail's list must be named to the runner, by the job's id alone; a
+// snapshot is never named
+const named = (rec.env || []).filter((e) => e.includes('/made/'));
+ok(Array.isArray(rec.env) && rec.env.some((e) => e.startsWith('SR_CODE=')) &&
+   !JSON.stringify(rec).includes('SNAPSHOT') &&
+   named.every((e) => e === `SR_WORKSPACE_CHANGES=${join(realpathSync(a), 'made', old)}.changes`) &&
+   (named.length === 0) === (snaps(a)[0] === old),
+   "the job's record (its environment) names only the jail's list, STATE/made/ID.changes; control: it names the code", rec.env);
 ageCode(a);
 ok(await until(() => !done_(a, old), 15), 'the sweeper removes the job past --job-ttl');
 ok(await until(() => code(a).length === 0, 10), 'and its code in STATE/code', code(a));

@@ -21,9 +21,11 @@ let { client, call } = await connect(state);
 const py = (code, extra = {}) => call('run_code', { language: 'python', workspace_id: 'w1',
   session: true, code, ...extra });
 
-let r = await py('x = 41\nimport json, statistics');
+let r = await py('x = 41\nimport json, statistics\nopen("first.txt", "w").write("1")');
 is(sc(r).status, 'succeeded', 'a first session call', text(r));
 is(sc(r).session?.new, true, 'it started a new session');
+is((sc(r).files || []).map((f) => f.path).join(), 'first.txt',
+  'the first call, which started the interpreter, lists the file it made', sc(r).files);
 r = await py('x + 1');
 is(sc(r).stdout, '42\n', 'a variable set in one call is read in the next; the last value is shown');
 is(sc(r).session?.new, false, 'the same session');
