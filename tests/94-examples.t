@@ -50,6 +50,9 @@ setup() { # NAME, in the example's directory
 			echo "export id=$id" >>.setup-env || echo "the spool setup failed" ;;
 	landlock)
 		sr-exec --landlock=require true 2>/dev/null || echo "the kernel has no Landlock" ;;
+	quota) # sr-jail --quota: an overlay over a tmpfs, refused before Linux 6.6
+		mkdir -p .quota-probe && sr-jail --bind .quota-probe /probe --quota 1M true 2>/dev/null ||
+			echo "sr-jail --quota is refused on this kernel (before Linux 6.6)" ;;
 	/*) [ -e "$1" ] || echo "no $1 on this host" ;;
 	*) echo "BAD: no setup named '$1' in tests/94-examples.t" ;;
 	esac
