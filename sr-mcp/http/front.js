@@ -87,16 +87,51 @@ class Registry {
       throw new Refusal(503, 'This server is short of memory just now; retry in a moment.', { 'Retry-After': '5' }, ids);
   }
 
-  open(tenant, oneShot) {
+  // A new session. At --tenant-sessions or --max-sessions, the tenant's
+  // own session idle longest (no request in flight) is ended to make
+  // room; only when each of its sessions has one is the new one refused
+  // (429, or 503 for the server's bound), Retry-After saying when one can
+  // be had.
+  open(tenant, oneShot, ids) {
     const c = this.cfg;
-    if (this.all.size >= c.maxSessions)
-      throw new Refusal(503, `This server has ${c.maxSessions} MCP sessions open, the most it allows (--max-sessions): end one (DELETE /mcp with its Mcp-Session-Id) or retry later.`, { 'Retry-After': '30' });
-    if (this.count(tenant) >= c.tenantSessions)
-      throw new Refusal(429, `Tenant ${tenant} has ${c.tenantSessions} MCP sessions open, the most one tenant may (--tenant-sessions): end one (DELETE /mcp with its Mcp-Session-Id) or let one idle out (${c.idleMs / 1000} s).`, { 'Retry-After': '30' });
+    const mine = () => this.count(tenant) >= c.tenantSessions, full = () => this.all.size >= c.maxSessions;
+    for (let s; (mine() || full()) && (s = this.idlest(tenant));)
+      s.close(`ended to make room for a new session of tenant ${tenant} (${mine() ? '--tenant-sessions' : '--max-sessions'}): it was the one idle longest`);
+    if (mine())
+      throw new Refusal(429, `Tenant ${tenant} has ${c.tenantSessions} MCP sessions open, the most one tenant may (--tenant-sessions), and each has a request in flight: retry when one is answered (Retry-After), or end one (DELETE /mcp with its Mcp-Session-Id).`,
+        { 'Retry-After': String(this.retryAfter(tenant, false)) }, ids);
+    if (full())
+      throw new Refusal(503, `This server has ${c.maxSessions} MCP sessions open, the most it allows (--max-sessions), none of them yours to end: retry later (Retry-After), or end one of yours (DELETE /mcp with its Mcp-Session-Id).`,
+        { 'Retry-After': String(this.retryAfter(tenant, true)) }, ids);
     const s = new Session(this, tenant, oneShot);
     this.all.add(s);
     if (!oneShot) this.sessions.set(s.id, s);
     return s;
+  }
+
+  // The tenant's session without a request in flight, used longest ago.
+  idlest(tenant) {
+    let best = null;
+    for (const s of this.all)
+      if (s.tenant === tenant && !s.oneShot && !s.inflight() && (!best || s.last < best.last)) best = s;
+    return best;
+  }
+
+  // Seconds until a session can be had: one of the tenant's is free to end
+  // once its requests are answered (sr-mcp answers each within its
+  // --wait-max, plus ANSWER_MS to send it); another tenant's session (the
+  // server's bound) ends when it has been idle --idle-timeout.
+  retryAfter(tenant, server) {
+    const now = Date.now();
+    let soonest = Infinity;
+    for (const s of this.all) {
+      if (s.tenant !== tenant && !server) continue;
+      let at = now;
+      for (const e of s.byWire.values()) at = Math.max(at, e.at + this.cfg.waitMaxMs + L.ANSWER_MS);
+      if (s.tenant !== tenant && !s.oneShot) at = Math.max(at, s.last + this.cfg.idleMs);
+      soonest = Math.min(soonest, at);
+    }
+    return Math.max(1, Math.ceil((soonest - now) / 1000));
   }
 
   // A session of this tenant's (another tenant's is as unknown as none).
@@ -256,7 +291,7 @@ function sessionOf(reg, req, tenant) {
   const id = req.headers['mcp-session-id'];
   if (id === undefined) throw new Refusal(400, 'Bad Request: the Mcp-Session-Id header is missing; send the id the initialize response gave.');
   const s = reg.get(String(id), tenant);
-  if (!s) throw new Refusal(404, 'Session not found: it was closed, idled out, or the server restarted. Start a new session with initialize (jobs and workspaces of this tenant are kept).');
+  if (!s) throw new Refusal(404, 'Session not found: it was closed, idled out, ended to make room for a newer session of its tenant, or the server restarted. Start a new session with initialize (jobs and workspaces of this tenant are kept).');
   s.touch();
   return s;
 }
@@ -279,14 +314,14 @@ async function post(reg, req, res, tenant) {
       throw new Refusal(400, 'Bad Request: initialize opens a new session; send it without an Mcp-Session-Id header.');
     if (msgs.length > 1) throw new Refusal(400, 'Invalid Request: send initialize alone, not in a batch.');
     reg.admit(tenant, null, ids.length, ids);
-    s = reg.open(tenant, false);
+    s = reg.open(tenant, false, ids);
     res.setHeader('Mcp-Session-Id', s.id);
   } else if (req.headers['mcp-session-id'] !== undefined) {
     s = sessionOf(reg, req, tenant);
     reg.admit(tenant, s, ids.length, ids);
   } else {
     reg.admit(tenant, null, ids.length, ids);
-    s = reg.open(tenant, true);   // 2026-07-28: no session, an sr-mcp for this request
+    s = reg.open(tenant, true, ids);   // 2026-07-28: no session, an sr-mcp for this request
   }
   const seen = new Set();
   const dup = msgs.find((m) => isRequest(m) && (s.byClient.has(key(m.id)) || seen.size === seen.add(key(m.id)).size));

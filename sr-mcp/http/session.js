@@ -115,7 +115,7 @@ class Session {
     this.oneShot = oneShot;
     this.id = crypto.randomBytes(32).toString('base64url');
     this.streams = new Map();   // stream id -> Stream: open, or kept for resumption
-    this.byWire = new Map();    // our id -> { cid (the client's id), ck, tk, stream }
+    this.byWire = new Map();    // our id -> { cid (the client's id), ck, tk, stream, at (sent) }
     this.byClient = new Map();  // the client's id as JSON -> our id
     this.byProgress = new Map(); // progress token as JSON -> Stream
     this.nextWire = 1;
@@ -192,7 +192,7 @@ class Session {
         const ck = key(m.id);
         const tok = m.params && m.params._meta ? m.params._meta.progressToken : undefined;
         const tk = tok === undefined ? undefined : key(tok);
-        this.byWire.set(w, { cid: m.id, ck, tk, stream });
+        this.byWire.set(w, { cid: m.id, ck, tk, stream, at: Date.now() });
         this.byClient.set(ck, w);
         if (tk !== undefined) this.byProgress.set(tk, stream);
         stream.pending.add(w);
