@@ -27,6 +27,8 @@ const KEEPALIVE_MS = 15000;
 const key = (id) => JSON.stringify(id);
 // The start of an answer as sr-mcp writes it (our ids are integers).
 const ANSWER = /^\{"jsonrpc":"2\.0","id":(\d{1,15}),(?="(?:result|error)":)/;
+// The HTTP status of a stateless request's error answer (2026-07-28).
+const STATUS = { [-32601]: 404, [-32020]: 400, [-32021]: 400, [-32022]: 400 };
 const isRequest = (m) => m && typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 
 class Stream {
@@ -43,7 +45,25 @@ class Stream {
     this.answerBytes = 0;
     this.ended = false;
     this.seen = Date.now();     // when a client last had it open
+    // a stateless request's status waits for its answer (404 for a method
+    // it does not have, 400 for one refused so); a keepalive or a
+    // notification before it sends 200
+    this.status = session.oneShot ? 0 : 200;
     this.attach(res);
+  }
+
+  head() {
+    const res = this.res;
+    if (res.headersSent) return;
+    res.writeHead(this.status || 200, this.sse ? { 'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' } : { 'Content-Type': 'application/json' });
+  }
+
+  // The status of a stateless request's answer (msg: parsed, or its text).
+  answerStatus(msg, json) {
+    if (this.status) return;
+    const m = msg.error || msg.result ? msg : JSON.parse(json);
+    this.status = (m.error && STATUS[m.error.code]) || 200;
   }
 
   attach(res, after = 0) {
@@ -58,9 +78,7 @@ class Stream {
       this.session.detached(this, res);
     });
     if (!this.sse) return;
-    if (!res.headersSent)
-      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform',
-        'X-Accel-Buffering': 'no' });
+    if (this.status) this.head();
     for (const [seq, text] of this.events) if (seq > after) this.write(text);
     if (this.ended) this.finish();
   }
@@ -70,12 +88,14 @@ class Stream {
 
   write(text) {
     if (!this.live()) return;
+    this.head();
     this.res.write(text);
     this.session.checkUnsent(this);
   }
 
   // A message (json: its text, when the caller has it) for this stream.
   push(msg, json = JSON.stringify(msg)) {
+    if (msg.id !== undefined && !msg.method) this.answerStatus(msg, json);
     if (!this.sse) {
       if (msg.id !== undefined && !msg.method) this.session.holdAnswer(this, msg, json);
       return;
@@ -97,13 +117,17 @@ class Stream {
     if (!res || res.writableEnded || res.destroyed) return;
     // once all of it has gone out, nothing of it is kept
     res.on('finish', () => this.session.delivered(this));
-    if (this.sse) return res.end();
+    if (this.sse) {
+      this.head();
+      return res.end();
+    }
     const answers = this.answers;
     this.session.answerBytes -= this.answerBytes;
     this.answers = [];
     this.answerBytes = 0;
     if (!answers.length) return res.writeHead(202).end();   // all cancelled
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(this.batch ? `[${answers.join(',')}]` : answers[0]);
+    this.head();
+    res.end(this.batch ? `[${answers.join(',')}]` : answers[0]);
     this.session.checkUnsent(this);
   }
 }
@@ -368,7 +392,7 @@ class Session {
   }
 
   keepalive() {
-    for (const s of this.streams.values()) if (s.sse && s.live()) s.res.write(': keepalive\n\n');
+    for (const s of this.streams.values()) if (s.sse && s.live()) s.write(': keepalive\n\n');
   }
 
   // The end: answers still owed say why, the streams end, the whole
