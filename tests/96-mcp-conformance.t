@@ -3,7 +3,8 @@
 # at sr-mcp-http (with a bearer token) and at sr-mcp over stdio through a
 # stdio-to-HTTP gateway; the failures allowed are listed, with why, in
 # tests/conformance/expected-failures (what sr-mcp does not declare) and
-# expected-failures-stdio (what the gateway lacks) (tests/conformance/run.mjs).
+# expected-failures-stdio (what the gateway lacks); sr-mcp-http's log
+# stays quiet through it (tests/conformance/run.mjs).
 . "$(dirname "$0")/lib.sh"
 need_userns
 node22=$SR_ROOT/tests/conformance/node_modules/.bin/node

@@ -157,7 +157,8 @@ class Session {
   start() {
     const cfg = this.reg.cfg;
     const args = ['--state-dir', this.reg.tenantDir(this.tenant), '--tenant', this.tenant, ...cfg.argsOf(this.tenant)];
-    this.child = spawn(cfg.srMcp, args, { env: cfg.childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const env = this.oneShot ? { ...cfg.childEnv, SR_MCP_ONE_REQUEST: '1' } : cfg.childEnv;
+    this.child = spawn(cfg.srMcp, args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.pgid = this.child.pid;
     this.child.on('error', (e) => this.close(`unable to start sr-mcp: ${e.message}`));
     this.child.on('exit', (code, sig) => {
@@ -340,6 +341,7 @@ class Session {
   // Its client went away: a JSON body cannot be resumed, so what it
   // gathered goes; an SSE stream's events wait (bounded) for Last-Event-ID.
   detached(stream) {
+    if (this.oneShot && !stream.ended && stream.pending.size) return this.cancel(stream);
     if (stream.sse) return;
     this.answerBytes -= stream.answerBytes;
     stream.answers = [];
@@ -377,6 +379,19 @@ class Session {
     this.answerBytes += json.length;
   }
 
+  // 2026-07-28: closing a request's response stream cancels the request:
+  // sr-mcp is told (notifications/cancelled, which ends its job), and
+  // ends once it has done so (its stdin closed).
+  cancel(stream) {
+    for (const w of [...stream.pending]) {
+      this.toChild({ jsonrpc: '2.0', method: 'notifications/cancelled',
+        params: { requestId: w, reason: 'the client closed the response stream' } });
+      this.forget(w);
+      stream.settle(w);
+    }
+    if (!this.byWire.size) this.close('its request was cancelled: the client closed the response stream');
+  }
+
   // Streams no client has read for a while go, with the requests they wait
   // for (an answer that comes later is dropped); then the idle check.
   sweep(now, idleMs) {
@@ -395,8 +410,11 @@ class Session {
     for (const s of this.streams.values()) if (s.sse && s.live()) s.write(': keepalive\n\n');
   }
 
-  // The end: answers still owed say why, the streams end, the whole
-  // process group gets SIGTERM, then SIGKILL 2 s later.
+  // The end: answers still owed say why, the streams end, and sr-mcp's
+  // stdin. A session's sr-mcp then gets SIGTERM (it ends at once, quietly),
+  // its whole process group SIGKILL 2 s later. A stateless request's sr-mcp
+  // (SR_MCP_ONE_REQUEST) ends by itself once its input has: its call
+  // answered or cancelled, its sweep done; SIGTERM only after ONE_MS.
   close(why) {
     if (this.closed) return;
     this.closed = true;
@@ -410,9 +428,12 @@ class Session {
     for (const s of this.streams.values()) if (s.sse && s.live()) s.res.end();
     this.queue = [];
     this.child.stdin.end();
-    const kill = (sig) => { try { process.kill(-this.pgid, sig); } catch { /* gone */ } };
-    kill('SIGTERM');
-    const timer = setTimeout(() => kill('SIGKILL'), 2000);
+    const kill = (sig, group = true) => { try { process.kill(group ? -this.pgid : this.pgid, sig); } catch { /* gone */ } };
+    const end = () => {
+      kill('SIGTERM', false);
+      return setTimeout(() => kill('SIGKILL'), 2000);
+    };
+    let timer = this.oneShot && !this.exited ? setTimeout(() => { timer = end(); }, L.ONE_MS) : end();
     this.child.on('exit', () => setTimeout(() => { clearTimeout(timer); kill('SIGKILL'); }, 200));
   }
 }

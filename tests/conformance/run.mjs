@@ -168,6 +168,11 @@ for (const t of targets.filter((x) => runs.some((r) => r.t === x))) {
          : 'no run reported this check (renamed, or its scenario stops earlier now?): fix or remove the entry');
   }
 }
+// sr-mcp-http's log after some 200 requests, half of them stateless (an
+// sr-mcp each, ended after its answer) and sessions ended to make room:
+// nothing that would send an administrator looking for a fault.
+const flog = readFileSync(targets[0].log, 'utf8').split('\n').filter((l) => l && !/: listening on http/.test(l));
+ok(!flog.length, `[http] sr-mcp-http's log says nothing after the runs (${flog.length} lines)`, ...flog.slice(0, 20));
 rmSync(tmp, { recursive: true, force: true });
 console.log(`1..${n}`);
 process.exitCode = failed ? 1 : 0;
