@@ -601,7 +601,7 @@ int main(int argc, char **argv)
 	 * `printf REQUEST | sr-mcp` works; one request's, until it is done),
 	 * a batch's answers given by then go out; a signal: out at once.
 	 * Runs go on either way: they are sr-queue jobs, found again by id. */
-	for (int i = 0; (one_request || i < 200) && !signalled && proto_pending() > 0; i++)
+	for (int i = 0; i < 200 && !signalled && proto_pending() > 0; i += !one_request)
 		usleep(10000);
 	proto_flush();
 	if (one_request && !signalled)
