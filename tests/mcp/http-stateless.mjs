@@ -26,8 +26,13 @@ is(client.getProtocolEra(), 'modern', 'the v2 client, pinned: 2026-07-28 over sr
 // sleep is taken for theirs; whatever is left is killed at the end.
 const base = 300 + (process.pid % 20000) * 3;
 const [S1, S2, S3] = [String(base), String(base + 1), String(base + 2)];
+// (cmdline is read only of processes named sleep: reading another's may
+// wait on its memory, which a loaded machine's other tests may hold)
 const running = (word) => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-  try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(word); } catch { return false; }
+  try {
+    return readFileSync(`/proc/${p}/comm`, 'utf8') === 'sleep\n'
+      && readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(word);
+  } catch { return false; }
 });
 const until = async (f, ms) => {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(200)) if (f()) return true;
