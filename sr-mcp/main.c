@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -497,6 +498,42 @@ static void on_signal(int sig)
 	close(0);
 }
 
+/* SR_MCP_ONE_REQUEST=1: sr-mcp-http's sr-mcp for one stateless request,
+ * whose stdin ends once the request is answered or cancelled. Nothing
+ * runs beside the request (no retention thread): at the end of input it
+ * waits for what runs (a cancelled job's kill), then sweeps (once a
+ * minute at most per state directory), so that nothing of it is killed
+ * half-way when it ends. */
+static int one_request;
+
+static void sweep_once(void)
+{
+	char stamp[PATH_MAX];
+	struct stat st;
+	if (stat(cfg.state_dir, &st) < 0)       /* nothing made yet: nothing to remove */
+		return;
+	snprintf(stamp, sizeof stamp, "%s/.swept", cfg.state_dir);
+	if (lstat(stamp, &st) == 0 && time(NULL) - st.st_mtime < 60)
+		return;
+	int fd = open(stamp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		futimens(fd, NULL);
+		close(fd);
+	}
+	job_retention_sweep();
+}
+
+/* Past this point what ends is ended by sr-mcp itself (its helpers,
+ * killed as it goes): not a failure to report. */
+static void quiet(void)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0 && fd != 2) {
+		dup2(fd, 2);
+		close(fd);
+	}
+}
+
 static void serve(void)
 {
 	size_t cap = 1 << 16, len = 0;
@@ -552,7 +589,10 @@ int main(int argc, char **argv)
 	find_tools();
 	runner_load();
 	tool_init();
-	job_retention_start();
+	const char *one = getenv("SR_MCP_ONE_REQUEST");
+	one_request = one && !strcmp(one, "1");
+	if (!one_request)
+		job_retention_start();
 	session_quota_watch();
 
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -561,12 +601,15 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	serve();
 	/* End of input: calls in flight get 2 seconds to answer (so that
-	 * `printf REQUEST | sr-mcp` works), a batch's answers given by then
-	 * go out; a signal: out at once. Runs go on either way: they are
-	 * sr-queue jobs, found again by id. */
-	for (int i = 0; i < 200 && !signalled && proto_pending() > 0; i++)
+	 * `printf REQUEST | sr-mcp` works; one request's, until it is done),
+	 * a batch's answers given by then go out; a signal: out at once.
+	 * Runs go on either way: they are sr-queue jobs, found again by id. */
+	for (int i = 0; i < 200 && !signalled && proto_pending() > 0; i += !one_request)
 		usleep(10000);
 	proto_flush();
+	if (one_request && !signalled)
+		sweep_once();
+	quiet();
 	spawn_kill_all();
 	session_close_owned();     /* their state goes with this process */
 	_exit(0);

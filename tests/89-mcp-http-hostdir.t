@@ -24,11 +24,12 @@ start_gw() {
 	url="http://127.0.0.1:$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/mcp.*/\1/p' "$log")/mcp"
 }
 # call TOKEN TOOL ARGS: one stateless request (2026-07-28), its answer in body
-meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}'
+meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
 req() { printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"%s","arguments":%s,%s}}' "$1" "$2" "$meta"; }
 call() {
 	body=$(curl -s -X POST "$url" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
-		-H 'Accept: application/json' --data-binary "$(req "$2" "$3")")
+		-H 'Accept: application/json' -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
+		-H "Mcp-Name: $2" --data-binary "$(req "$2" "$3")")
 }
 path_of() { sed -n 's/.*"path":"\([^"]*\)".*/\1/p' <<<"$body"; }
 

@@ -2,8 +2,8 @@
 # sr-mcp-http refuses, with curl: no token or a wrong one (401 with
 # WWW-Authenticate), a foreign Origin or Host (403: DNS rebinding), an
 # unknown, closed, idle or other tenant's session (404), a body over
-# --max-body (413), sessions over --tenant-sessions (429) and
-# --max-sessions (503); and a refused request starts no sr-mcp (the
+# --max-body (413), sessions over --tenant-sessions (the one idle longest
+# ended to make room) and --max-sessions (503); and a refused request starts no sr-mcp (the
 # gateway runs a wrapper that counts the starts); an Origin of another
 # scheme, host or port than the server's own. Each refusal has its
 # control: the same request, fault removed, is served. An idle session's
@@ -35,11 +35,12 @@ starts() { wc -l <"$T/starts" | tr -d ' '; }
 start_gw() {
 	local log=$1; shift
 	env "${mcp_san[@]+"${mcp_san[@]}"}" "$gw" --listen 127.0.0.1:0 --state-dir "$T/state" --sr-mcp "$T/sr-mcp" "$@" 2>"$log" &
+	gwpid=$!
 	at_exit "kill $! 2>/dev/null"
 	wait_for "sr-mcp-http listens" 20 grep -q 'listening on' "$log"
 	port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\)\/mcp.*/\1/p' "$log")
 }
-start_gw "$T/gw.log" --tokens "$T/tokens" --max-body 8K --tenant-sessions 2 --max-sessions 3 \
+start_gw "$T/gw.log" --tokens "$T/tokens" --max-body 8K --tenant-sessions 2 --max-sessions 2 \
 	--allow-origin https://app.example
 url="http://127.0.0.1:$port/mcp"
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
@@ -49,8 +50,8 @@ list='{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
 post() {
 	local tok=$1 data=$2; shift 2
 	code=$(curl -s -o "$T/body" -D "$T/hdr" -w '%{http_code}' -X POST "$url" \
-		${tok:+-H "Authorization: Bearer $tok"} -H 'Content-Type: application/json' \
-		-H 'Accept: application/json, text/event-stream' "$@" --data-binary "$data")
+		${tok:+-H "Authorization: Bearer $tok"} -H "Content-Type: ${ct:-application/json}" \
+		-H "Accept: ${acc:-application/json, text/event-stream}" "$@" --data-binary "$data")
 	hdr=$(tr -d '\r' <"$T/hdr"); body=$(cat "$T/body")
 }
 sid() { sed -n 's/^mcp-session-id: //Ip' <<<"$hdr"; }
@@ -131,14 +132,82 @@ like "$body" 'already in use.*new id' "... saying to use a new id"
 
 # 2026-07-28, no session: an sr-mcp for the request, gone after the answer
 n3=$(starts)
-post "$A" '{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}' \
-	-H 'Accept: application/json'
+post "$A" '{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' \
+	-H 'Accept: application/json' -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover'
 is "$code" 200 "a request without a session (2026-07-28): answered"
 like "$body" '"supportedVersions"' "... by sr-mcp"
 is "$(hdr_sid=$(sid); echo "${hdr_sid:-none}")" none "... without a session id"
 is "$(starts)" $((n3 + 1)) "... by an sr-mcp of its own"
 pg=$(tail -n 1 "$T/starts" | cut -d' ' -f1)
 wait_for "... which then ends, with its process group" 10 ! pgrep -g "$pg"
+
+# 2026-07-28's HTTP rules: a request carries its version and capabilities
+# in _meta (else 400, -32602), its headers say what its body says (else
+# 400, -32020), a method the server does not have is 404 (-32601), a
+# version it does not speak 400 (-32022, with the versions it does); each
+# refusal answers the request's id. Control: the same request, fault
+# removed, is served (above). Only a request that says 2026-07-28 is held
+# to them: a session's are not.
+meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+# modern METHOD PARAMS [curl args]: a 2026-07-28 request, id 41; its
+# headers MCP-Protocol-Version $pv and Mcp-Method $mh (unless set: what they should be)
+modern() {
+	local m=$1 p=$2; shift 2
+	post "$A" "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"$m\",\"params\":{$p}}" \
+		-H "MCP-Protocol-Version: ${pv:-2026-07-28}" -H "Mcp-Method: ${mh:-$m}" "$@"
+}
+# js EXPR: EXPR of the body's message (JSON, or an event stream's data), as JSON
+js() { node -e 'const t = process.argv[2], d = /^data: (.*)$/m.exec(t), m = JSON.parse(d ? d[1] : t);
+	console.log(JSON.stringify(eval(process.argv[1])))' "$1" "$body" 2>/dev/null; }
+err() { js '[m.id, m.error.code]'; }
+n4=$(starts)
+modern server/discover ''
+is "$code:$(err)" '400:[41,-32602]' "no _meta: 400, -32602, the request's id"
+modern server/discover '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}'
+is "$code:$(err)" '400:[41,-32602]' "no client capabilities in _meta: the same"
+like "$body" 'clientCapabilities.*missing' "... naming what is missing"
+mh=tools/list modern server/discover "$meta"
+is "$code:$(err)" '400:[41,-32020]' "Mcp-Method says another method than the body: 400, -32020"
+mh=SERVER/DISCOVER modern server/discover "$meta"
+is "$code:$(err)" '400:[41,-32020]' "... or the same in capitals (values are case-sensitive)"
+modern tools/call "\"name\":\"run_code\",\"arguments\":{},$meta"
+is "$code:$(err)" '400:[41,-32020]' "tools/call without Mcp-Name: 400, -32020"
+modern tools/call "\"name\":\"run_code\",\"arguments\":{},$meta" -H 'Mcp-Name: read_file'
+is "$code:$(err)" '400:[41,-32020]' "... with Mcp-Name another tool's"
+like "$body" 'Mcp-Name.*read_file.*run_code' "... saying both"
+pv=2025-11-25 modern server/discover "$meta"
+is "$code:$(err)" '400:[41,-32020]' "MCP-Protocol-Version says another version than _meta: 400, -32020"
+post "$A" "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"server/discover\",\"params\":{$meta}}" -H 'Mcp-Method: server/discover'  # no MCP-Protocol-Version
+is "$code:$(err)" '400:[41,-32020]' "... or is missing"
+pv=2099-01-01 modern server/discover "$meta"
+is "$code:$(err)" '400:[41,-32022]' "a version this server does not speak: 400, -32022"
+is "$(js m.error.data)" '{"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"2099-01-01"}' \
+	"... with the versions it speaks and the one asked for"
+is "$(starts)" "$n4" "none of these started an sr-mcp"
+for m in initialize ping logging/setLevel resources/subscribe no/such-method; do
+	modern "$m" "$meta"
+	is "$code:$(err)" '404:[41,-32601]' "$m, which 2026-07-28 has not: 404, -32601"
+done
+modern tools/call "\"name\":\"run_code\",\"arguments\":{},$meta" -H 'Mcp-Name: run_code'
+is "$code:$(js m.result.isError)" '200:true' "control: Mcp-Name run_code, as the body: served (run_code's own answer: its arguments are missing)"
+modern tools/call "\"name\":\"run_code\",\"arguments\":{},$meta" -H 'Mcp-Name: =?base64?cnVuX2NvZGU=?='
+is "$code:$(js m.result.isError)" '200:true' "... Mcp-Name sent Base64-encoded (=?base64?...?=): decoded, and served"
+post "$A" '{"jsonrpc":"2.0","id":42,"method":"tools/list"}' -H "Mcp-Session-Id: $s1" -H 'Mcp-Method: prompts/list'
+is "$code" 200 "control: a session's request (2025) is not held to them"
+
+# every refusal with a request in its body answers that request's id
+post "$A" '{"jsonrpc":"2.0","id":"r-1","method":"tools/list"}' -H "Mcp-Session-Id: nosuch"
+is "$code:$(err)" '404:["r-1",-32600]' "an unknown session: 404, with the request's id"
+ct=text/plain post "$A" '{"jsonrpc":"2.0","id":"r-2","method":"tools/list"}' -H "Mcp-Session-Id: $s1"
+is "$code:$(err)" '415:["r-2",-32600]' "not application/json: 415, with its id"
+acc=text/html post "$A" '{"jsonrpc":"2.0","id":"r-3","method":"tools/list"}' -H "Mcp-Session-Id: $s1"
+is "$code:$(err)" '406:["r-3",-32600]' "an Accept without JSON or SSE: 406, with its id"
+post "$A" '{"jsonrpc":"2.0","id":"r-4","method":"tools/list","params":{"x":"\ud800"}}' -H "Mcp-Session-Id: $s1"
+is "$code:$(err)" '400:["r-4",-32600]' "a lone surrogate: 400, with its id"
+post "$A" '{"jsonrpc":"2.0","id":"r-5","method":"initialize","params":{}}' -H "Mcp-Session-Id: $s1"
+is "$code:$(err)" '400:["r-5",-32600]' "initialize in a session: 400, with its id"
+post "$A" '{"jsonrpc":"2.0","id":{"no":1},"method":"tools/list"}' -H "Mcp-Session-Id: $s1"
+is "$code:$(err)" '400:[null,-32600]' "control: an id that is not one (an object): null"
 
 # body size
 pad=$(head -c 8300 /dev/zero | tr '\0' ' ')
@@ -152,17 +221,24 @@ is "$code" 200 "control: a body just under it is served"
 post "$A" '{"jsonrpc":' -H "Mcp-Session-Id: $s1"
 is "$code" 400 "not JSON: 400"
 
-# session limits: alice has s1; one more is her last; bob's first fills the server
+# session limits: alice has s1; one more is her last, and fills the
+# server; a third ends her session idle longest (s1) to make room
+# (tests/89-mcp-http-lockout.t: more of it); bob has none to end: 503
+# (s1's call "slow" answered first: a session with a request in flight is not ended)
+answered() { kill -USR2 "$gwpid"; sleep 0.2; grep ': stats ' "$T/gw.log" | tail -n 1 | grep -q '"inflight":0'; }
+wait_for "s1's slow call is answered" 30 answered
 post "$A" "$init"; s3=$(sid)
 is "$code" 200 "alice's second session"
-post "$A" "$init"
-is "$code" 429 "alice's third: 429 (--tenant-sessions 2)"
-like "$body" 'Tenant alice has 2 MCP sessions open.*DELETE' "... saying how to get one"
+post "$A" "$list" -H "Mcp-Session-Id: $s3"
+post "$A" "$init"; s4=$(sid)
+is "$code" 200 "alice's third (--tenant-sessions 2): served"
+post "$A" "$list" -H "Mcp-Session-Id: $s1"
+is "$code" 404 "... her session idle longest (s1) was ended to make room"
+post "$A" "$list" -H "Mcp-Session-Id: $s3"
+is "$code" 200 "... not the other (s3)"
 post "$B" "$init"
-is "$code" 200 "bob's first session (the server's third)"
-post "$B" "$init"
-is "$code" 503 "bob's second: 503 (--max-sessions 3)"
-like "$body" '3 MCP sessions open, the most it allows' "... saying why"
+is "$code" 503 "bob's first: 503 (--max-sessions 2, all alice's)"
+like "$body" '2 MCP sessions open, the most it allows' "... saying why"
 like "$hdr" 'Retry-After: ' "... with Retry-After"
 
 # idle: a session idle past --idle-timeout ends, and every process of it

@@ -1,7 +1,10 @@
 #!/bin/bash
-# sr-mcp: the official MCP conformance suite through a stdio-to-HTTP
-# gateway, both generations; the failures allowed are listed, with why, in
-# tests/conformance/expected-failures (tests/conformance/run.mjs).
+# sr-mcp: the official MCP conformance suite, both generations, straight
+# at sr-mcp-http (with a bearer token) and at sr-mcp over stdio through a
+# stdio-to-HTTP gateway; the failures allowed are listed, with why, in
+# tests/conformance/expected-failures (what sr-mcp does not declare) and
+# expected-failures-stdio (what the gateway lacks); sr-mcp-http's log
+# stays quiet through it (tests/conformance/run.mjs).
 . "$(dirname "$0")/lib.sh"
 need_userns
 node22=$SR_ROOT/tests/conformance/node_modules/.bin/node

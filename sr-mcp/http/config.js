@@ -142,7 +142,21 @@ function parseArgs(argv) {
   c.srArgs = hostDirs(c, c.srArgs);
   if (!c.stateDir) throw usageError('no state directory: set HOME, XDG_STATE_HOME or --state-dir');
   c.argsOf = (tenant) => [...c.hostDirs.flatMap((d) => ['--host-dir', `${d}/${tenant}`]), ...c.srArgs];
+  c.waitMaxMs = waitMax(c.srArgs);
   return c;
+}
+
+// The longest sr-mcp makes a request wait for its answer (its --wait-max,
+// or SR_MCP_WAIT_MAX; 55 s by default): how long a request in flight can
+// hold its session, as Retry-After says.
+function waitMax(args) {
+  let v = process.env.SR_MCP_WAIT_MAX;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--wait-max' && i + 1 < args.length) v = args[++i];
+    else if (args[i].startsWith('--wait-max=')) v = args[i].slice('--wait-max='.length);
+  }
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(v || '');
+  return m ? Number(m[1]) * { ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5 }[m[2] || 's'] : 55e3;
 }
 
 // sr-mcp's --host-dir DIR (and SR_MCP_HOST_DIRS) become DIR/TENANT, one

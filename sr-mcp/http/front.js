@@ -13,13 +13,15 @@ const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 const CORS_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID';
 
-// A refusal; with ids (the refused requests' ids), its body answers each.
+// A refusal; with ids (the refused requests' ids), its body answers each;
+// rpc: its JSON-RPC code (else one for the status) and data.
 class Refusal extends Error {
-  constructor(status, message, headers = {}, ids = null) {
+  constructor(status, message, headers = {}, ids = null, rpc = {}) {
     super(message);
     this.status = status;
     this.headers = headers;
     this.ids = ids;
+    this.rpc = rpc;
   }
 }
 
@@ -87,16 +89,51 @@ class Registry {
       throw new Refusal(503, 'This server is short of memory just now; retry in a moment.', { 'Retry-After': '5' }, ids);
   }
 
-  open(tenant, oneShot) {
+  // A new session. At --tenant-sessions or --max-sessions, the tenant's
+  // own session idle longest (no request in flight) is ended to make
+  // room; only when each of its sessions has one is the new one refused
+  // (429, or 503 for the server's bound), Retry-After saying when one can
+  // be had.
+  open(tenant, oneShot, ids) {
     const c = this.cfg;
-    if (this.all.size >= c.maxSessions)
-      throw new Refusal(503, `This server has ${c.maxSessions} MCP sessions open, the most it allows (--max-sessions): end one (DELETE /mcp with its Mcp-Session-Id) or retry later.`, { 'Retry-After': '30' });
-    if (this.count(tenant) >= c.tenantSessions)
-      throw new Refusal(429, `Tenant ${tenant} has ${c.tenantSessions} MCP sessions open, the most one tenant may (--tenant-sessions): end one (DELETE /mcp with its Mcp-Session-Id) or let one idle out (${c.idleMs / 1000} s).`, { 'Retry-After': '30' });
+    const mine = () => this.count(tenant) >= c.tenantSessions, full = () => this.all.size >= c.maxSessions;
+    for (let s; (mine() || full()) && (s = this.idlest(tenant));)
+      s.close(`ended to make room for a new session of tenant ${tenant} (${mine() ? '--tenant-sessions' : '--max-sessions'}): it was the one idle longest`);
+    if (mine())
+      throw new Refusal(429, `Tenant ${tenant} has ${c.tenantSessions} MCP sessions open, the most one tenant may (--tenant-sessions), and each has a request in flight: retry when one is answered (Retry-After), or end one (DELETE /mcp with its Mcp-Session-Id).`,
+        { 'Retry-After': String(this.retryAfter(tenant, false)) }, ids);
+    if (full())
+      throw new Refusal(503, `This server has ${c.maxSessions} MCP sessions open, the most it allows (--max-sessions), none of them yours to end: retry later (Retry-After), or end one of yours (DELETE /mcp with its Mcp-Session-Id).`,
+        { 'Retry-After': String(this.retryAfter(tenant, true)) }, ids);
     const s = new Session(this, tenant, oneShot);
     this.all.add(s);
     if (!oneShot) this.sessions.set(s.id, s);
     return s;
+  }
+
+  // The tenant's session without a request in flight, used longest ago.
+  idlest(tenant) {
+    let best = null;
+    for (const s of this.all)
+      if (s.tenant === tenant && !s.oneShot && !s.inflight() && (!best || s.last < best.last)) best = s;
+    return best;
+  }
+
+  // Seconds until a session can be had: one of the tenant's is free to end
+  // once its requests are answered (sr-mcp answers each within its
+  // --wait-max, plus ANSWER_MS to send it); another tenant's session (the
+  // server's bound) ends when it has been idle --idle-timeout.
+  retryAfter(tenant, server) {
+    const now = Date.now();
+    let soonest = Infinity;
+    for (const s of this.all) {
+      if (s.tenant !== tenant && !server) continue;
+      let at = now;
+      for (const e of s.byWire.values()) at = Math.max(at, e.at + this.cfg.waitMaxMs + L.ANSWER_MS);
+      if (s.tenant !== tenant && !s.oneShot) at = Math.max(at, s.last + this.cfg.idleMs);
+      soonest = Math.min(soonest, at);
+    }
+    return Math.max(1, Math.ceil((soonest - now) / 1000));
   }
 
   // A session of this tenant's (another tenant's is as unknown as none).
@@ -124,10 +161,10 @@ class Registry {
   }
 }
 
-function refuse(res, status, message, headers = {}, ids = null) {
+function refuse(res, status, message, headers = {}, ids = null, rpc = {}) {
   if (res.headersSent) return res.end();
-  const code = status === 400 && /JSON/.test(message) ? -32700 : status >= 500 || status === 429 ? -32603 : -32600;
-  const one = (id) => ({ jsonrpc: '2.0', id, error: { code, message } });
+  const code = rpc.code ?? (status >= 500 || status === 429 ? -32603 : -32600);
+  const one = (id) => ({ jsonrpc: '2.0', id, error: { code, message, ...(rpc.data ? { data: rpc.data } : {}) } });
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(ids && ids.batch && ids.length ? ids.map(one) : one(ids && ids.length ? ids[0] : null)));
 }
@@ -211,16 +248,23 @@ const accepts = (req, type) => (req.headers.accept || '').split(',').some((a) =>
   return t === type || t === '*/*';
 });
 
+// The body's messages. ids: the ids of its requests that can be answered
+// (a string, or a number JSON keeps exact), which every refusal answers.
 function parseMessages(body) {
   let parsed;
-  try { parsed = JSON.parse(body); } catch { throw new Refusal(400, 'Parse error: the body is not JSON; send a JSON-RPC message.'); }
+  try { parsed = JSON.parse(body); } catch { throw new Refusal(400, 'Parse error: the body is not JSON; send a JSON-RPC message.', {}, null, { code: -32700 }); }
   const msgs = Array.isArray(parsed) ? parsed : [parsed];
+  const ids = msgs.filter((m) => isRequest(m) && (typeof m.id === 'string' || exactNumber(m.id)) && key(m.id).length <= L.ID_CHARS)
+    .map((m) => m.id);
+  ids.batch = Array.isArray(parsed);
   if (!msgs.length || msgs.some((m) => !m || typeof m !== 'object' || Array.isArray(m) || m.jsonrpc !== '2.0'))
-    throw new Refusal(400, 'Invalid Request: the body must be a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0"), or an array of them.');
+    throw new Refusal(400, 'Invalid Request: the body must be a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0"), or an array of them.', {}, ids);
   if (msgs.length > L.BATCH)
-    throw new Refusal(413, `A batch of ${msgs.length} messages is more than this server takes at once (${L.BATCH}); send them in smaller batches.`);
-  msgs.forEach(checkMessage);
-  return { msgs, batch: Array.isArray(parsed) };
+    throw new Refusal(413, `A batch of ${msgs.length} messages is more than this server takes at once (${L.BATCH}); send them in smaller batches.`, {}, ids);
+  for (const m of msgs) {
+    try { checkMessage(m); } catch (e) { e.ids = ids; throw e; }
+  }
+  return { msgs, batch: ids.batch, ids };
 }
 
 // What sr-mcp could not read, or the front could not match to its answer,
@@ -252,47 +296,101 @@ function checkMessage(m) {
     throw new Refusal(413, `A message over ${L.LINE} characters is more than sr-mcp reads; send less at once.`);
 }
 
-function sessionOf(reg, req, tenant) {
+function sessionOf(reg, req, tenant, ids = null) {
   const id = req.headers['mcp-session-id'];
-  if (id === undefined) throw new Refusal(400, 'Bad Request: the Mcp-Session-Id header is missing; send the id the initialize response gave.');
+  if (id === undefined) throw new Refusal(400, 'Bad Request: the Mcp-Session-Id header is missing; send the id the initialize response gave.', {}, ids);
   const s = reg.get(String(id), tenant);
-  if (!s) throw new Refusal(404, 'Session not found: it was closed, idled out, or the server restarted. Start a new session with initialize (jobs and workspaces of this tenant are kept).');
+  if (!s) throw new Refusal(404, 'Session not found: it was closed, idled out, ended to make room for a newer session of its tenant, or the server restarted. Start a new session with initialize (jobs and workspaces of this tenant are kept).', {}, ids);
   s.touch();
   return s;
 }
 
+// 2026-07-28 (a request without a session that says that version in its
+// MCP-Protocol-Version header, or any version in its _meta): each request carries its
+// version and capabilities in _meta (else -32602), and its headers say
+// what its body says (else -32020): both 400.
+const PV = 'io.modelcontextprotocol/protocolVersion', CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const MODERN = '2026-07-28';
+const metaOf = (m) => (m.params && typeof m.params === 'object' && m.params._meta && typeof m.params._meta === 'object' ? m.params._meta : null);
+
+function modern(req, msgs) {
+  if (req.headers['mcp-session-id'] !== undefined) return false;
+  const v = req.headers['mcp-protocol-version'];
+  return (v !== undefined && v >= MODERN) || msgs.some((m) => metaOf(m) && typeof metaOf(m)[PV] === 'string');
+}
+
+// Mcp-Name's source: the body value the header must equal (required where
+// the transport names it; tasks/*'s is checked when sent).
+function nameOf(m) {
+  const p = m.params && typeof m.params === 'object' ? m.params : {};
+  if (m.method === 'tools/call' || m.method === 'prompts/get') return [p.name, true];
+  if (m.method === 'resources/read') return [p.uri, true];
+  if (/^tasks\/(get|update|cancel)$/.test(m.method)) return [p.taskId, false];
+  return [undefined, false];
+}
+
+// A header value as sent: =?base64?...?= decoded (Mcp-Name may be so).
+function decoded(v) {
+  const b = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(v);
+  return b ? Buffer.from(b[1], 'base64').toString('utf8') : v;
+}
+
+function checkModern(req, m, ids) {
+  const meta = metaOf(m);
+  const missing = !meta ? '_meta' : typeof meta[PV] !== 'string' ? `_meta["${PV}"]`
+    : !meta[CAPS] || typeof meta[CAPS] !== 'object' || Array.isArray(meta[CAPS]) ? `_meta["${CAPS}"]` : null;
+  if (missing)
+    throw new Refusal(400, `Invalid params: ${missing} is missing; a ${MODERN} request carries its protocol version and the client's capabilities in params._meta.`, {}, ids, { code: -32602 });
+  const mismatch = (name, sent, body, encoded) => {
+    const v = sent === undefined ? undefined : encoded ? decoded(sent) : sent;
+    if (v === body) return;
+    throw new Refusal(400, sent === undefined ? `Header mismatch: the ${name} header is missing; it must say ${JSON.stringify(body)}, as the body does.`
+      : `Header mismatch: the ${name} header says ${JSON.stringify(String(sent).slice(0, 200))}, the body ${JSON.stringify(String(body).slice(0, 200))}.`, {}, ids, { code: -32020 });
+  };
+  mismatch('MCP-Protocol-Version', req.headers['mcp-protocol-version'], meta[PV]);
+  mismatch('Mcp-Method', req.headers['mcp-method'], m.method);
+  const [name, required] = nameOf(m);
+  if (typeof name === 'string' && (required || req.headers['mcp-name'] !== undefined))
+    mismatch('Mcp-Name', req.headers['mcp-name'], name, true);
+}
+
 async function post(reg, req, res, tenant) {
+  // the body first: each refusal after this one answers its requests' ids
+  const body = await readBody(reg, req);
+  let ids = null;
+  try { ids = parseMessages(body).ids; } catch (e) { ids = e.ids || null; }
   const v = req.headers['mcp-protocol-version'];
   if (v !== undefined && !VERSIONS.includes(v))
-    throw new Refusal(400, `Bad Request: unsupported MCP-Protocol-Version ${v}; this server speaks ${VERSIONS.join(', ')}.`);
+    throw new Refusal(400, `Bad Request: unsupported MCP-Protocol-Version ${v}; this server speaks ${VERSIONS.join(', ')}.`, {}, ids,
+      { code: -32022, data: { supported: [...VERSIONS].reverse(), requested: v } });
   if (!/^application\/json\b/i.test(req.headers['content-type'] || ''))
-    throw new Refusal(415, 'Unsupported Media Type: send the message with Content-Type: application/json.');
+    throw new Refusal(415, 'Unsupported Media Type: send the message with Content-Type: application/json.', {}, ids);
   if (!accepts(req, 'application/json') && !accepts(req, 'text/event-stream'))
-    throw new Refusal(406, 'Not Acceptable: the client must accept application/json and text/event-stream.');
-  const { msgs, batch } = parseMessages(await readBody(reg, req));
-  const ids = msgs.filter(isRequest).map((m) => m.id);
-  ids.batch = batch;
+    throw new Refusal(406, 'Not Acceptable: the client must accept application/json and text/event-stream.', {}, ids);
+  const { msgs, batch } = parseMessages(body);
+  const stateless = modern(req, msgs);
+  if (stateless) for (const m of msgs) if (isRequest(m)) checkModern(req, m, ids);
   reg.rate(tenant, msgs.length, ids);
   let s;
-  if (msgs.some((m) => m.method === 'initialize')) {
+  if (!stateless && msgs.some((m) => m.method === 'initialize')) {
     if (req.headers['mcp-session-id'] !== undefined)
-      throw new Refusal(400, 'Bad Request: initialize opens a new session; send it without an Mcp-Session-Id header.');
-    if (msgs.length > 1) throw new Refusal(400, 'Invalid Request: send initialize alone, not in a batch.');
+      throw new Refusal(400, 'Bad Request: initialize opens a new session; send it without an Mcp-Session-Id header.', {}, ids);
+    if (msgs.length > 1) throw new Refusal(400, 'Invalid Request: send initialize alone, not in a batch.', {}, ids);
     reg.admit(tenant, null, ids.length, ids);
-    s = reg.open(tenant, false);
+    s = reg.open(tenant, false, ids);
     res.setHeader('Mcp-Session-Id', s.id);
   } else if (req.headers['mcp-session-id'] !== undefined) {
-    s = sessionOf(reg, req, tenant);
+    s = sessionOf(reg, req, tenant, ids);
     reg.admit(tenant, s, ids.length, ids);
   } else {
     reg.admit(tenant, null, ids.length, ids);
-    s = reg.open(tenant, true);   // 2026-07-28: no session, an sr-mcp for this request
+    s = reg.open(tenant, true, ids);   // 2026-07-28: no session, an sr-mcp for this request
   }
   const seen = new Set();
   const dup = msgs.find((m) => isRequest(m) && (s.byClient.has(key(m.id)) || seen.size === seen.add(key(m.id)).size));
   if (dup) {
     if (s.oneShot) s.close('its request was refused');
-    throw new Refusal(409, `Conflict: request id ${JSON.stringify(dup.id)} is already in use by an unanswered request of this session; give each request a new id.`);
+    throw new Refusal(409, `Conflict: request id ${JSON.stringify(dup.id)} is already in use by an unanswered request of this session; give each request a new id.`, {}, ids);
   }
   if (!msgs.some(isRequest)) {
     s.send(msgs, null);
@@ -361,7 +459,7 @@ function handler(reg) {
       process.stderr.write(`sr-mcp-http: unable to serve ${req.method} ${req.url}: ${e.stack || e}\n`);
       e = new Refusal(500, 'Internal error in sr-mcp-http; see its log.');
     }
-    refuse(res, e.status, e.message, e.headers, e.ids);
+    refuse(res, e.status, e.message, e.headers, e.ids, e.rpc);
   });
 }
 

@@ -25,6 +25,8 @@ const L = module.exports = {
   HEAP_MB: 384,               // node's --max-old-space-size (the launcher's #! line)
   RSS_BOUND: 512 << 20,       // what the front's resident memory stays under (documented, tested)
   DETACHED_MS: 10 * 60e3,     // a stream no client reads, kept for Last-Event-ID
+  ONE_MS: 120e3,              // a stateless request's sr-mcp, its input ended, ends by itself within it
+  ANSWER_MS: 5000,            // past sr-mcp's --wait-max, for an answer to come (Retry-After)
 };
 
 // SR_MCP_HTTP_LIMITS="NAME=N,...": lower limits (a test's smaller bounds);

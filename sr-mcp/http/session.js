@@ -27,6 +27,8 @@ const KEEPALIVE_MS = 15000;
 const key = (id) => JSON.stringify(id);
 // The start of an answer as sr-mcp writes it (our ids are integers).
 const ANSWER = /^\{"jsonrpc":"2\.0","id":(\d{1,15}),(?="(?:result|error)":)/;
+// The HTTP status of a stateless request's error answer (2026-07-28).
+const STATUS = { [-32601]: 404, [-32020]: 400, [-32021]: 400, [-32022]: 400 };
 const isRequest = (m) => m && typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 
 class Stream {
@@ -43,7 +45,25 @@ class Stream {
     this.answerBytes = 0;
     this.ended = false;
     this.seen = Date.now();     // when a client last had it open
+    // a stateless request's status waits for its answer (404 for a method
+    // it does not have, 400 for one refused so); a keepalive or a
+    // notification before it sends 200
+    this.status = session.oneShot ? 0 : 200;
     this.attach(res);
+  }
+
+  head() {
+    const res = this.res;
+    if (res.headersSent) return;
+    res.writeHead(this.status || 200, this.sse ? { 'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' } : { 'Content-Type': 'application/json' });
+  }
+
+  // The status of a stateless request's answer (msg: parsed, or its text).
+  answerStatus(msg, json) {
+    if (this.status) return;
+    const m = msg.error || msg.result ? msg : JSON.parse(json);
+    this.status = (m.error && STATUS[m.error.code]) || 200;
   }
 
   attach(res, after = 0) {
@@ -58,9 +78,7 @@ class Stream {
       this.session.detached(this, res);
     });
     if (!this.sse) return;
-    if (!res.headersSent)
-      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform',
-        'X-Accel-Buffering': 'no' });
+    if (this.status) this.head();
     for (const [seq, text] of this.events) if (seq > after) this.write(text);
     if (this.ended) this.finish();
   }
@@ -70,12 +88,14 @@ class Stream {
 
   write(text) {
     if (!this.live()) return;
+    this.head();
     this.res.write(text);
     this.session.checkUnsent(this);
   }
 
   // A message (json: its text, when the caller has it) for this stream.
   push(msg, json = JSON.stringify(msg)) {
+    if (msg.id !== undefined && !msg.method) this.answerStatus(msg, json);
     if (!this.sse) {
       if (msg.id !== undefined && !msg.method) this.session.holdAnswer(this, msg, json);
       return;
@@ -97,13 +117,17 @@ class Stream {
     if (!res || res.writableEnded || res.destroyed) return;
     // once all of it has gone out, nothing of it is kept
     res.on('finish', () => this.session.delivered(this));
-    if (this.sse) return res.end();
+    if (this.sse) {
+      this.head();
+      return res.end();
+    }
     const answers = this.answers;
     this.session.answerBytes -= this.answerBytes;
     this.answers = [];
     this.answerBytes = 0;
     if (!answers.length) return res.writeHead(202).end();   // all cancelled
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(this.batch ? `[${answers.join(',')}]` : answers[0]);
+    this.head();
+    res.end(this.batch ? `[${answers.join(',')}]` : answers[0]);
     this.session.checkUnsent(this);
   }
 }
@@ -115,7 +139,7 @@ class Session {
     this.oneShot = oneShot;
     this.id = crypto.randomBytes(32).toString('base64url');
     this.streams = new Map();   // stream id -> Stream: open, or kept for resumption
-    this.byWire = new Map();    // our id -> { cid (the client's id), ck, tk, stream }
+    this.byWire = new Map();    // our id -> { cid (the client's id), ck, tk, stream, at (sent) }
     this.byClient = new Map();  // the client's id as JSON -> our id
     this.byProgress = new Map(); // progress token as JSON -> Stream
     this.nextWire = 1;
@@ -133,7 +157,8 @@ class Session {
   start() {
     const cfg = this.reg.cfg;
     const args = ['--state-dir', this.reg.tenantDir(this.tenant), '--tenant', this.tenant, ...cfg.argsOf(this.tenant)];
-    this.child = spawn(cfg.srMcp, args, { env: cfg.childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const env = this.oneShot ? { ...cfg.childEnv, SR_MCP_ONE_REQUEST: '1' } : cfg.childEnv;
+    this.child = spawn(cfg.srMcp, args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.pgid = this.child.pid;
     this.child.on('error', (e) => this.close(`unable to start sr-mcp: ${e.message}`));
     this.child.on('exit', (code, sig) => {
@@ -192,7 +217,7 @@ class Session {
         const ck = key(m.id);
         const tok = m.params && m.params._meta ? m.params._meta.progressToken : undefined;
         const tk = tok === undefined ? undefined : key(tok);
-        this.byWire.set(w, { cid: m.id, ck, tk, stream });
+        this.byWire.set(w, { cid: m.id, ck, tk, stream, at: Date.now() });
         this.byClient.set(ck, w);
         if (tk !== undefined) this.byProgress.set(tk, stream);
         stream.pending.add(w);
@@ -316,6 +341,7 @@ class Session {
   // Its client went away: a JSON body cannot be resumed, so what it
   // gathered goes; an SSE stream's events wait (bounded) for Last-Event-ID.
   detached(stream) {
+    if (this.oneShot && !stream.ended && stream.pending.size) return this.cancel(stream);
     if (stream.sse) return;
     this.answerBytes -= stream.answerBytes;
     stream.answers = [];
@@ -353,6 +379,19 @@ class Session {
     this.answerBytes += json.length;
   }
 
+  // 2026-07-28: closing a request's response stream cancels the request:
+  // sr-mcp is told (notifications/cancelled, which ends its job), and
+  // ends once it has done so (its stdin closed).
+  cancel(stream) {
+    for (const w of [...stream.pending]) {
+      this.toChild({ jsonrpc: '2.0', method: 'notifications/cancelled',
+        params: { requestId: w, reason: 'the client closed the response stream' } });
+      this.forget(w);
+      stream.settle(w);
+    }
+    if (!this.byWire.size) this.close('its request was cancelled: the client closed the response stream');
+  }
+
   // Streams no client has read for a while go, with the requests they wait
   // for (an answer that comes later is dropped); then the idle check.
   sweep(now, idleMs) {
@@ -368,11 +407,14 @@ class Session {
   }
 
   keepalive() {
-    for (const s of this.streams.values()) if (s.sse && s.live()) s.res.write(': keepalive\n\n');
+    for (const s of this.streams.values()) if (s.sse && s.live()) s.write(': keepalive\n\n');
   }
 
-  // The end: answers still owed say why, the streams end, the whole
-  // process group gets SIGTERM, then SIGKILL 2 s later.
+  // The end: answers still owed say why, the streams end, and sr-mcp's
+  // stdin. A session's sr-mcp then gets SIGTERM (it ends at once, quietly),
+  // its whole process group SIGKILL 2 s later. A stateless request's sr-mcp
+  // (SR_MCP_ONE_REQUEST) ends by itself once its input has: its call
+  // answered or cancelled, its sweep done; SIGTERM only after ONE_MS.
   close(why) {
     if (this.closed) return;
     this.closed = true;
@@ -386,9 +428,12 @@ class Session {
     for (const s of this.streams.values()) if (s.sse && s.live()) s.res.end();
     this.queue = [];
     this.child.stdin.end();
-    const kill = (sig) => { try { process.kill(-this.pgid, sig); } catch { /* gone */ } };
-    kill('SIGTERM');
-    const timer = setTimeout(() => kill('SIGKILL'), 2000);
+    const kill = (sig, group = true) => { try { process.kill(group ? -this.pgid : this.pgid, sig); } catch { /* gone */ } };
+    const end = () => {
+      kill('SIGTERM', false);
+      return setTimeout(() => kill('SIGKILL'), 2000);
+    };
+    let timer = this.oneShot && !this.exited ? setTimeout(() => { timer = end(); }, L.ONE_MS) : end();
     this.child.on('exit', () => setTimeout(() => { clearTimeout(timer); kill('SIGKILL'); }, 200));
   }
 }
