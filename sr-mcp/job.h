@@ -41,13 +41,16 @@ struct run_spec {
 	char workspace[65];
 	uint64_t timeout_ms, memory;
 	const char *tenant;
-	int net;                 /* the run reaches the network */
+	int net;                 /* the network the run reaches: JOB_NET_* */
 	const char *const *env_extra;  /* KEY=VALUE for the runner, NULL-ended, or NULL */
 	int session;             /* a session's interpreter: in the sessions' spool */
 	const char *made;        /* job_made_snapshot's file, kept under the job's id
 				  * (a run's or a session call's, not an interpreter's) */
 	int changes;             /* the jail lists what the run changed (job_env) */
 };
+/* run_spec.net: none, the host's network (--network full; an install
+ * under install), or the --net-allow hosts through sr-net (allow). */
+enum { JOB_NET_NONE, JOB_NET_FULL, JOB_NET_ALLOW };
 /* Who waits: a cancel (*cancelled non-zero) ends the wait; progress, when
  * set, is told every MCP_PROGRESS_S seconds. */
 struct job_waiter {
@@ -101,6 +104,11 @@ const char *job_queue_tenant(const char *tenant, char *buf);
 /* How long a run waited in the queue and why (st: its status), in res:
  * queued_ms, queued_reason, queued_note. */
 void job_queued(struct cJSON *res, const struct cJSON *st);
+
+/* job_net.c: under --network allow, after the run, sr-net's records in
+ * res: network {connections, refused, denied [{host, port, why}]} and,
+ * when any was refused, network_note, what to do. */
+void job_net(struct cJSON *res, const char *id);
 
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */

@@ -646,9 +646,11 @@ char *job_result_text(const cJSON *res)
 		snprintf(line, sizeof line, "error: %.500s\n", str(res, "error"));
 		text_put(&b, line, strlen(line));
 	}
-	if (str(res, "hint")) {
-		text_put(&b, str(res, "hint"), strlen(str(res, "hint")));
-		text_put(&b, "\n", 1);
-	}
+	static const char *const notes[] = { "hint", "network_note" };
+	for (size_t i = 0; i < 2; i++)
+		if (str(res, notes[i])) {
+			text_put(&b, str(res, notes[i]), strlen(str(res, notes[i])));
+			text_put(&b, "\n", 1);
+		}
 	return b.p;
 }

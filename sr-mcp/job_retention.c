@@ -233,7 +233,8 @@ static void code_sweep(void)
 	while ((e = readdir(d))) {
 		const char *name = e->d_name;
 		if (name[0] == '.' || fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode) || now - st.st_mtime < CODE_GRACE_S ||
+		    !(S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode)) ||
+		    now - st.st_mtime < CODE_GRACE_S ||
 		    bsearch(&name, in_use.v, in_use.n, sizeof *in_use.v, by_name))
 			continue;
 		if (unlinkat(dirfd(d), name, 0) == 0)
@@ -260,15 +261,18 @@ static int job_there(const struct sq_spool *sp, const char *id)
 static int made_job(const char *name, char id[33])
 {
 	size_t n = strlen(name);
-	if (n != 32 && !(n == 32 + strlen(".changes") && !strcmp(name + 32, ".changes")))
+	if (n != 32 && strcmp(name + (n > 32 ? 32 : n), ".changes") &&
+	    strcmp(name + (n > 32 ? 32 : n), ".net") && strcmp(name + (n > 32 ? 32 : n), ".sock"))
 		return 0;
 	memcpy(id, name, 32);
 	id[32] = '\0';
 	return job_id_ok(id);
 }
 
-/* STATE/made holds what sr-mcp keeps of each job (job_made.c, under the
- * job's id: the snapshot ID, the jail's list ID.changes): an entry whose
+/* STATE/made holds what sr-mcp keeps of each job (under the job's id:
+ * the snapshot ID, the jail's list ID.changes, job_made.c's; sr-net's
+ * records ID.net and its socket ID.sock, left if the proxy was killed
+ * with its run, job_net.c's): an entry whose
  * job is gone, or a snapshot never named after one, older than
  * CODE_GRACE_S (a snapshot is made just before its job is stored), is
  * removed. */

@@ -16,7 +16,10 @@
  *                  says what it saw (job_result.c reads it)
  *   SR_WORKSPACE_CHANGES  where the jail lists what the run changed in the
  *                  workspace (sr-jail --quota-changes), STATE/made/ID.changes,
- *                  for a run under the quota (job_made.c reads it) */
+ *                  for a run under the quota (job_made.c reads it)
+ *   SR_NET_ARGS    under --network allow, sr-net's options: its socket
+ *                  STATE/made/ID.sock, its records STATE/made/ID.net
+ *                  (job_net.c reads them), the rules */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -86,7 +89,7 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 	(*n)++;
 }
 
-/* The environment of s's runner (env, 20 at most): the code's file,
+/* The environment of s's runner (env, 21 at most): the code's file,
  * the workspace ws, its quota, the env file envf ("" for none), the
  * arguments of sr-limit, sr-jail and sr-exec, job id's verdict file and,
  * for a run under the quota, where the jail lists its changes. Its
@@ -101,8 +104,11 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 			 "mem" : "data", (unsigned long long)s->memory);
 	snprintf(limit, sizeof limit, "%s--pids %u --timeout %llums --kill-after 2s", mem,
 		 cfg.pids, (unsigned long long)s->timeout_ms);
-	snprintf(jail, sizeof jail, "%s%s%s", s->net ? "--share-net " : "",
-		 envf[0] ? "--env-file " : "", envf);
+	char proxy[4400] = "";
+	if (s->net == JOB_NET_ALLOW)    /* sr-net's socket, STATE/made/ID.sock */
+		snprintf(proxy, sizeof proxy, "--net-proxy %s/%s.sock ", job_made_dir(), id);
+	snprintf(jail, sizeof jail, "%s%s%s%s", s->net == JOB_NET_FULL ? "--share-net " : "",
+		 proxy, envf[0] ? "--env-file " : "", envf);
 	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
@@ -130,6 +136,12 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 	if (s->changes && !s->session) {    /* STATE/made/ID.changes: job_made.c reads it */
 		snprintf(path, sizeof path, "%s/%s.changes", job_made_dir(), id);
 		add_env(env, &nenv, "SR_WORKSPACE_CHANGES", path);
+	}
+	if (s->net == JOB_NET_ALLOW) {  /* sr-net's socket, its records, the rules */
+		const char *d = job_made_dir();
+		if (asprintf(&env[nenv++], "SR_NET_ARGS=--socket %s/%s.sock --log %s/%s.net%s", d,
+			     id, d, id, cfg.net_rules ? cfg.net_rules : "") < 0)
+			sr_fatal(SR_EXIT_SYS, "out of memory");
 	}
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
 		env[nenv++] = xstrdup(s->env_extra[i]);
@@ -177,7 +189,7 @@ struct job_files {
 static int store(const struct run_spec *s, const char *id, const struct job_files *f,
 		 char *err, size_t errlen)
 {
-	char *env[20], qt[SQ_TENANT_MAX + 1];    /* qt: the tenant queued under */
+	char *env[21], qt[SQ_TENANT_MAX + 1];    /* qt: the tenant queued under */
 	size_t nenv = job_env(s, id, f->code, f->ws, f->envf, env);
 	char **argv = job_argv(s);
 	struct sq_new_job nj = {

@@ -41,7 +41,11 @@ static const char usage_text[] =
 "      --wait DURATION      how long a call waits for its run (default 45s)\n"
 "      --wait-max DURATION  the most a call may wait (default 55s)\n"
 "      --max-result-chars N text in a result, at most (default 50000)\n"
-"      --network none|install|full  network for installs and runs (default none)\n"
+"      --network none|install|allow|full  network for installs and runs (default\n"
+"                          none; allow: the --net-allow hosts alone, through sr-net)\n"
+"      --net-allow HOST[:PORTS]  with --network allow, a host runs and installs\n"
+"                          may reach (NAME, *.NAME, an address; ports 80,443)\n"
+"      --net-deny HOST[:PORTS]   a host refused whatever allows it\n"
 "      --pip-find-links DIR a directory of wheels install_packages uses offline\n"
 "      --workspace-quota SIZE|off  a workspace's size cap (default 1G)\n"
 "      --workspace-inodes N|off  and its files, directories and links (default 200000)\n"
@@ -59,7 +63,7 @@ static const char usage_text[] =
 "  -V, --version            show the version\n";
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
-       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_COMPAT,
+       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_NET_ALLOW, O_NET_DENY, O_COMPAT,
        O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE,
        O_WS_INODES, O_SCRATCH_TTL, O_ENVIRONMENT, O_TENANT, O_SESSION_IDLE };
 
@@ -79,6 +83,8 @@ static const struct option longopts[] = {
 	{ "wait-max", required_argument, 0, O_WAIT_MAX },
 	{ "max-result-chars", required_argument, 0, O_CHARS },
 	{ "network", required_argument, 0, O_NETWORK },
+	{ "net-allow", required_argument, 0, O_NET_ALLOW },
+	{ "net-deny", required_argument, 0, O_NET_DENY },
 	{ "pip-find-links", required_argument, 0, O_FIND_LINKS },
 	{ "compat", required_argument, 0, O_COMPAT },
 	{ "workspace-quota", required_argument, 0, O_WS_QUOTA },
@@ -241,6 +247,9 @@ static void caps_check(void)
 			 given[o].name[0] ? given[o].value : caps[o].value);
 		sr_usage_value(given[k].name, caps[k].what, given[k].value, want);
 	}
+	if (cfg.net_rules && !cfg.net_allow)
+		sr_usage("--net-allow and --net-deny are the rules of --network allow, "
+			 "which is not given");
 }
 
 /* A repeatable option (--host-dir, --environment) given once, or its
@@ -254,6 +263,23 @@ static void list_add(const char *name, const char *a, void (*add)(const char *, 
 	for (char *list = xstrdup(a), *save = NULL, *d = strtok_r(list, ":", &save); d;
 	     d = strtok_r(NULL, ":", &save))
 		add(name, d);   /* the copy stays: the pieces are kept */
+}
+
+/* --net-allow, --net-deny: one rule for sr-net, in sr-net's words (it
+ * judges the form at each run; here, what would break the runner's
+ * word splitting is refused). */
+static void net_rule(const char *name, const char *a, int deny)
+{
+	size_t n = strlen(a);
+	if (!n || n > 300 || strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				"0123456789.-_*:,[]") != n)
+		sr_usage_value(name, "host", a, "NAME, *.NAME or an address, then :PORT[,PORT...]");
+	char *r;
+	if (asprintf(&r, "%s --%s %s", cfg.net_rules ? cfg.net_rules : "", deny ? "deny" : "allow",
+		     a) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	free(cfg.net_rules);
+	cfg.net_rules = r;
 }
 
 static void set_opt(int c, const char *a, const char *name)
@@ -282,11 +308,15 @@ static void set_opt(int c, const char *a, const char *name)
 	case O_WAIT_MAX: cfg.wait_max_ms = sr_opt_duration_ns(name, a) / 1000000; break;
 	case O_CHARS: cfg.max_chars = (size_t)count_min(name, a, 1000, MCP_RESULT_MAX / 2); break;
 	case O_NETWORK:
-		if (strcmp(a, "none") && strcmp(a, "install") && strcmp(a, "full"))
-			sr_usage("%s: expected none, install or full: '%s'", name, a);
+		if (strcmp(a, "none") && strcmp(a, "install") && strcmp(a, "allow") &&
+		    strcmp(a, "full"))
+			sr_usage("%s: expected none, install, allow or full: '%s'", name, a);
 		cfg.net_full = strcmp(a, "full") == 0;
+		cfg.net_allow = strcmp(a, "allow") == 0;
 		cfg.net_install = strcmp(a, "none") != 0;
 		break;
+	case O_NET_ALLOW:
+	case O_NET_DENY: net_rule(name, a, c == O_NET_DENY); break;
 	case O_FIND_LINKS: cfg.pip_find_links = find_links(name, a); break;
 	case O_WS_QUOTA:
 		cfg.ws_quota = strcmp(a, "off") ? sr_opt_size(name, a) : 0;
@@ -362,7 +392,7 @@ static void parse_args(int argc, char **argv)
  * their own directories in a build tree. A PATH fragment. */
 static void find_tools(void)
 {
-	char exe[PATH_MAX], buf[4 * PATH_MAX + 64];
+	char exe[PATH_MAX], buf[5 * PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n <= 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to find this program (/proc/self/exe)");
@@ -372,8 +402,8 @@ static void find_tools(void)
 	if (access(buf, X_OK) == 0) {
 		cfg.tools_dir = xstrdup(exe);
 	} else {
-		snprintf(buf, sizeof buf, "%s/../sr-queue:%s/../sr-limit:%s/../sr-jail:%s/../sr-exec",
-			 exe, exe, exe, exe);
+		snprintf(buf, sizeof buf, "%s/../sr-queue:%s/../sr-limit:%s/../sr-jail:%s/../sr-exec:"
+			 "%s/../sr-net", exe, exe, exe, exe, exe);
 		cfg.tools_dir = xstrdup(buf);
 	}
 	/* The runners: installed beside this program (PREFIX/bin/sr-mcp and

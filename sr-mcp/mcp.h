@@ -60,7 +60,9 @@ struct config {
 	uint64_t wait_ms, wait_max_ms;
 	size_t max_chars;       /* text returned per result, at most */
 	int net_full;           /* --network full: runs reach the network */
-	int net_install;        /* --network install or full: install_packages does */
+	int net_install;        /* --network install, allow or full: install_packages does */
+	int net_allow;          /* --network allow: runs and installs through sr-net */
+	char *net_rules;        /* sr-net's rules: " --allow HOST --deny HOST ..." */
 	char *pip_find_links;   /* --pip-find-links: a directory of wheels, or NULL */
 	uint64_t ws_quota;      /* --workspace-quota, bytes; 0: off */
 	int ws_quota_set;       /* given, not the default: required then */

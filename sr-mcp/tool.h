@@ -133,7 +133,8 @@ const struct cJSON *tool_arg(const struct cJSON *args, const char *k);
 #define TOOL_RESULT_BUDGET (MCP_RESULT_MAX - 16384)
 size_t tool_json_size(const struct cJSON *v);
 size_t tool_json_str_size(const char *s);
-const char *tool_network_policy(void);       /* none, install or full */
+const char *tool_network_policy(void);       /* none, install, allow or full */
+int tool_run_net(void);                      /* a run's network: JOB_NET_* */
 
 /* tool_util.c, for the file tools: a time as ISO 8601 (UTC); text added
  * to a growing buffer *b; the file PATH of workspace WS opened (flags)

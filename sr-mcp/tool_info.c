@@ -99,6 +99,25 @@ static void info_scheduling(cJSON *res, const char *tenant)
 	cJSON_AddStringToObject(o, "policy", policy);
 }
 
+/* --network allow's rules, as sr-net reads them: "HOST[:PORTS]" allowed,
+ * "-HOST[:PORTS]" denied. */
+static void info_net_rules(cJSON *res)
+{
+	cJSON *a = cJSON_AddArrayToObject(res, "network_allow");
+	char *rules = xstrdup(cfg.net_rules ? cfg.net_rules : ""), *save = NULL, *w;
+	int deny = 0;
+	for (w = strtok_r(rules, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(w, "--allow") || !strcmp(w, "--deny")) {
+			deny = !strcmp(w, "--deny");
+			continue;
+		}
+		char item[320];
+		snprintf(item, sizeof item, "%s%s", deny ? "-" : "", w);
+		cJSON_AddItemToArray(a, cJSON_CreateString(item));
+	}
+	free(rules);
+}
+
 void tool_sandbox_info(struct proto_req *r, const cJSON *args)
 {
 	(void)args;
@@ -108,9 +127,14 @@ void tool_sandbox_info(struct proto_req *r, const cJSON *args)
 	info_limits(res);
 	cJSON_AddStringToObject(res, "network", tool_network_policy());
 	cJSON_AddStringToObject(res, "network_note", cfg.net_full ? "runs and installs reach "
-		"the network" : cfg.net_install ? "install_packages reaches the network; runs do "
-		"not" : "no network: install_packages takes pip packages from the administrator's "
-		"local wheels only, if any");
+		"the network" : cfg.net_allow ? "runs and installs reach the hosts of network_allow "
+		"alone, through a filtering proxy (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are set; "
+		"a program that ignores them reaches nothing); a refused connection is listed in "
+		"the result's network, with why" : cfg.net_install ? "install_packages reaches the "
+		"network; runs do not" : "no network: install_packages takes pip packages from the "
+		"administrator's local wheels only, if any");
+	if (cfg.net_allow)
+		info_net_rules(res);
 	cJSON_AddBoolToObject(res, "pip_local_wheels", cfg.pip_find_links != NULL);
 	const char *via = job_memory_via();
 	int cg = !strcmp(via, "cgroup");

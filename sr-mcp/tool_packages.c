@@ -448,7 +448,8 @@ static int install_submit(struct install *op)
 	struct run_spec s = {
 		.runner = &inst, .code = "", .code_len = 0, .args = (cJSON *)op->pk,
 		.timeout_ms = (uint64_t)(op->timeout * 1000 + 0.5), .memory = cfg.memory,
-		.tenant = r->tenant, .net = !local, .env_extra = extra,
+		.tenant = r->tenant, .env_extra = extra,
+		.net = local ? JOB_NET_NONE : cfg.net_allow ? JOB_NET_ALLOW : JOB_NET_FULL,
 	};
 	snprintf(s.workspace, sizeof s.workspace, "%s", op->ws);
 	cJSON *specs = NULL;

@@ -23,7 +23,7 @@ int tool_run_code_settings(cJSON *t)
 		cJSON_AddItemToArray(e, cJSON_CreateString(runner_all[r].name));
 	tool_env_schema(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "inputSchema"), "properties"));
 	cJSON_GetObjectItem(cJSON_GetObjectItem(t, "annotations"), "openWorldHint")
-		->type = cfg.net_full ? cJSON_True : cJSON_False;
+		->type = cfg.net_full || cfg.net_allow ? cJSON_True : cJSON_False;
 	/* 2025-11-25 tasks; dropped in 2026-07-28 lists */
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(t, "execution"), "taskSupport", "optional");
 	return tool_job_status_settings(t);
@@ -104,8 +104,10 @@ cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t
 	const char *status = cJSON_GetObjectItem(res, "status")->valuestring;
 	int going = !strcmp(status, "running") || !strcmp(status, "queued");
 	int is_error = strcmp(status, "succeeded") && !going;
-	if (!going)
+	if (!going) {
 		job_made(res, id);
+		job_net(res, id);
+	}
 	cJSON *links = made_links(res);
 	/* Output cleaned for the model can be three times its bytes, and the
 	 * text block repeats it: cut until both fit, before the images take
@@ -335,7 +337,7 @@ void tool_run_code(struct proto_req *r, const cJSON *args)
 		.stdin_data = v.in, .stdin_len = v.in ? strlen(v.in) : 0,
 		.args = (cJSON *)v.a, .env = (cJSON *)v.env,
 		.timeout_ms = ms_of(v.timeout), .memory = (uint64_t)v.mem << 20, .tenant = r->tenant,
-		.net = cfg.net_full,
+		.net = tool_run_net(),
 	};
 	snprintf(s.workspace, sizeof s.workspace, "%s", v.ws ? v.ws : "");
 	char id[33];

@@ -115,7 +115,7 @@ void tool_restart_session(struct proto_req *r, const cJSON *args)
 	}
 	close(fd);
 	struct run_spec s = { .runner = run, .code = "", .memory = session_memory(r->tenant, ws, lang),
-			      .tenant = r->tenant, .net = cfg.net_full };
+			      .tenant = r->tenant, .net = tool_run_net() };
 	snprintf(s.workspace, sizeof s.workspace, "%s", ws);
 	struct session_ref ref;
 	int had = job_state_ready(err, sizeof err) < 0 ? -1 : session_restart(&s, &ref, err, sizeof err);

@@ -177,7 +177,12 @@ int tool_arg_str(struct proto_req *r, const char *tool, const cJSON *args, const
 
 const char *tool_network_policy(void)
 {
-	return cfg.net_full ? "full" : cfg.net_install ? "install" : "none";
+	return cfg.net_full ? "full" : cfg.net_allow ? "allow" : cfg.net_install ? "install" : "none";
+}
+
+int tool_run_net(void)
+{
+	return cfg.net_full ? JOB_NET_FULL : cfg.net_allow ? JOB_NET_ALLOW : JOB_NET_NONE;
 }
 
 /* ---- shared by the file tools (moved, unchanged, from files.c) ---------- */

@@ -117,23 +117,32 @@ static int stale(const struct sockaddr_un *sa)
  * is not replaced (it may be another run's), but for a stale socket. */
 static int listen_at(struct net *n, const char *path)
 {
+	/* bound as /proc/self/fd/DIR/NAME: a path of any length (sun_path
+	 * holds 108 bytes) */
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	int dfd = dir ? open(*dir ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof sa.sun_path)
-		sr_usage_value("--socket", "path", path, "shorter than 108 bytes");
-	strcpy(sa.sun_path, path);
+	if (dfd < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "cannot open the directory of the socket %s", path);
+	if (!*base || snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dfd,
+			       base) >= (int)sizeof sa.sun_path)
+		sr_usage_value("--socket", "path", path, "a name of at most 80 bytes in its directory");
+	free(dir);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "socket");
 	if (stale(&sa))
-		(void)unlink(path);
+		(void)unlinkat(dfd, base, 0);
 	mode_t old = umask(0177);
 	int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	umask(old);
 	struct stat st;
 	if (r < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "cannot make the socket %s", path);
-	if (listen(fd, 128) < 0 || lstat(path, &st) < 0)
+	if (listen(fd, 128) < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "listen on %s", path);
+	close(dfd);
 	n->socket_dev = st.st_dev;
 	n->socket_ino = st.st_ino;
 	return fd;

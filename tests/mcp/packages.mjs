@@ -74,8 +74,8 @@ const CONNECT = 'import socket\ntry:\n    socket.create_connection(("registry.np
 
 // The options: a bad policy or wheel directory is a usage error (100).
 for (const [args, env, re, desc] of [
-  [['--network', 'sometimes'], {}, /expected none, install or full/, '--network sometimes'],
-  [[], { SR_MCP_NETWORK: 'open' }, /SR_MCP_NETWORK: expected none, install or full/, 'SR_MCP_NETWORK=open'],
+  [['--network', 'sometimes'], {}, /expected none, install, allow or full/, '--network sometimes'],
+  [[], { SR_MCP_NETWORK: 'open' }, /SR_MCP_NETWORK: expected none, install, allow or full/, 'SR_MCP_NETWORK=open'],
   [['--pip-find-links', `${wheels}/none`], {}, /--pip-find-links: not a directory/, '--pip-find-links to nowhere']]) {
   const p = spawnSync(server, args, { input: '', encoding: 'utf8', env: { ...process.env, ...env } });
   ok(p.status === 100 && re.test(p.stderr), `${desc}: exit 100 naming the option`, p.status, p.stderr);
