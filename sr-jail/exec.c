@@ -27,7 +27,7 @@ static int cmp_int(const void *a, const void *b)
 void jail_close_fds(const struct jail *j)
 {
 	size_t n = 0;
-	int *keep = malloc((j->nkeep + 4) * sizeof *keep);
+	int *keep = malloc((j->nkeep + 6) * sizeof *keep);
 	if (!keep)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	for (size_t i = 0; i < j->nkeep; i++)
@@ -36,6 +36,7 @@ void jail_close_fds(const struct jail *j)
 	keep[n++] = j->sync_fd;
 	keep[n++] = j->control_fd;              /* -1 without --control */
 	keep[n++] = j->report_fd;
+	keep[n++] = j->view_dir;                /* -1 without --view-from */
 
 	qsort(keep, n, sizeof *keep, cmp_int);
 	unsigned lo = 3;

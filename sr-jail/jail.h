@@ -69,6 +69,7 @@ struct jail {
 	const char *quota_cache;        /* --quota-cache FILE */
 	const char *rootfs;             /* --rootfs DIR: the system comes from there */
 	const char *control;            /* --control PATH: applies on request */
+	const char *view_from;          /* --view-from SOCKET: another jail's view */
 
 	/* worked out on the host side */
 	uid_t host_uid;
@@ -81,6 +82,8 @@ struct jail {
 	int control_fd;         /* --control's listening socket, or -1 */
 	int control_dir;        /* its directory (O_PATH), or -1 */
 	const char *control_name;       /* its name there */
+	int view_dir;           /* --view-from: its socket's directory (O_PATH), or -1 */
+	const char *view_name;  /* its name there */
 	mode_t umask;           /* the caller's */
 	int tty_fd;             /* the first of 0-2 that is a terminal, or -1 */
 	struct termios tty;     /* its settings before the jail */
