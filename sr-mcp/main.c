@@ -550,7 +550,6 @@ int main(int argc, char **argv)
 	runner_load();
 	tool_init();
 	job_retention_start();
-	session_quota_watch();
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGTERM, &sa, NULL);
