@@ -8,7 +8,7 @@
  *   ended        why it was closed, when sr-mcp or a call closed it
  *   serves       the path of the control socket its jail serves (with a
  *                workspace quota; session_quota.c), and ctl, that socket
- *                when it is not STATE/sessions/ctl/WORKSPACE
+ *                when it is not the workspace's (ws_ctl_path)
  *   used         touched when a call is made, begins and ends: the
  *                keeper's idle clock (session_keep.c)
  *   tree-JOB     the keeper's runner (pid, start time), while it lives

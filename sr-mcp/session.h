@@ -64,8 +64,8 @@ void session_result(struct cJSON *res, const struct cJSON *info);
 const char *session_call_language(const struct cJSON *argv);
 /* session_quota.c: the socket the jail of the session in dir (of
  * workspace ws) is to serve (sr-jail --control), in path, and in
- * DIR/serves: STATE/sessions/ctl/WS when no session of ws serves it yet
- * (1), else DIR/ctl, and its jail applies through the view of the one
+ * DIR/serves: the workspace's (ws_ctl_path) when no session of ws serves
+ * it yet (1), else DIR/ctl, and its jail applies through the view of the one
  * that does (2); 0 ("") without a quota (the session binds the workspace
  * itself); -1 when it cannot be made. */
 int session_serves(const char *dir, const char *ws, char *path, size_t len);

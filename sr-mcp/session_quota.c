@@ -5,8 +5,8 @@
  * it started, so that a write past the quota fails with ENOSPC, space
  * reserved with fallocate and files written after their unlink included;
  * the jail applies it to the workspace's directory when asked. The first
- * session of a workspace serves its socket, STATE/sessions/ctl/ID
- * (ws_view.c); another one on the same workspace (another language, or
+ * session of a workspace serves its socket, beside its size cache
+ * (ws_ctl_path); another one on the same workspace (another language, or
  * tenant) serves DIR/ctl and applies through the first one's view
  * (sr-jail --view-from). The session's directory names its socket in
  * DIR/serves. session_sync asks for an apply at the end of each call, so
@@ -26,19 +26,16 @@
 
 int session_serves(const char *dir, const char *ws, char *path, size_t len)
 {
-	char wsctl[4300], p[4300];
+	char wsctl[4300];
 	*path = '\0';
-	if (ws_ctl_path(ws, wsctl, sizeof wsctl) < 0)
+	if (!cfg.ws_quota)
 		return 0;               /* no quota: the session binds the workspace */
-	snprintf(p, sizeof p, "%s/sessions/ctl", cfg.state_dir);
-	if (mkdir(p, 0700) < 0 && errno != EEXIST)
+	if (ws_ctl_path(ws, wsctl, sizeof wsctl) < 0)
 		return -1;
 	int served = ws_ctl_served(wsctl);
-	if (served && (size_t)snprintf(path, len, "%s/ctl", dir) >= len)
+	if ((size_t)snprintf(path, len, "%s%s", served ? dir : wsctl, served ? "/ctl" : "") >= len)
 		return -1;
-	if (!served)
-		snprintf(path, len, "%s", wsctl);
-	int fd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int out = fd < 0 ? -1 : openat(fd, "serves", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 				      O_CLOEXEC, 0600);
 	int r = out >= 0 && sr_write_all(out, path, strlen(path)) == 0 ? 0 : -1;
