@@ -574,8 +574,8 @@ run mcp_call "$info" sr-mcp --state-dir "$T/st2"
 is "$(json_get "$out" result.structuredContent.caps.workspace_bytes):$(json_get "$out" result.structuredContent.caps.workspace_quota_note)" 1073741824:'<missing>' \
 	"control: where --quota runs, the quota is on and there is no note"
 
-# There, a session's quota watch (session_quota.c) has no quota to hold it
-# to: a session that wrote a file lives on past the watch's next rounds.
+# There, a session has no quota to hold it (no --quota for its jail):
+# a session that wrote a file lives on, its files in the workspace.
 cp -r "$SR_ROOT/sr-mcp/runners/python" "$SR_ROOT/sr-mcp/runners/python-lib" "$T/noq/runners/"
 mkdir -m 0700 "$T/st3"
 run python3 -c '
