@@ -48,6 +48,7 @@
 
 #define STOP_WAIT_MS 10000      /* for every process of the jail to stop */
 #define VIEW_WAIT_S 60          /* for another jail's answer (it may be applying) */
+#define CONTROL_WAIT_MS 30000   /* for a jail ending at --control's path to go */
 
 /* A socket at sa that nothing serves (left by a jail killed before it
  * could remove it): a connection refused. */
@@ -61,6 +62,22 @@ static int stale(int dfd, const char *name, const struct sockaddr_un *sa)
 		return 0;
 	r = connect(s, (const struct sockaddr *)sa, sizeof *sa) < 0 && errno == ECONNREFUSED;
 	close(s);
+	return r;
+}
+
+/* bind at sa (name base in dfd), replacing a socket nothing serves, under
+ * a lock of the directory against another sr-jail at the same path. */
+static int bind_once(int fd, int dfd, const char *base, const struct sockaddr_un *sa)
+{
+	(void)flock(dfd, LOCK_EX);
+	int r = bind(fd, (const struct sockaddr *)sa, sizeof *sa);
+	if (r < 0 && errno == EADDRINUSE && stale(dfd, base, sa)) {
+		(void)unlinkat(dfd, base, 0);
+		r = bind(fd, (const struct sockaddr *)sa, sizeof *sa);
+	}
+	int e = errno;
+	(void)flock(dfd, LOCK_UN);
+	errno = e;
 	return r;
 }
 
@@ -82,15 +99,15 @@ void jail_control_listen(struct jail *j)
 			       base) >= (int)sizeof sa.sun_path)
 		sr_usage("--control: %s: the name in its directory is too long", path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	(void)flock(dfd, LOCK_EX);      /* against another sr-jail at the same path */
 	mode_t old = umask(0177);
-	int r = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof sa);
-	if (r < 0 && errno == EADDRINUSE && stale(dfd, base, &sa)) {
-		(void)unlinkat(dfd, base, 0);
-		r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	int r = fd < 0 ? -1 : bind_once(fd, dfd, base, &sa);
+	/* a jail that served it and is ending (applying its last changes)
+	 * removes it soon: wait for that, CONTROL_WAIT_MS at most */
+	for (int ms = 0; r < 0 && errno == EADDRINUSE && ms < CONTROL_WAIT_MS; ms += 100) {
+		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+		r = bind_once(fd, dfd, base, &sa);
 	}
 	umask(old);
-	(void)flock(dfd, LOCK_UN);
 	if (r < 0 || listen(fd, 16) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to listen on --control %s", path);
 	free(dir);

@@ -546,6 +546,13 @@ run sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" true
 is "$rc" 0 "--control where a socket nothing serves was left: replaced"
 run sr-jail --bind "$w" /w --view-from "$T/vc/ctl" true
 is "$rc" 100 "--view-from without --quota is a usage error"
+# a jail ending at the path (applying its last changes): the next waits for it
+sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" sh -c 'sleep 2' &
+epid=$!
+for i in $(seq 1 60); do [ -S "$T/vc/ctl" ] && break; sleep 0.5; done
+run sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" sh -c 'echo next'
+is "$rc:$out" 0:next "--control where another jail serves it: it waits for that jail to end"
+wait "$epid"
 
 # sr-mcp where --quota cannot run (an sr-jail that refuses it, as one does
 # on a kernel without user xattrs on tmpfs): its default quota is off, and
