@@ -18,11 +18,20 @@
  *           host directory) while it is mounted
  *
  * The socket's directory is the caller's; the connecting process must be
- * of the jail's own user. Nothing in the jail sees the socket. */
+ * of the jail's own user. Nothing in the jail sees the socket.
+ *
+ * --view-from SOCKET is the other end, for a jail over the same directory
+ * while the jail serving SOCKET lives: before it starts, that jail is
+ * asked to apply (the directory then has what its program wrote); when
+ * its program has ended, its --quota's changes are applied through that
+ * jail's view instead of into the directory below it (which that jail's
+ * overlay may not see: overlayfs caches a name it did not find), and that
+ * jail is asked to apply again. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +47,39 @@
 #include "sr.h"
 
 #define STOP_WAIT_MS 10000      /* for every process of the jail to stop */
+#define VIEW_WAIT_S 60          /* for another jail's answer (it may be applying) */
+#define CONTROL_WAIT_MS 30000   /* for a jail ending at --control's path to go */
+
+/* A socket at sa that nothing serves (left by a jail killed before it
+ * could remove it): a connection refused. */
+static int stale(int dfd, const char *name, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode))
+		return 0;       /* not a socket: not ours to replace */
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
+	if (s < 0)
+		return 0;
+	r = connect(s, (const struct sockaddr *)sa, sizeof *sa) < 0 && errno == ECONNREFUSED;
+	close(s);
+	return r;
+}
+
+/* bind at sa (name base in dfd), replacing a socket nothing serves, under
+ * a lock of the directory against another sr-jail at the same path. */
+static int bind_once(int fd, int dfd, const char *base, const struct sockaddr_un *sa)
+{
+	(void)flock(dfd, LOCK_EX);
+	int r = bind(fd, (const struct sockaddr *)sa, sizeof *sa);
+	if (r < 0 && errno == EADDRINUSE && stale(dfd, base, sa)) {
+		(void)unlinkat(dfd, base, 0);
+		r = bind(fd, (const struct sockaddr *)sa, sizeof *sa);
+	}
+	int e = errno;
+	(void)flock(dfd, LOCK_UN);
+	errno = e;
+	return r;
+}
 
 void jail_control_listen(struct jail *j)
 {
@@ -49,7 +91,7 @@ void jail_control_listen(struct jail *j)
 	if (slash)
 		*slash = '\0';
 	/* bound through the directory's fd: sun_path is short */
-	int dfd = open(slash ? (*dir ? dir : "/") : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(slash ? (*dir ? dir : "/") : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (dfd < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to open the directory of --control %s", path);
@@ -58,7 +100,13 @@ void jail_control_listen(struct jail *j)
 		sr_usage("--control: %s: the name in its directory is too long", path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	mode_t old = umask(0177);
-	int r = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	int r = fd < 0 ? -1 : bind_once(fd, dfd, base, &sa);
+	/* a jail that served it and is ending (applying its last changes)
+	 * removes it soon: wait for that, CONTROL_WAIT_MS at most */
+	for (int ms = 0; r < 0 && errno == EADDRINUSE && ms < CONTROL_WAIT_MS; ms += 100) {
+		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+		r = bind_once(fd, dfd, base, &sa);
+	}
 	umask(old);
 	if (r < 0 || listen(fd, 16) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "unable to listen on --control %s", path);
@@ -184,6 +232,29 @@ static int request(int c, char *req, size_t len)
 	return 0;
 }
 
+/* An apply on request; with --view-from, through that jail's view, which
+ * is then asked to apply in turn (its answer is this one's). */
+static int apply_live(struct jail *j, char *why, size_t len, int *full)
+{
+	int to = j->view_dir >= 0 ? jail_view_target(j) : -1, r;
+	if (to < 0) {
+		r = jail_quota_apply_live(j, why, len, full);
+	} else {
+		int host = j->quotas[0].host_fd;
+		j->quotas[0].host_fd = to;
+		r = jail_quota_apply_live(j, why, len, full);
+		j->quotas[0].host_fd = host;
+		close(to);
+	}
+	if (r == 0 && to >= 0 && (r = jail_view_apply(j)) != 0) {
+		*full |= r == 1;
+		if (r < 0)
+			snprintf(why, len, "the jail of --view-from %s did not apply", j->view_from);
+		r = r < 0 ? -1 : 0;
+	}
+	return r;
+}
+
 static void serve_one(struct jail *j, int c)
 {
 	char line[600], why[512], req[16];
@@ -204,7 +275,7 @@ static void serve_one(struct jail *j, int c)
 		snprintf(line, sizeof line, "failed: unknown request\n");
 	else if (stop_all() < 0)
 		snprintf(line, sizeof line, "failed: the jail's processes did not stop\n");
-	else if (jail_quota_apply_live(j, why, sizeof why, &full) < 0)
+	else if (apply_live(j, why, sizeof why, &full) < 0)
 		snprintf(line, sizeof line, "failed: %s\n", why);
 	else
 		snprintf(line, sizeof line, "ok%s\n", full ? " full" : "");
@@ -224,4 +295,111 @@ void jail_control_serve(struct jail *j)
 		serve_one(j, c);
 		close(c);
 	}
+}
+
+
+/* ---- --view-from: a client of another jail's --control ---------------- */
+
+/* A connection to the socket at path, its timeouts set: a socket, or -1
+ * (errno). */
+static int view_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { VIEW_WAIT_S, 0 };
+	if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path) >= (int)sizeof sa.sun_path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	(void)setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	if (connect(s, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		int e = errno;
+		close(s);
+		errno = e;
+		return -1;
+	}
+	return s;
+}
+
+/* SOCKET's path through the descriptor of its directory: short (sun_path
+ * is), and reached from PID 1 too, after pivot_root. */
+static void view_path(const struct jail *j, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/self/fd/%d/%s", j->view_dir, j->view_name);
+}
+
+/* One request to SOCKET: its answer line in line (and a descriptor sent
+ * with it in *fd if fd). 0, or -1 when nothing serves SOCKET. */
+static int view_ask(const struct jail *j, const char *req, char *line, size_t len, int *fd)
+{
+	char path[4200], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { line, len - 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
+			    .msg_control = fd ? cbuf : NULL, .msg_controllen = fd ? sizeof cbuf : 0 };
+	view_path(j, path, sizeof path);
+	int s = view_connect(path);
+	if (s < 0)
+		return -1;
+	ssize_t n = -1;
+	if (sr_write_all(s, req, strlen(req)) == 0)
+		while ((n = recvmsg(s, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+			;
+	close(s);
+	line[n > 0 ? n : 0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	struct cmsghdr *h = fd && n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+	    h->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(h), sizeof *fd);
+	if (n <= 0)
+		snprintf(line, len, "no answer");
+	return 0;
+}
+
+void jail_view_open(struct jail *j)
+{
+	char *dir = strdup(j->view_from), *slash = dir ? strrchr(dir, '/') : NULL;
+	char line[600];
+	if (!dir)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	if (slash)
+		*slash = '\0';
+	j->view_name = slash ? j->view_from + (slash - dir) + 1 : j->view_from;
+	if (!*j->view_name || strlen(j->view_name) > 64)
+		sr_usage("--view-from: %s: no socket name, or a name too long", j->view_from);
+	j->view_dir = open(slash ? (*dir ? dir : "/") : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (j->view_dir < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to open the directory of --view-from %s",
+			     j->view_from);
+	free(dir);
+	if (view_ask(j, "apply\n", line, sizeof line, NULL) == 0 && strncmp(line, "ok", 2))
+		sr_fatal(SR_EXIT_SYS, "--view-from %s: its jail did not apply: %s",
+			 j->view_from, line);
+}
+
+int jail_view_target(const struct jail *j)
+{
+	char line[600];
+	int fd = -1;
+	if (view_ask(j, "view\n", line, sizeof line, &fd) < 0 || fd < 0)
+		return -1;
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(fd);
+	return dfd;
+}
+
+int jail_view_apply(const struct jail *j)
+{
+	char line[600];
+	if (view_ask(j, "apply\n", line, sizeof line, NULL) < 0)
+		return 0;       /* it ended meanwhile: it applied all as it ended */
+	if (strcmp(line, "ok") == 0)
+		return 0;
+	if (strcmp(line, "ok full") == 0)
+		return 1;
+	sr_warn("--view-from %s: not applied: %s", j->view_from, line);
+	return -1;
 }

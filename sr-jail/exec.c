@@ -27,7 +27,7 @@ static int cmp_int(const void *a, const void *b)
 void jail_close_fds(const struct jail *j)
 {
 	size_t n = 0;
-	int *keep = malloc((j->nkeep + 5) * sizeof *keep);
+	int *keep = malloc((j->nkeep + 6) * sizeof *keep);
 	if (!keep)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	for (size_t i = 0; i < j->nkeep; i++)
@@ -37,6 +37,7 @@ void jail_close_fds(const struct jail *j)
 	keep[n++] = j->control_fd;              /* -1 without --control */
 	keep[n++] = j->publish_fd;              /* -1 without --publish */
 	keep[n++] = j->report_fd;
+	keep[n++] = j->view_dir;                /* -1 without --view-from */
 
 	qsort(keep, n, sizeof *keep, cmp_int);
 	unsigned lo = 3;

@@ -182,7 +182,11 @@ void jail_init(struct jail *j)
 	int status = jail_wait(child, 1, j->nquotas > 0, j);
 	(void)sr_write_all(j->sync_fd, &status, sizeof status);
 	reap_all();
+	if (j->view_dir >= 0)
+		jail_quota_retarget(j, jail_view_target(j));
 	if (j->nquotas)
 		jail_quota_finish(j);
+	if (j->view_dir >= 0 && jail_view_apply(j) == 1)
+		jail_quota_view_full(j);
 	_exit(sr_status_to_exit(status));
 }

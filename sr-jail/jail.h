@@ -76,6 +76,7 @@ struct jail {
 	const char *net_proxy;          /* --net-proxy SOCKET: the way out (forward.c) */
 	const char *publish;            /* --publish PORT:PATH: the way in (forward.c) */
 	unsigned publish_port;
+	const char *view_from;          /* --view-from SOCKET: another jail's view */
 
 	/* worked out on the host side */
 	uid_t host_uid;
@@ -91,6 +92,8 @@ struct jail {
 	int publish_fd;                 /* --publish's listening socket, or -1 */
 	int publish_dir;                /* its directory (O_PATH), or -1 */
 	const char *publish_name;       /* its name there */
+	int view_dir;           /* --view-from: its socket's directory (O_PATH), or -1 */
+	const char *view_name;  /* its name there */
 	mode_t umask;           /* the caller's */
 	int tty_fd;             /* the first of 0-2 that is a terminal, or -1 */
 	struct termios tty;     /* its settings before the jail */

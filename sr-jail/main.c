@@ -37,6 +37,8 @@ int main(int argc, char **argv)
 	jail_die_with_parent();
 	jail_build_env(&j);
 	jail_block_signals(&j);
+	if (j.view_from)
+		jail_view_open(&j);
 	if (j.control)
 		jail_control_listen(&j);
 	if (j.publish)

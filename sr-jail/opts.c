@@ -22,6 +22,9 @@ static const char usage_text[] =
 	"  --quota-changes FILE what applying --quota changed is listed in FILE\n"
 	"  --control PATH       a socket at PATH: each connection applies the changes\n"
 	"                       of --quota so far, the jail paused, and is answered\n"
+	"  --view-from SOCKET   while another jail serves SOCKET (its --control) over\n"
+	"                       the same directory: it applies first, and --quota's\n"
+	"                       changes are applied through its view, then by it\n"
 	"  --ro-bind SRC DST    bind host path SRC at DST, read-only\n"
 	"  --rootfs DIR         /usr, /bin, /lib*, /sbin and /etc basics from the root\n"
 	"                       file system in DIR (read-only) instead of the host's\n"
@@ -51,7 +54,7 @@ enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
 	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES, O_ROOTFS,
-	O_CONTROL, O_REPORT_FD, O_QUOTA_CHANGES, O_NET_PROXY, O_PUBLISH,
+	O_CONTROL, O_REPORT_FD, O_QUOTA_CHANGES, O_NET_PROXY, O_PUBLISH, O_VIEW_FROM,
 };
 
 static const struct option longopts[] = {
@@ -64,6 +67,7 @@ static const struct option longopts[] = {
 	{"control", required_argument, 0, O_CONTROL},
 	{"net-proxy", required_argument, 0, O_NET_PROXY},
 	{"publish", required_argument, 0, O_PUBLISH},
+	{"view-from", required_argument, 0, O_VIEW_FROM},
 	{"tmpfs", required_argument, 0, O_TMPFS},
 	{"rootfs", required_argument, 0, O_ROOTFS},
 	{"chdir", required_argument, 0, O_CHDIR},
@@ -294,6 +298,7 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case O_QUOTA_CHANGES: j->quota_changes = a; break;
 	case O_QUOTA_INODES: opt_quota_inodes(j, a); break;
 	case O_CONTROL: j->control = a; break;
+	case O_VIEW_FROM: j->view_from = a; break;
 	case O_CHDIR: opt_chdir(j, a); break;
 	case O_ROOTFS: opt_rootfs(j, a); break;
 	case O_HOSTNAME: opt_hostname(j, a); break;
@@ -340,6 +345,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 	j->prog_fd = j->sync_fd = j->control_fd = j->control_dir = j->report_fd = -1;
 	j->publish_fd = j->publish_dir = -1;
 	j->changes_fd = -1;
+	j->view_dir = -1;
 
 	opterr = 0;
 	int c;
@@ -362,4 +368,6 @@ void jail_parse(struct jail *j, int argc, char **argv)
 	if (j->net_proxy && j->share_net)
 		sr_usage("--net-proxy and --share-net: the proxy is the way out of a jail "
 			 "with a network of its own");
+	if (j->view_from && !quota)
+		sr_usage("--view-from: there is no --quota to apply through its view");
 }

@@ -940,3 +940,35 @@ int jail_quota_apply_live(struct jail *j, char *why, size_t len, int *full)
 	}
 	return r;
 }
+
+/* --view-from: the view's jail said its tmpfs is full: the line a caller
+ * looks for, as say_reached says it, with the cap of the --bind's --quota. */
+void jail_quota_view_full(const struct jail *j)
+{
+	char cap[48];
+	for (size_t i = 0; i < j->nmounts; i++) {
+		const struct mreq *m = &j->mounts[i];
+		if (m->kind != MK_BIND || !m->size)
+			continue;
+		human(m->size, cap, sizeof cap);
+		sr_warn("%s: quota of %s reached (ENOSPC): writes past it failed", m->dst, cap);
+		if (j->report_fd >= 0)
+			(void)dprintf(j->report_fd, "%s: quota of %s reached\n", m->dst, cap);
+		return;
+	}
+}
+
+/* --view-from: the first --quota applied into dir (the other jail's view
+ * of the same directory) rather than the host directory; its size cache,
+ * the host directory's, left alone (that jail's applies keep it). */
+void jail_quota_retarget(struct jail *j, int dir)
+{
+	if (dir < 0 || !j->nquotas)
+		return;
+	struct quota *q = &j->quotas[0];
+	close(q->host_fd);
+	q->host_fd = dir;
+	if (q->cache_fd >= 0)
+		close(q->cache_fd);
+	q->cache_fd = -1;
+}

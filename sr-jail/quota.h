@@ -18,4 +18,10 @@ void jail_quota_finish(struct jail *j);
  * why; *full: a quota's tmpfs is full (writes past it fail). */
 int jail_quota_apply_live(struct jail *j, char *why, size_t len, int *full);
 
+/* --view-from: the view's tmpfs was full (see say_reached). */
+void jail_quota_view_full(const struct jail *j);
+
+/* --view-from: its quota applied into dir (-1: as it was). */
+void jail_quota_retarget(struct jail *j, int dir);
+
 #endif

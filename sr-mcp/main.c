@@ -623,7 +623,6 @@ int main(int argc, char **argv)
 	one_request = one && !strcmp(one, "1");
 	if (!one_request)
 		job_retention_start();
-	session_quota_watch();
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGTERM, &sa, NULL);

@@ -6,6 +6,9 @@
  *   call.lock    held by a call's job for the length of the call: calls
  *                of a session wait for each other, in order of arrival
  *   ended        why it was closed, when sr-mcp or a call closed it
+ *   serves       the path of the control socket its jail serves (with a
+ *                workspace quota; session_quota.c), and ctl, that socket
+ *                when it is not the workspace's (ws_ctl_path)
  *   used         touched when a call is made, begins and ends: the
  *                keeper's idle clock (session_keep.c)
  *   tree-JOB     the keeper's runner (pid, start time), while it lives
@@ -267,7 +270,7 @@ static void start_keeper(struct run_spec *is, const struct session_ref *ref, cJS
 /* The FIFOs made new, and the interpreter started: its job id in ref. */
 static int start(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
 {
-	char p[4300], d[4300], idle[64];
+	char p[4300], d[4300], idle[64], ctl[4400];
 	for (int i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s/%s", ref->dir, i ? "out" : "in");
 		if ((unlink(p) < 0 && errno != ENOENT) || mkfifo(p, 0600) < 0) {
@@ -279,9 +282,17 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 	unlink(p);
 	snprintf(d, sizeof d, "SR_SESSION_DIR=%s", ref->dir);
 	snprintf(idle, sizeof idle, "SR_SESSION_IDLE=%.3f", (double)cfg.session_idle_ms / 1000);
-	const char *extra[6] = { d, idle };
+	/* the socket its jail serves (session_quota.c) */
+	int sv = session_serves(ref->dir, s->workspace, p, sizeof p);
+	if (sv < 0) {
+		snprintf(err, errlen, "unable to make the session's control socket's place under "
+			 "%s/sessions: %s", cfg.state_dir, strerror(errno));
+		return -1;
+	}
+	snprintf(ctl, sizeof ctl, "SR_SESSION_CTL=%s", p);
+	const char *extra[7] = { d, idle, ctl };
 	for (size_t n = 0; s->env_extra && s->env_extra[n] && n < 2; n++)
-		extra[2 + n] = s->env_extra[n];
+		extra[3 + n] = s->env_extra[n];
 	struct run_spec is = *s;
 	is.code = "";
 	is.code_len = 0;
@@ -597,24 +608,6 @@ static void close_if_owned(const char *dir, cJSON *rec, void *ctx)
 	if ((pid_t)num(rec, "owner_pid") == getpid() && job_alive(str(rec, "job")))
 		end_session(dir, rec, "sr-mcp restarted (the process that started the session "
 			    "ended)");
-}
-
-static void end_if(const char *dir, cJSON *rec, void *ctx)
-{
-	int (*over)(const char *, char *, size_t) = *(int (**)(const char *, char *, size_t))ctx;
-	char why[600], told[800];
-	if ((pid_t)num(rec, "owner_pid") != getpid() || !job_alive(str(rec, "job")) ||
-	    !over(str(rec, "workspace"), why, sizeof why))
-		return;
-	snprintf(told, sizeof told, "%s: the session was ended, its files kept; delete some "
-		 "(list_files shows them) before the next call", why);
-	end_session(dir, rec, told);
-}
-
-void session_end_owned_if(int (*over)(const char *ws, char *why, size_t len))
-{
-	if (cfg.state_dir && job_session_spool())
-		each_session(NULL, NULL, end_if, &over);
 }
 
 void session_close_owned(void)

@@ -7,7 +7,8 @@
  *   session.c       find, start, close, list the sessions; a call's job
  *   session_call.c  the call's program: the code handed to the interpreter
  *                   over the session's FIFOs, its framed answer read back
- *   session_quota.c the workspace quota of a live session, watched
+ *   session_quota.c the workspace quota of a live session: its jail's socket,
+ *                   the apply at the end of a call
  *   session_keep.c  the interpreter's job: its keeper on the host (the idle
  *                   bound, the CPU time), and its process tree read
  */
@@ -61,26 +62,27 @@ void session_result(struct cJSON *res, const struct cJSON *info);
 /* A job's argv (its record's): the language of its session when it is a
  * session call (the last part of its session's directory), else NULL. */
 const char *session_call_language(const struct cJSON *argv);
-/* End each live session this process started whose workspace over()
- * says is past its quota (1, why in its buffer); the next call is told. */
-void session_end_owned_if(int (*over)(const char *ws, char *why, size_t len));
-/* session_quota.c: start the thread that ends a session once its
- * workspace passes the quota (checked each second); nothing without one. */
-void session_quota_watch(void);
-/* session_quota.c: a session whose interpreter runs under sr-jail --quota
- * --control DIR/ctl: its jail applies what it wrote to the workspace, its
- * processes stopped meanwhile, and session_sync waits for that (at most
- * timeout_ms). SESSION_SYNC_OK, SESSION_SYNC_FULL (applied; its writes
- * reached the quota, why says so), SESSION_SYNC_NONE (no control socket,
- * or the jail ended before it answered: the session is gone, and its jail
- * applied everything as it ended; or it runs without one), or -1 with why
- * (an answer "failed: ...", or none within timeout_ms). Call it when
- * a call ends, before its job does (the workspace then has the call's
- * files), and before the host reads or writes a workspace with a session. */
+/* session_quota.c: the socket the jail of the session in dir (of
+ * workspace ws) is to serve (sr-jail --control), in path, and in
+ * DIR/serves: the workspace's (ws_ctl_path) when no session of ws serves
+ * it yet (1), else DIR/ctl, and its jail applies through the view of the one
+ * that does (2); 0 ("") without a quota (the session binds the workspace
+ * itself); -1 when it cannot be made. */
+int session_serves(const char *dir, const char *ws, char *path, size_t len);
+/* session_quota.c: the jail of the session whose directory is open at
+ * dir applies what its code wrote to the workspace, its processes stopped
+ * meanwhile, and session_sync waits for that (at most timeout_ms):
+ * SESSION_SYNC_OK, SESSION_SYNC_FULL (applied; its writes reached the
+ * quota, why says so), SESSION_SYNC_NONE (no socket served: the session
+ * is gone, and its jail applied everything as it ended; or it has no
+ * quota), SESSION_SYNC_FAILED (answered "failed: ...": why), or -1 with
+ * why (no answer within timeout_ms). Called as a call ends, before its
+ * job does: the workspace then has the call's files. */
 #define SESSION_SYNC_OK 0
 #define SESSION_SYNC_FULL 1
 #define SESSION_SYNC_NONE 2
-int session_sync(const char *dir, unsigned timeout_ms, char *why, size_t len);
+#define SESSION_SYNC_FAILED 3
+int session_sync(int dir, unsigned timeout_ms, char *why, size_t len);
 /* At exit: close the sessions this process started. */
 void session_close_owned(void);
 

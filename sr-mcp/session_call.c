@@ -14,7 +14,8 @@
  * otherwise. Before and after the call it looks at the interpreter from
  * outside for work left running (below), and it reports the
  * interpreter's CPU on SR_STATS_FD as sr-limit reports a run's, with what
- * the client is charged for it (charge_cpu_ms). */
+ * the client is charged for it (charge_cpu_ms). Last, the session's jail
+ * applies the call's files to the workspace (session_quota.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #include "sr.h"
 
 #define SESSION_THREADS_MAX 256
+#define SESSION_SYNC_WAIT_MS 60000      /* for the jail's apply (it copies the call's files) */
 
 struct call {
 	int dir, in, out;
@@ -446,6 +448,54 @@ static void check_after(struct call *c)
 	fprintf(stderr, "sr-mcp: %s\n", c->ended);
 }
 
+/* ---- the workspace: the call's files applied by the session's jail ------- */
+
+/* The quota as sr-jail words it ("8 MiB"), from the job's environment. */
+static void quota_text(char *buf, size_t len)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	const char *q = getenv("SR_WORKSPACE_QUOTA");
+	unsigned long long n = q ? strtoull(q, NULL, 10) : 0;
+	int u = 0;
+	while (u < 4 && n >= 1024 && n % 1024 == 0)
+		n /= 1024, u++;
+	snprintf(buf, len, "%llu %s", n, unit[u]);
+}
+
+/* After the answer: the session's jail applies what the call wrote (its
+ * processes stopped meanwhile), so that the workspace has it when the
+ * call returns. Its quota reached: said in the verdict file (where only
+ * the chain writes, job_result.c: the result's hint) and on stderr; no
+ * apply: said; no answer in time: the session is ended from outside (its
+ * jail applies all as it ends). */
+static void sync_files(struct call *c)
+{
+	char why[400], cap[48];
+	int r = session_sync(c->dir, SESSION_SYNC_WAIT_MS, why, sizeof why);
+	const char *vf = getenv("SR_VERDICT_FILE");
+	if (r == SESSION_SYNC_FULL) {
+		quota_text(cap, sizeof cap);
+		fprintf(stderr, "sr-mcp: the workspace reached its quota of %s: writes past it "
+			"failed (ENOSPC). Delete files you no longer need (in the code, or delete_path); "
+			"room freed from files the workspace held before this session started is "
+			"usable after restart_session.\n", cap);
+		int fd = vf ? open(vf, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+		if (fd >= 0) {
+			(void)dprintf(fd, "/workspace: quota of %s reached\n", cap);
+			close(fd);
+		}
+	} else if (r == SESSION_SYNC_FAILED) {
+		fprintf(stderr, "sr-mcp: the call's files were not all applied to the workspace: %s; "
+			"the next call applies them again.\n", why);
+	} else if (r < 0) {
+		snprintf(c->ended, sizeof c->ended, "its jail did not apply the call's files to the "
+			 "workspace (%s), so the session was ended from outside (its variables are gone; "
+			 "its jail applies its files as it ends)", why);
+		end_interp(c, c->ended);
+		fprintf(stderr, "sr-mcp: %s\n", c->ended);
+	}
+}
+
 /* ---- CPU: the interpreter's, charged to the tenant ----------------------- */
 
 /* The interpreter tree's CPU now (its system part in *sys). */
@@ -577,6 +627,7 @@ int session_call_main(int argc, char **argv)
 	free(code);
 	int rc = answer(c, sent, timeout_ms, ms_now() + timeout_ms + SESSION_GRACE_MS);
 	check_after(c);
+	sync_files(c);
 	report(c, rc);
 	touch_used(c);
 	return rc;

@@ -1,7 +1,9 @@
 /* workspace.c - the workspaces: names, making and opening one, their
  * use stamps, scratch or kept, the lock that orders a use against a
  * sweep, their sizes for the quota. The workspaces layer: it calls fs, runners' spawn, text
- * and util below it, never a job or a tool. */
+ * and util below it, never a job or a tool. A workspace with a live
+ * session is opened through the session's view, and a change of a file
+ * tool (ws_size_add, ws_size_forget) applied by its jail (below). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -11,6 +13,8 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,17 +238,41 @@ static int size_open(const char *id)
 
 int ws_size(const char *id, int wfd, struct sr_usage *u)
 {
+	/* a session's view: the directory's size, which its jail's applies
+	 * keep in the cache (what it wrote since the last one its tmpfs caps) */
+	int host = -1, root = ws_is_view(wfd) ? open(cfg.workspaces, O_RDONLY | O_DIRECTORY |
+						       O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (root >= 0) {
+		host = fs_openat2(root, id, O_RDONLY | O_DIRECTORY, 0);
+		close(root);
+		if (host < 0)
+			return -1;
+	}
 	int fd = size_open(id), measured;
-	int r = sr_qcache_used(fd, wfd, u, &measured);
+	int r = sr_qcache_used(fd, host >= 0 ? host : wfd, u, &measured);
+	if (host >= 0)
+		close(host);
 	if (fd >= 0)
 		close(fd);      /* and its lock */
 	return r;
+}
+
+/* A write through a session's view: its jail applies it (and counts it
+ * in the cache); a failure is in the log, and the next apply retries. */
+static void sync_after(const char *id)
+{
+	char why[600];
+	(void)ws_sync(id, why, sizeof why);
 }
 
 void ws_size_add(const char *id, int wfd, const struct sr_delta *d)
 {
 	if (!cfg.ws_quota)
 		return;
+	if (ws_is_view(wfd)) {
+		sync_after(id);
+		return;
+	}
 	int fd = size_open(id);
 	if (fd < 0)
 		return;
@@ -256,6 +284,7 @@ void ws_size_forget(const char *id)
 {
 	if (!cfg.ws_quota)
 		return;
+	sync_after(id);         /* first: the apply adds to the cache */
 	int fd = size_open(id);
 	if (fd < 0)
 		return;
@@ -370,6 +399,10 @@ int ws_open(const char *id, int create, char *err, size_t len)
 		}
 		fd = fs_openat2(root, id, O_RDONLY | O_DIRECTORY, 0);
 	}
+	if (fd >= 0) {
+		close(root);
+		return ws_view_open(id, fd, err, len);  /* a live session's view (below) */
+	}
 	if (fd < 0) {
 		if (errno == ENOENT)
 			snprintf(err, len, "no workspace %s (list_workspaces shows them)", id);
@@ -379,4 +412,179 @@ int ws_open(const char *id, int create, char *err, size_t len)
 	}
 	close(root);
 	return fd;
+}
+
+/* ---- a workspace with a live session: its view ---------------------------
+ * The session's interpreter runs under sr-jail --quota --control
+ * STATE/SIZES/ID.ctl (beside the workspace's size cache; runners find it
+ * there as "$SR_WORKSPACE_QUOTA_CACHE.ctl"): what it writes goes to the
+ * quota's tmpfs, which the kernel caps, and reaches the workspace's
+ * directory when that jail applies it. Meanwhile the directory must change
+ * only through the jail: overlayfs caches a name it did not find, so a
+ * file written into the directory itself may stay invisible to the
+ * session. So, while a session serves that socket, ws_open hands the
+ * host's tools the jail's view of the workspace (a descriptor the socket
+ * sends): what they read is what the session sees, what they write the
+ * session sees at once and counts against the same tmpfs; after a write,
+ * the jail is asked to apply (ws_size_add, ws_size_forget), so that the
+ * directory has it when the tool answers. Runs (sr-jail --view-from that
+ * socket) and installs do the same from their own jails. */
+
+#define VIEW_WAIT_MS 60000      /* the jail may be applying: it stops its processes */
+
+int ws_ctl_path(const char *id, char *buf, size_t len)
+{
+	if (!cfg.ws_quota || !cfg.state_dir || ws_size_path(id, buf, len) < 0 ||
+	    strlen(buf) + 5 > len) {
+		if (len)
+			*buf = '\0';
+		return -1;
+	}
+	strcat(buf, ".ctl");    /* beside the size cache; an ID has no dot */
+	return 0;
+}
+
+/* The socket at path, connected through descriptors that follow no link
+ * (sun_path is short; /proc/self/fd/N of the socket itself): a socket, or
+ * -1 with errno (ENOENT, ECONNREFUSED: nothing serves it). */
+static int ctl_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	const char *slash = strrchr(path, '/');
+	char dir[4200];
+	int s = -1, e;
+	if (!slash || (size_t)(slash - path) >= sizeof dir) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	int dfd = open(*dir ? dir : "/", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int at = dfd < 0 ? -1 : openat(dfd, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (at >= 0 && fstat(at, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		errno = ENOTSOCK;
+	} else if (at >= 0) {
+		snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d", at);
+		s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s >= 0 && connect(s, (struct sockaddr *)&sa, sizeof sa) < 0) {
+			e = errno;
+			close(s);
+			s = -1;
+			errno = e;
+		}
+	}
+	e = errno;
+	if (at >= 0)
+		close(at);
+	if (dfd >= 0)
+		close(dfd);
+	errno = e;
+	return s;
+}
+
+int ws_ctl_served(const char *path)
+{
+	int s = ctl_connect(path);
+	if (s >= 0)
+		close(s);       /* the jail reads no request: nothing done */
+	return s >= 0;
+}
+
+int ws_ctl_ask(const char *path, const char *req, unsigned timeout_ms, char *line,
+	       size_t len, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec io = { line, len - 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
+			    .msg_control = fd ? cbuf : NULL, .msg_controllen = fd ? sizeof cbuf : 0 };
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	ssize_t n = -1;
+	*line = '\0';
+	if (fd)
+		*fd = -1;
+	int s = ctl_connect(path);
+	if (s < 0) {
+		if (errno == ENOENT || errno == ECONNREFUSED)
+			return 1;
+		snprintf(line, len, "the session's control socket: %s", strerror(errno));
+		return -1;
+	}
+	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	(void)setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	if (sr_write_all(s, req, strlen(req)) == 0)
+		while ((n = recvmsg(s, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+			;
+	int e = n < 0 ? errno : 0;
+	close(s);
+	line[n > 0 ? n : 0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	struct cmsghdr *h = fd && n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+	    h->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(h), sizeof *fd);
+	if (n > 0)
+		return 0;
+	if (n == 0 || e == ECONNRESET || e == EPIPE)
+		return 1;       /* the jail ended meanwhile: it applied all as it ended */
+	snprintf(line, len, "no answer from the session's jail within %u s", timeout_ms / 1000);
+	return -1;
+}
+
+/* The view of workspace id's live session, a directory descriptor: >= 0;
+ * -2 when no session serves it; -1 with err when one does but its view
+ * could not be had (then nothing may write the directory itself). */
+static int view_of(const char *id, char *err, size_t len)
+{
+	char path[4300], line[600];
+	int fd;
+	if (ws_ctl_path(id, path, sizeof path) < 0)
+		return -2;
+	int r = ws_ctl_ask(path, "view\n", VIEW_WAIT_MS, line, sizeof line, &fd);
+	if (r == 1)
+		return -2;
+	if (r == 0 && fd >= 0) {
+		int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (dfd >= 0)
+			return dfd;
+		snprintf(line, sizeof line, "its view: %s", strerror(e));
+	} else if (r == 0) {
+		snprintf(line, sizeof line, "%.500s", *line ? line : "no view sent");
+	}
+	snprintf(err, len, "workspace %s has a live session whose files could not be reached "
+		 "(%s): try again, or close_session", id, line);
+	return -1;
+}
+
+int ws_view_open(const char *id, int host_fd, char *err, size_t len)
+{
+	int v = view_of(id, err, len);
+	if (v == -2)
+		return host_fd;
+	close(host_fd);
+	return v;
+}
+
+int ws_is_view(int wfd)
+{
+	struct stat a, b;
+	return fstat(wfd, &a) == 0 && stat(cfg.workspaces, &b) == 0 && a.st_dev != b.st_dev;
+}
+
+int ws_sync(const char *id, char *why, size_t len)
+{
+	char path[4300], line[600];
+	if (ws_ctl_path(id, path, sizeof path) < 0)
+		return 1;
+	int r = ws_ctl_ask(path, "apply\n", VIEW_WAIT_MS, line, sizeof line, NULL);
+	if (r == 1 || (r == 0 && strcmp(line, "ok") == 0))
+		return r == 1 ? 1 : 0;
+	if (r == 0 && strcmp(line, "ok full") == 0) {
+		snprintf(why, len, "the workspace reached its quota: writes past it failed (ENOSPC)");
+		return 2;
+	}
+	snprintf(why, len, "%.500s", line);
+	mcp_log("workspace %s: its session's jail did not apply: %s", id, line);
+	return -1;
 }

@@ -3,7 +3,8 @@
  * use against a sweep, its size for the quota. Below it: fs, runners, spawn, text, util
  * (it calls fs, spawn and util).
  *
- *   workspace.c  all of it
+ *   workspace.c  all of it (and a workspace with a live session: its
+ *                jail's view, its applies)
  */
 #ifndef SR_MCP_WS_H
 #define SR_MCP_WS_H
@@ -17,8 +18,32 @@ int ws_id_ok(const char *s);
 /* The workspace ID (made up when id is empty: then scratch; a name given
  * keeps it): a private directory. */
 int ws_make(char *id, size_t idlen, int create, char *err, size_t errlen);
-/* A workspace's directory, open (made with create); err set on failure. */
+/* A workspace's directory, open (made with create); err set on failure.
+ * While a session of it lives, its view instead: read and
+ * write through it, then ws_size_add or ws_size_forget, which apply. */
 int ws_open(const char *id, int create, char *err, size_t len);
+/* The socket of workspace id's live session (served by its jail, sr-jail
+ * --control): its size cache's path and ".ctl" (STATE/SIZES/ID.ctl) in
+ * buf; -1 ("") when there is no quota (no session is jailed so then) or
+ * when it cannot be made. */
+int ws_ctl_path(const char *id, char *buf, size_t len);
+/* Does a jail serve the socket at path (a connection accepted)? */
+int ws_ctl_served(const char *path);
+/* One request (req: "apply\n", "view\n") to the socket at path, its
+ * answer line in line (a descriptor sent with it in *fd, if fd): 0; 1 when
+ * nothing serves it (or the jail ended before it answered); -1 with why in
+ * line (no answer within timeout_ms, another error). */
+int ws_ctl_ask(const char *path, const char *req, unsigned timeout_ms, char *line,
+	       size_t len, int *fd);
+/* host_fd (the directory of workspace id), or, when a session of it
+ * lives, its view in its place (host_fd closed); -1 with err when a
+ * session lives and its view could not be had (fail closed). */
+int ws_view_open(const char *id, int host_fd, char *err, size_t len);
+/* wfd is a session's view, not the workspaces' file system. */
+int ws_is_view(int wfd);
+/* Workspace id's live session asked to apply: 0, 1 (no session), 2 (it
+ * did; its quota is reached: why), -1 (not applied: why; logged). */
+int ws_sync(const char *id, char *why, size_t len);
 /* STATE/workspaces.lock held (shared by a use, exclusive by a sweep):
  * an fd for ws_release, or -1 (then nothing is held). */
 int ws_hold(int exclusive);

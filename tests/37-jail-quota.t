@@ -394,6 +394,18 @@ except OSError as e:
     print(msg.decode().strip(), "errno", e.errno)
     os.unlink(sys.argv[2], dir_fd=fds[0])' "$@"
 }
+# NAME read through the view, or "missing".
+ctl_view_cat() {
+	python3 -c 'import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"view\n")
+msg, fds, _, _ = socket.recv_fds(s, 16, 1)
+try:
+    print(open(os.open(sys.argv[2], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fds[0])).read().strip())
+except FileNotFoundError:
+    print("missing")' "$@"
+}
 rm -rf "$w" && mkdir "$w" "$T/cv" && echo lower > "$w/old" && mkdir "$w/hd" && echo k > "$w/hd/k"
 echo precious > "$T/cv/victim"
 mkfifo "$T/cin" "$T/cout"
@@ -480,6 +492,68 @@ mkfifo "$T/ctl3"
 run sr-jail --bind "$w" /w --quota 1M --control "$T/ctl3" true
 is "$rc" 111 "--control where something is already: fails"
 
+# --view-from: a second jail over the directory of a jail under --control
+# (a session's, in sr-mcp): the first applies before the second starts, and
+# the second's changes reach the first through its view, even a name the
+# first had looked for; a second --control applies through the view too.
+rm -rf "$w" "$T/vc" && mkdir "$w" "$T/vc" && echo lower > "$w/old" && mkfifo "$T/vgo" "$T/vout"
+sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" --ro-bind "$T/vgo" /run/go --chdir /w sh -c '
+	cat ran two plain 2>/dev/null; echo by-first > first; echo started
+	read a </run/go; echo "saw: $(cat ran 2>&1) $(cat two 2>&1)"
+	read a </run/go; python3 -c "
+import os
+f = open(\"fill\", \"wb\", buffering=0)
+try:
+    while True: f.write(b\"f\" * (1 << 20))
+except OSError as e: print(\"full\", e.errno, flush=True)"
+	read a </run/go' >"$T/vout" 2>"$T/verr" &
+vpid=$!
+exec 6<"$T/vout"
+read -r -t 60 step <&6
+is "$step" started "a first jail under --control"
+ok "control: its file is not in the host directory yet" test ! -e "$w/first"
+run sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" sh -c 'cat /w/first; echo by-run > /w/ran; rm /w/old'
+is "$rc:$out" "0:by-first" "--view-from: the first jail applied before the second started: it reads the first's file"
+is "$(cat "$w/ran" 2>/dev/null):$(test -e "$w/old" && echo old)" "by-run:" "its changes are in the host directory when it ends (the first applied them)"
+sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" --control "$T/vc/ctl2" sh -c 'echo by-second > /w/two; sleep 30' 2>/dev/null &
+spid=$!
+for i in $(seq 1 60); do [ -S "$T/vc/ctl2" ] && break; sleep 0.5; done
+sleep 1
+is "$(ctl_apply "$T/vc/ctl2")" ok "--view-from with --control: an apply on request answers"
+is "$(cat "$w/two" 2>/dev/null)" by-second "and it went through the first jail's view to the host directory"
+kill "$spid"; wait "$spid"
+echo >"$T/vgo"
+read -r -t 60 step <&6
+is "$step" "saw: by-run by-second" "the first jail's program reads both files, names it had looked for before they were made"
+# the control: the same run without --view-from applies into the lower
+run sr-jail --bind "$w" /w --quota 4M sh -c 'echo by-plain > /w/plain'
+is "$(cat "$w/plain" 2>/dev/null)" by-plain "control: a run without --view-from applies to the host directory"
+is "$(ctl_view_cat "$T/vc/ctl" plain)" missing "control: which the first jail's view does not show (it had looked for that name)"
+echo >"$T/vgo"
+read -r -t 60 step <&6
+is "$step" "full 28" "the first jail fills its tmpfs"
+run sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" sh -c 'head -c 1048576 /dev/zero > /w/more'
+like "$err" "quota of 4 MiB reached" "--view-from into a full view: the quota reached is said"
+ok "and the file that did not fit is not in the host directory" test ! -s "$w/more"
+echo >"$T/vgo"
+wait "$vpid"
+exec 6<&-
+ok "--view-from once the first jail has ended: no socket left" test ! -e "$T/vc/ctl"
+run sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" sh -c 'echo alone > /w/alone'
+is "$rc:$(cat "$w/alone" 2>/dev/null)" 0:alone "--view-from with nothing serving it: as without"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/vc/ctl"
+run sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" true
+is "$rc" 0 "--control where a socket nothing serves was left: replaced"
+run sr-jail --bind "$w" /w --view-from "$T/vc/ctl" true
+is "$rc" 100 "--view-from without --quota is a usage error"
+# a jail ending at the path (applying its last changes): the next waits for it
+sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" sh -c 'sleep 2' &
+epid=$!
+for i in $(seq 1 60); do [ -S "$T/vc/ctl" ] && break; sleep 0.5; done
+run sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" sh -c 'echo next'
+is "$rc:$out" 0:next "--control where another jail serves it: it waits for that jail to end"
+wait "$epid"
+
 # sr-mcp where --quota cannot run (an sr-jail that refuses it, as one does
 # on a kernel without user xattrs on tmpfs): its default quota is off, and
 # sandbox_info says so and why; where it runs, there is no such note.
@@ -507,8 +581,8 @@ run mcp_call "$info" sr-mcp --state-dir "$T/st2"
 is "$(json_get "$out" result.structuredContent.caps.workspace_bytes):$(json_get "$out" result.structuredContent.caps.workspace_quota_note)" 1073741824:'<missing>' \
 	"control: where --quota runs, the quota is on and there is no note"
 
-# There, a session's quota watch (session_quota.c) has no quota to hold it
-# to: a session that wrote a file lives on past the watch's next rounds.
+# There, a session has no quota to hold it (no --quota for its jail):
+# a session that wrote a file lives on, its files in the workspace.
 cp -r "$SR_ROOT/sr-mcp/runners/python" "$SR_ROOT/sr-mcp/runners/python-lib" "$T/noq/runners/"
 mkdir -m 0700 "$T/st3"
 run python3 -c '
