@@ -534,7 +534,6 @@ static void on_signal(int sig)
  * waits for what runs (a cancelled job's kill), then sweeps (once a
  * minute at most per state directory), so that nothing of it is killed
  * half-way when it ends. */
-static int one_request;
 
 static void sweep_once(void)
 {
@@ -620,8 +619,8 @@ int main(int argc, char **argv)
 	runner_load();
 	tool_init();
 	const char *one = getenv("SR_MCP_ONE_REQUEST");
-	one_request = one && !strcmp(one, "1");
-	if (!one_request)
+	cfg.one_request = one && !strcmp(one, "1");
+	if (!cfg.one_request)
 		job_retention_start();
 
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -633,10 +632,10 @@ int main(int argc, char **argv)
 	 * `printf REQUEST | sr-mcp` works; one request's, until it is done),
 	 * a batch's answers given by then go out; a signal: out at once.
 	 * Runs go on either way: they are sr-queue jobs, found again by id. */
-	for (int i = 0; i < 200 && !signalled && proto_pending() > 0; i += !one_request)
+	for (int i = 0; i < 200 && !signalled && proto_pending() > 0; i += !cfg.one_request)
 		usleep(10000);
 	proto_flush();
-	if (one_request && !signalled)
+	if (cfg.one_request && !signalled)
 		sweep_once();
 	quiet();
 	spawn_kill_all();

@@ -51,6 +51,8 @@ struct config {
 	char *tools_dir;        /* where sr-queue, sr-limit ... are (PATH head) */
 	int external_worker;    /* 1: someone else runs `sr-queue run` */
 	int tenant_fixed;       /* --tenant: one tenant for every connection */
+	int one_request;        /* SR_MCP_ONE_REQUEST=1: an sr-mcp for one stateless
+				 * request (sr-mcp-http): its sessions are the tenant's */
 	unsigned jobs;          /* the worker's -j */
 	char *cpu_budget;       /* the worker's --cpu-budget, "" for none */
 	char *via;              /* the worker's --via launcher, NULL: runs here */

@@ -185,11 +185,12 @@ static void why_ended(const char *dir, const cJSON *rec, char *why, size_t len)
 	cJSON_Delete(st);
 }
 
-/* The record's owner (the sr-mcp process that started it) is gone. */
+/* The record's owner (the sr-mcp process that started it) is gone; a
+ * session of no process (owner 0, the tenant's) is never. */
 static int owner_gone(const cJSON *rec)
 {
 	pid_t pid = (pid_t)num(rec, "owner_pid");
-	return pid != getpid() && (kill(pid, 0) < 0 && errno == ESRCH ?
+	return pid != 0 && pid != getpid() && (kill(pid, 0) < 0 && errno == ESRCH ?
 				   1 : proc_start(pid) != (unsigned long long)num(rec, "owner_start"));
 }
 
@@ -314,8 +315,12 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 	cJSON_AddStringToObject(rec, "language", s->runner->name);
 	cJSON_AddStringToObject(rec, "workspace", s->workspace);
 	cJSON_AddStringToObject(rec, "tenant", s->tenant);
-	cJSON_AddNumberToObject(rec, "owner_pid", getpid());
-	cJSON_AddNumberToObject(rec, "owner_start", (double)proc_start(getpid()));
+	/* An sr-mcp for one stateless request (sr-mcp-http, 2026-07-28) ends
+	 * with its answer: the session is the tenant's, found by its next
+	 * requests, ended by its keeper at --session-idle (owner 0). */
+	pid_t owner = cfg.one_request ? 0 : getpid();
+	cJSON_AddNumberToObject(rec, "owner_pid", owner);
+	cJSON_AddNumberToObject(rec, "owner_start", owner ? (double)proc_start(owner) : 0);
 	cJSON_AddNumberToObject(rec, "started_ms", (double)now_ms());
 	cJSON_AddNumberToObject(rec, "last_used_ms", (double)now_ms());
 	cJSON_AddNumberToObject(rec, "memory", (double)s->memory);

@@ -5,6 +5,8 @@
 // cancels its job: the run ends, long before its timeout. Controls: the
 // same call answered (its stream ended by the server) leaves its job
 // running; a 2025 session's stream closed by its client does not cancel.
+// A session (run_code session: true) belongs to the tenant and workspace,
+// not to the request's sr-mcp: the next request's call finds it.
 // After many stateless requests the front's log holds nothing alarming
 // (the per-request sr-mcp's sweep and sandbox probe are not killed
 // half-way), each of their processes is gone, and the sweep did run.
@@ -72,6 +74,23 @@ ab.abort();
 await legacy;
 await sleep(3000);
 ok(running(S3).length > 0, '... its client closed the stream: the run goes on (2025: a disconnect is no cancel)');
+
+// ---- a session over stateless requests: the tenant's, not one request's sr-mcp's ---
+const py = (code) => client.callTool({ name: 'run_code', arguments: { language: 'python', code,
+  session: true, workspace_id: 'stateless-s', wait_s: 60 } }, { timeout: 120000 });
+const p1 = await py('x = 41\nprint("set")');
+is(sc(p1).stdout, 'set\n', 'a session call over a stateless request: x set');
+const atStart = gw.starts().length;
+const p2 = await py('print(x + 1)');
+is(sc(p2).stdout, '42\n', '... the next stateless request\'s call sees x: the session outlived the first request\'s sr-mcp');
+ok(gw.starts().length > atStart, '... though that request had an sr-mcp of its own');
+is(sc(p2).session && sc(p2).session.interpreter_job_id, sc(p1).session && sc(p1).session.interpreter_job_id,
+  '... the same interpreter');
+const cs = await client.callTool({ name: 'close_session', arguments: { workspace_id: 'stateless-s', language: 'python' } });
+ok(!cs.isError, 'close_session, stateless, closes it');
+const p3 = await py('print("x" in dir())');
+is(sc(p3).stdout, 'False\n', 'control: after close_session a new interpreter, x gone');
+await client.callTool({ name: 'close_session', arguments: { workspace_id: 'stateless-s', language: 'python' } });
 
 // ---- the log: N stateless requests, nothing alarming; every sr-mcp ended -----------
 const N = 24, before = gw.starts().length, logAt = gw.log().length;
