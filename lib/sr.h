@@ -92,6 +92,11 @@ char *sr_read_file(const char *path, size_t max, size_t *len);
  * have ended (0), a read or write failed (-1), or seen, told of each
  * chunk (way 0: a to b, 1: b to a), returned -1 (1). */
 int sr_relay(int a, int b, int (*seen)(int way, size_t n, void *arg), void *arg);
+/* Send req on the connected socket s and read its answer: one message, in
+ * line (len bytes, cut at its first newline, NUL-ended) and, if fd, a
+ * descriptor sent with it in *fd (SCM_RIGHTS, close-on-exec; *fd is left
+ * as it was when none came). The message's length, 0 at EOF, -1 with errno. */
+ssize_t sr_ask(int s, const char *req, char *line, size_t len, int *fd);
 /* execvp as POSIX has it: PATH searched for argv[0] (unless it holds a
  * '/'), and a file the kernel will not run (ENOEXEC: a script without #!)
  * run by /bin/sh, as glibc does and musl does not. It allocates nothing,

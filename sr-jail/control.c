@@ -335,25 +335,13 @@ static void view_path(const struct jail *j, char *buf, size_t len)
  * with it in *fd if fd). 0, or -1 when nothing serves SOCKET. */
 static int view_ask(const struct jail *j, const char *req, char *line, size_t len, int *fd)
 {
-	char path[4200], cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec io = { line, len - 1 };
-	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
-			    .msg_control = fd ? cbuf : NULL, .msg_controllen = fd ? sizeof cbuf : 0 };
+	char path[4200];
 	view_path(j, path, sizeof path);
 	int s = view_connect(path);
 	if (s < 0)
 		return -1;
-	ssize_t n = -1;
-	if (sr_write_all(s, req, strlen(req)) == 0)
-		while ((n = recvmsg(s, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-			;
+	ssize_t n = sr_ask(s, req, line, len, fd);
 	close(s);
-	line[n > 0 ? n : 0] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	struct cmsghdr *h = fd && n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
-	    h->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(h), sizeof *fd);
 	if (n <= 0)
 		snprintf(line, len, "no answer");
 	return 0;

@@ -493,10 +493,6 @@ int ws_ctl_served(const char *path)
 int ws_ctl_ask(const char *path, const char *req, unsigned timeout_ms, char *line,
 	       size_t len, int *fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec io = { line, len - 1 };
-	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
-			    .msg_control = fd ? cbuf : NULL, .msg_controllen = fd ? sizeof cbuf : 0 };
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
 	ssize_t n = -1;
 	*line = '\0';
@@ -511,17 +507,9 @@ int ws_ctl_ask(const char *path, const char *req, unsigned timeout_ms, char *lin
 	}
 	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	(void)setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	if (sr_write_all(s, req, strlen(req)) == 0)
-		while ((n = recvmsg(s, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-			;
+	n = sr_ask(s, req, line, len, fd);
 	int e = n < 0 ? errno : 0;
 	close(s);
-	line[n > 0 ? n : 0] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	struct cmsghdr *h = fd && n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
-	    h->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(h), sizeof *fd);
 	if (n > 0)
 		return 0;
 	if (n == 0 || e == ECONNRESET || e == EPIPE)

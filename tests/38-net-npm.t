@@ -4,11 +4,7 @@
 # registry.npmjs.org alone; another host is refused, saying why. The
 # control: the registry answers from outside the jail.
 . "$(dirname "$0")/lib.sh"
-need_userns
-command -v npm >/dev/null || skip_all "no npm here"
-command -v curl >/dev/null || skip_all "no curl here"
-curl -sS --max-time 20 -o /dev/null https://registry.npmjs.org/is-number 2>/dev/null ||
-	skip_all "the npm registry cannot be reached from here (no network): nothing to allow"
+need_npm_registry
 ok "the control: the registry answers outside the jail" \
 	curl -sS --max-time 20 -o /dev/null https://registry.npmjs.org/is-number
 mkdir "$T/w"

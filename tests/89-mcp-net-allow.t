@@ -5,11 +5,7 @@
 # network where this machine reaches the npm registry (CI does); a skip
 # saying why elsewhere.
 . "$(dirname "$0")/lib.sh"
-need_userns
-command -v curl >/dev/null || skip_all "no curl here"
-command -v npm >/dev/null || skip_all "no npm here"
-curl -sS --max-time 20 -o /dev/null https://registry.npmjs.org/is-number 2>/dev/null ||
-	skip_all "the npm registry cannot be reached from here (no network): nothing to allow"
+need_npm_registry
 
 meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}'
 # tool NAME ARGS-JSON: the result object of one call, on an sr-mcp allowing the registry

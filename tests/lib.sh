@@ -11,6 +11,7 @@
 #   wait_for DESC SECS [!] CMD...  poll CMD until it succeeds (with !, fails)
 #   wait_pid SECS PID   wait for a background child, killed past SECS; sets $wst
 #   need_userns / have_userns      skip unless sr-jail can make its namespaces
+#   need_npm_registry   skip unless the npm registry is reachable (npm, curl)
 #   need_two_users      root tests: victim/attacker accounts (vuid, auid)
 #   cc_probe / cc_probe_file       build a C probe into $T
 #   live_pids PID...    print those PIDs still alive; false if none is
@@ -249,6 +250,16 @@ rootfs_env() {
 	else
 		export SR_TEST_ROOTFS_WHY="no Debian rootfs: $status"
 	fi
+}
+
+# The tests of sr-net on the real network: the npm registry, which CI
+# reaches, with npm and curl; skip_all saying why where it cannot be had.
+need_npm_registry() {
+	need_userns
+	command -v npm >/dev/null || skip_all "no npm here"
+	command -v curl >/dev/null || skip_all "no curl here"
+	curl -sS --max-time 20 -o /dev/null https://registry.npmjs.org/is-number 2>/dev/null ||
+		skip_all "the npm registry cannot be reached from here (no network): nothing to allow"
 }
 
 mcp_client_guard() {

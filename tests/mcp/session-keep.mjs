@@ -21,23 +21,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ok, is, like, done, server, stateDir, serverEnv, sc, text, sleep } from './tap.mjs';
+import { ok, is, like, done, server, stateDir, serverEnv, sc, text, sleep, until, stdioClient } from './tap.mjs';
 
-const T = { timeout: 180000 };
-async function connect(state, name, extra = {}) {
-  const client = new Client({ name, version: '1' });
-  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-    env: serverEnv(state, extra) }));
-  const call = (n, args) => client.callTool({ name: n, arguments: args }, undefined, T);
-  return { client, call };
-}
-async function until(cond, secs) {
-  for (let i = 0; i < secs * 10; i++) {
-    if (await cond()) return true;
-    await sleep(100);
-  }
-  return !!(await cond());
-}
+const connect = (state, name, extra = {}) => stdioClient(Client, StdioClientTransport, state, name, extra, 180000);
 const read = (p) => { try { return readFileSync(p, 'utf8'); } catch { return null; } };
 // The keeper of the session in dir: the process whose command line is
 // sr-mcp --session-keep DIR ...

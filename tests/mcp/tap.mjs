@@ -38,3 +38,21 @@ export function serverEnv(state, extra = {}) {
 export const sc = (r) => (r && r.structuredContent) || {};
 export const text = (r) => ((r && r.content) || []).filter((c) => c.type === 'text').map((c) => c.text).join('');
 export const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+
+// Until cond() (maybe async) holds, for at most secs seconds: whether it did.
+export async function until(cond, secs) {
+  for (let i = 0; i < secs * 10; i++) {
+    if (await cond()) return true;
+    await sleep(100);
+  }
+  return !!(await cond());
+}
+
+// A client named name on a new sr-mcp of state dir state (extra: more of
+// its environment), and call(tool, args), each call bounded by timeout ms.
+export async function stdioClient(Client, Transport, state, name, extra = {}, timeout = 180000) {
+  const client = new Client({ name, version: '1' });
+  await client.connect(new Transport({ command: server, args: [], stderr: 'pipe', env: serverEnv(state, extra) }));
+  const call = (t, args) => client.callTool({ name: t, arguments: args }, undefined, { timeout });
+  return { client, call };
+}
