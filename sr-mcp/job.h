@@ -51,6 +51,9 @@ struct run_spec {
 /* run_spec.net: none, the host's network (--network full; an install
  * under install), or the --net-allow hosts through sr-net (allow). */
 enum { JOB_NET_NONE, JOB_NET_FULL, JOB_NET_ALLOW };
+/* What an install reaches under --network install (through sr-net, as
+ * under allow): the package indexes pip and npm use, and --net-allow's. */
+#define JOB_NET_INDEXES " --allow pypi.org --allow files.pythonhosted.org --allow registry.npmjs.org"
 /* Who waits: a cancel (*cancelled non-zero) ends the wait; progress, when
  * set, is told every MCP_PROGRESS_S seconds. */
 struct job_waiter {

@@ -139,8 +139,9 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 	}
 	if (s->net == JOB_NET_ALLOW) {  /* sr-net's socket, its records, the rules */
 		const char *d = job_made_dir();
-		if (asprintf(&env[nenv++], "SR_NET_ARGS=--socket %s/%s.sock --log %s/%s.net%s", d,
-			     id, d, id, cfg.net_rules ? cfg.net_rules : "") < 0)
+		if (asprintf(&env[nenv++], "SR_NET_ARGS=--socket %s/%s.sock --log %s/%s.net%s%s", d,
+			     id, d, id, cfg.net_allow ? "" : JOB_NET_INDEXES,
+			     cfg.net_rules ? cfg.net_rules : "") < 0)
 			sr_fatal(SR_EXIT_SYS, "out of memory");
 	}
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)

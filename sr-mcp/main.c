@@ -247,9 +247,9 @@ static void caps_check(void)
 			 given[o].name[0] ? given[o].value : caps[o].value);
 		sr_usage_value(given[k].name, caps[k].what, given[k].value, want);
 	}
-	if (cfg.net_rules && !cfg.net_allow)
-		sr_usage("--net-allow and --net-deny are the rules of --network allow, "
-			 "which is not given");
+	if (cfg.net_rules && !cfg.net_allow && (cfg.net_full || !cfg.net_install))
+		sr_usage("--net-allow and --net-deny are the rules of --network allow or "
+			 "install, which is not given");
 }
 
 /* A repeatable option (--host-dir, --environment) given once, or its

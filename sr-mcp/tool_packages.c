@@ -449,7 +449,7 @@ static int install_submit(struct install *op)
 		.runner = &inst, .code = "", .code_len = 0, .args = (cJSON *)op->pk,
 		.timeout_ms = (uint64_t)(op->timeout * 1000 + 0.5), .memory = cfg.memory,
 		.tenant = r->tenant, .env_extra = extra,
-		.net = local ? JOB_NET_NONE : cfg.net_allow ? JOB_NET_ALLOW : JOB_NET_FULL,
+		.net = local ? JOB_NET_NONE : cfg.net_full ? JOB_NET_FULL : JOB_NET_ALLOW,
 	};
 	snprintf(s.workspace, sizeof s.workspace, "%s", op->ws);
 	cJSON *specs = NULL;
