@@ -85,7 +85,7 @@ int tool_sandrun_exec_settings(struct cJSON *t);
 int tool_install_packages_settings(struct cJSON *t);
 
 /* tool_resources.c */
-void resources_call(struct proto_req *r);             /* on its own thread */
+void tool_res_call(struct proto_req *r);              /* resources/...: on its own thread */
 char *tool_res_uri(const char *ws, const char *path);  /* a workspace file's uri */
 const char *tool_res_mime(const char *path);           /* by its name, or NULL */
 

@@ -472,7 +472,7 @@ static void read_job_res(struct proto_req *r, const char *uri)
 	contents(r, item);
 }
 
-void resources_call(struct proto_req *r)
+void tool_res_call(struct proto_req *r)
 {
 	char err[700];
 	if (job_state_ready(err, sizeof err) < 0) {
