@@ -10,9 +10,8 @@
 #ifndef SR_MCP_FS_H
 #define SR_MCP_FS_H
 
+#include <stddef.h>
 #include <sys/types.h>
-
-#include "runner.h"
 
 #define FS_WALK_MAX 200000     /* entries looked at in one walk */
 #define FS_REL_MAX 4095        /* a path from a walk start, at most */

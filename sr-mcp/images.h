@@ -7,7 +7,7 @@
 #ifndef SR_MCP_IMAGES_H
 #define SR_MCP_IMAGES_H
 
-#include "ws.h"
+#include <stddef.h>
 
 struct cJSON;
 

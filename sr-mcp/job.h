@@ -22,11 +22,11 @@
 #ifndef SR_MCP_JOB_H
 #define SR_MCP_JOB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "images.h"
-
 struct cJSON;
+struct runner;
 struct sq_spool;
 
 /* jobs.c */

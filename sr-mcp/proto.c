@@ -20,7 +20,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
 #include "proto.h"
+#include "text.h"
 #include "sr.h"
 
 #define MODERN "2026-07-28"

@@ -16,9 +16,8 @@
 #ifndef SR_MCP_PROTO_H
 #define SR_MCP_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
-
-#include "job.h"
 
 struct cJSON;
 

@@ -29,6 +29,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
 #include "proto.h"
 #include "sr.h"
 

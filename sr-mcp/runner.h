@@ -8,7 +8,7 @@
 #ifndef SR_MCP_RUNNER_H
 #define SR_MCP_RUNNER_H
 
-#include "spawn.h"
+#include <stddef.h>
 
 /* One language: a runner file. */
 struct runner {

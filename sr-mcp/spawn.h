@@ -6,7 +6,7 @@
 #ifndef SR_MCP_SPAWN_H
 #define SR_MCP_SPAWN_H
 
-#include "text.h"
+#include <stddef.h>
 #include <string.h>
 #include <sys/types.h>
 

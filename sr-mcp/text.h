@@ -7,7 +7,7 @@
 #ifndef SR_MCP_TEXT_H
 #define SR_MCP_TEXT_H
 
-#include "mcp.h"
+#include <stddef.h>
 
 /* Appends to a growing buffer: p NUL-terminated once anything is put. */
 struct text_buf {

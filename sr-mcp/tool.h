@@ -28,6 +28,10 @@
 #ifndef SR_MCP_TOOL_H
 #define SR_MCP_TOOL_H
 
+#include <sys/types.h>
+#include <time.h>
+
+#include "mcp.h"
 #include "proto.h"
 
 struct cJSON;

@@ -29,7 +29,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "images.h"
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "text.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 #define RES_LIST_MAX 1000             /* resources/list: files, at most */

@@ -12,6 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
 #include "tool.h"
 #include "sr.h"
 

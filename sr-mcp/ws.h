@@ -8,10 +8,9 @@
 #ifndef SR_MCP_WS_H
 #define SR_MCP_WS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-
-#include "fs.h"
 
 int ws_id_ok(const char *s);
 /* The workspace ID (made up when id is empty: then scratch; a name given
