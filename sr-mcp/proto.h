@@ -3,8 +3,8 @@
  * in flight, cancellation, progress, MCP tasks. It knows no tool: the
  * tools layer hands it a struct proto_server (proto_serve) whose
  * functions it calls for tools/list, tools/call, resources/..., the
- * instructions and a task's result. Below it: jobs, images, workspaces,
- * fs, runners, spawn, text, util (it calls jobs to cancel, wait and list).
+ * instructions and a task's result. It calls jobs to cancel, wait and
+ * list.
  *
  *   proto.c        framing, dispatch, initialize, in flight, cancel,
  *                  progress, batches

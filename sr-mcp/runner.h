@@ -1,6 +1,5 @@
 /* runner.h - the runners layer (prefix runner_): the runners directory,
- * one executable file per language, and their versions. Below it: spawn,
- * text, util.
+ * one executable file per language, and their versions.
  *
  *   runners.c  runner_load, runner_find, runner_versions, runner_trust,
  *              runner_trusted

@@ -1,5 +1,5 @@
 /* spawn.h - the spawn layer (prefix spawn_): running sr-queue, runners
- * and tar, capturing their output. Below it: text, util.
+ * and tar, capturing their output.
  *
  *   spawn.c  spawn_capture, spawn_detached, spawn_io, spawn_kill_all
  */

@@ -1,8 +1,7 @@
 /* tool.h - the tools layer (prefix tool_): the MCP tools, one file per
  * tool or close family, each tool a schema, sr-mcp/tools/NAME.json, and
  * a handler, tool_NAME: a row of the table in tools.c (TOOL_TABLE below);
- * tool_init hands the protocol its struct proto_server. Below it:
- * protocol, jobs, images, workspaces, fs, runners, spawn, text, util.
+ * tool_init hands the protocol its struct proto_server.
  *
  *   tools.c          the table: tools/list, tools/call dispatch, instructions
  *   tool_info.c      sandbox_info; --compat sandrun's names

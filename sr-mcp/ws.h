@@ -1,7 +1,6 @@
 /* ws.h - the workspaces layer (prefix ws_): a workspace's name, making
  * and opening it, its use stamp, scratch or kept, the lock that orders a
- * use against a sweep, its size for the quota. Below it: fs, runners, spawn, text, util
- * (it calls fs, spawn and util).
+ * use against a sweep, its size for the quota.
  *
  *   workspace.c  all of it
  */
