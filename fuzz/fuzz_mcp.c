@@ -25,6 +25,10 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "mcp.h"
+#include "proto.h"
+#include "runner.h"
+#include "text.h"
 #include "tool.h"
 #include "sr.h"
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcp.h"
 #include "spawn.h"
 #include "sr.h"
 

@@ -5,7 +5,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "jail.h"
 #include "caps.h"
 #include "sr.h"
 

@@ -2,7 +2,6 @@
 #ifndef CAPS_H
 #define CAPS_H
 
-#include "jail.h"
 
 void jail_drop_bounding(void);
 void jail_drop_caps(void);

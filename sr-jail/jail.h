@@ -11,6 +11,8 @@
 
 #include "sr.h"
 
+struct seen;
+
 #define JAIL_HOME "/home/sandbox"
 #define JAIL_PATH "/usr/local/bin:/usr/bin:/bin"
 #define JAIL_HOSTNAME "sandbox"

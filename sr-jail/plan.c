@@ -16,7 +16,6 @@
 #include <unistd.h>
 #include <linux/openat2.h>
 
-#include "jail.h"
 #include "plan.h"
 #include "sr.h"
 

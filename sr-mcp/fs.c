@@ -20,6 +20,7 @@
 #include <linux/openat2.h>
 
 #include "fs.h"
+#include "mcp.h"
 #include "sr.h"
 
 #define RESOLVE_SAFE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)

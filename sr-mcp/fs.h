@@ -1,8 +1,7 @@
 /* fs.h - the fs layer (prefix fs_): safe file access beneath a directory.
  * Every path is looked up by openat2 (RESOLVE_BENEATH,
  * RESOLVE_NO_SYMLINKS, RESOLVE_NO_MAGICLINKS); no link is followed.
- * Below it: runners, spawn, text, util (it calls text and util only) and
- * lib/ (tree.c walks).
+ * Walks are lib/tree.c's.
  *
  *   fs.c   fs_openat2, fs_path_why, fs_rel_path, fs_split, fs_dir_open,
  *          fs_file_open, fs_read_fd, fs_write_at, fs_walk, fs_hidden, fs_count
@@ -10,9 +9,8 @@
 #ifndef SR_MCP_FS_H
 #define SR_MCP_FS_H
 
+#include <stddef.h>
 #include <sys/types.h>
-
-#include "runner.h"
 
 #define FS_WALK_MAX 200000     /* entries looked at in one walk */
 #define FS_REL_MAX 4095        /* a path from a walk start, at most */

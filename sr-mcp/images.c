@@ -27,7 +27,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
 #include "images.h"
+#include "mcp.h"
+#include "text.h"
+#include "ws.h"
 #include "sr.h"
 
 #define OUT_DIR "outputs"        /* beneath /workspace */

@@ -1,13 +1,13 @@
 /* images.h - the images layer (prefix images_): the images a run wrote to
  * /workspace/outputs, as image blocks after the result's text (sr-mcp(1),
- * IMAGES). Below it: workspaces, fs, runners, spawn, text, util.
+ * IMAGES).
  *
  *   images.c  all of it
  */
 #ifndef SR_MCP_IMAGES_H
 #define SR_MCP_IMAGES_H
 
-#include "ws.h"
+#include <stddef.h>
 
 struct cJSON;
 

@@ -1,9 +1,8 @@
 /* job.h - the jobs layer (prefix job_): runs as sr-queue jobs, the spool
  * core used in-process: submit, wait, status, cancel, list, the worker;
  * a job's result for the model; the retention of jobs and workspaces.
- * Below it: images, workspaces, fs, runners, spawn, text, util. It knows
- * no request: job_wait reports progress and learns of a cancel through
- * the struct job_waiter its caller (the protocol) fills.
+ * It knows no request: job_wait reports progress and learns of a cancel
+ * through the struct job_waiter its caller (the protocol) fills.
  *
  *   job_retention.c  the sweeper: idle workspaces (--workspace-ttl),
  *                    finished jobs and their code (--job-ttl, --job-space)
@@ -22,11 +21,11 @@
 #ifndef SR_MCP_JOB_H
 #define SR_MCP_JOB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "images.h"
-
 struct cJSON;
+struct runner;
 struct sq_spool;
 
 /* jobs.c */

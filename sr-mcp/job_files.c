@@ -16,6 +16,8 @@
 #include <cjson/cJSON.h>
 
 #include "job.h"
+#include "mcp.h"
+#include "text.h"
 #include "sr.h"
 
 /* The job's file NAME, open, wherever the job is now. */

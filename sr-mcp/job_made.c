@@ -38,7 +38,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
 #include "job.h"
+#include "mcp.h"
+#include "text.h"
+#include "ws.h"
 #include "sr.h"
 
 #define SNAP_TAG "sr-mcp snapshot 1\n"

@@ -35,6 +35,7 @@
 #include <cjson/cJSON.h>
 
 #include "job.h"
+#include "mcp.h"
 #include "sr.h"
 
 #define TAIL 4096                /* bytes of stderr looked at */

@@ -14,7 +14,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "images.h"
 #include "job.h"
+#include "mcp.h"
+#include "text.h"
 #include "spool.h"
 #include "sr.h"
 

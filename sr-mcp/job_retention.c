@@ -39,6 +39,9 @@
 #include <cjson/cJSON.h>
 
 #include "job.h"
+#include "mcp.h"
+#include "spawn.h"
+#include "ws.h"
 #include "spool.h"      /* sr-queue's spool core: the job records */
 #include "sr.h"
 

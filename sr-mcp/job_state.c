@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "mcp.h"
+#include "spawn.h"
+#include "ws.h"
 #include "spool.h"      /* sr-queue's spool core */
 #include "sr.h"
 

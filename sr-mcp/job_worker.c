@@ -33,6 +33,7 @@
 #include <cjson/cJSON.h>
 
 #include "job.h"
+#include "mcp.h"
 #include "spawn.h"
 #include "spool.h"
 #include "sr.h"

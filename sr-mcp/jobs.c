@@ -32,6 +32,9 @@
 #include <cjson/cJSON.h>
 
 #include "job.h"
+#include "mcp.h"
+#include "runner.h"
+#include "ws.h"
 #include "spool.h"      /* sr-queue's spool core */
 #include "sr.h"
 

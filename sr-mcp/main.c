@@ -16,7 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "runner.h"
 #include "session.h"
+#include "spawn.h"
 #include "tool.h"
 #include "sr.h"
 

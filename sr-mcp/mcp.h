@@ -2,26 +2,9 @@
  * jobs, each through a runner that composes sr-limit, sr-jail and
  * sr-exec. sr-mcp isolates nothing itself.
  *
- * Its layers, top first, each with a header and a prefix; a file calls
- * its own layer and those below only (scripts/layers.conf, HACKING.md):
- *
- *   main.c                              options, the read loop, shutdown
- *   tool.h   tools (tool_)              tools.c tool_info.c tool_run.c
- *                                       tool_ws.c tool_write.c tool_files.c
- *                                       tool_packages.c tool_export.c
- *                                       tool_import.c tool_tar.c
- *                                       tool_resources.c tool_pkgspec.c
- *                                       tool_util.c
- *   proto.h  protocol (proto_)          proto_tasks.c proto.c
- *   job.h    jobs (job_)                job_retention.c job_result.c
- *                                       jobs.c job_files.c
- *   images.h images (images_)           images.c
- *   ws.h     workspaces (ws_)           workspace.c
- *   fs.h     safe file access (fs_)     fs.c
- *   runner.h runners (runner_)          runners.c
- *   spawn.h  processes (spawn_)         spawn.c
- *   text.h   text (text_)               text.c utf8.c
- *   mcp.h    util (mcp_, cfg, x*)       util.c: settings, log, allocation
+ * Its layers, their files and what each may use: scripts/layers.conf,
+ * printed by scripts/layers --map (HACKING.md carries it); each file
+ * includes the header of every layer it uses.
  *
  * This header is the bottom one: the settings and the helpers of util.c.
  */

@@ -20,7 +20,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
 #include "proto.h"
+#include "text.h"
 #include "sr.h"
 
 #define MODERN "2026-07-28"
@@ -362,7 +365,7 @@ static void do_initialize(struct proto_req *r)
 	cJSON_AddStringToObject(res, "protocolVersion", ver);
 	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_LEGACY, client_ui));
 	cJSON_AddItemToObject(res, "serverInfo", server_info());
-	cJSON_AddStringToObject(res, "instructions", server->instructions());
+	cJSON_AddStringToObject(res, "instructions", server->on_instructions());
 	proto_result(r, res);
 }
 
@@ -371,7 +374,7 @@ static void do_discover(struct proto_req *r)
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddItemToObject(res, "supportedVersions", supported_list());
 	cJSON_AddItemToObject(res, "capabilities", capabilities(PROTO_MODERN, 1));
-	cJSON_AddStringToObject(res, "instructions", server->instructions());
+	cJSON_AddStringToObject(res, "instructions", server->on_instructions());
 	cJSON_AddNumberToObject(res, "ttlMs", 0);
 	cJSON_AddStringToObject(res, "cacheScope", "private");
 	r->era = PROTO_MODERN;
@@ -424,11 +427,11 @@ static void *call_thread(void *arg)
 {
 	struct proto_req *r = arg;
 	if (strncmp(r->method, "tasks/", 6) == 0)
-		server->tasks_call(r);
+		server->on_tasks(r);
 	else if (strncmp(r->method, "resources/", 10) == 0)
-		server->resources_call(r);
+		server->on_resources(r);
 	else
-		server->tools_call(r);
+		server->on_tools_call(r);
 	/* answered: its batch's answers go out before the count drops (at
 	 * the end of input, main waits for the count) */
 	batch_put(r->batch);
@@ -577,7 +580,7 @@ static void dispatch(struct proto_req *r)
 	else if (strcmp(m, "logging/setLevel") == 0)
 		do_set_level(r);
 	else if (strcmp(m, "tools/list") == 0)
-		proto_result(r, server->tools_list(r->era, r->ui));
+		proto_result(r, server->on_tools_list(r->era, r->ui));
 	else {
 		char msg[200];
 		snprintf(msg, sizeof msg, "Method not found: %.120s", m);

@@ -3,22 +3,21 @@
  * in flight, cancellation, progress, MCP tasks. It knows no tool: the
  * tools layer hands it a struct proto_server (proto_serve) whose
  * functions it calls for tools/list, tools/call, resources/..., the
- * instructions and a task's result. Below it: jobs, images, workspaces,
- * fs, runners, spawn, text, util (it calls jobs to cancel, wait and list).
+ * instructions and a task's result. It calls jobs to cancel, wait and
+ * list.
  *
  *   proto.c        framing, dispatch, initialize, in flight, cancel,
  *                  progress, batches
  *   proto_tasks.c  tasks/get, result, list, cancel, update (a task is a
  *                  job); above proto.c, which reaches it through
- *                  proto_server.tasks_call
+ *                  proto_server.on_tasks
  *   proto_ui.c     the MCP Apps extension: declared by the client?
  */
 #ifndef SR_MCP_PROTO_H
 #define SR_MCP_PROTO_H
 
+#include <stddef.h>
 #include <stdint.h>
-
-#include "job.h"
 
 struct cJSON;
 
@@ -42,14 +41,14 @@ struct proto_req {
 
 /* What the layer above serves; registered once, before the first line. */
 struct proto_server {
-	const char *(*instructions)(void);
-	struct cJSON *(*tools_list)(enum proto_era era, int ui);   /* ui: proto_req.ui */
-	void (*tools_call)(struct proto_req *r);       /* on its own thread */
-	void (*resources_call)(struct proto_req *r);   /* on its own thread */
-	void (*tasks_call)(struct proto_req *r);       /* proto_tasks_call: above proto.c */
+	const char *(*on_instructions)(void);
+	struct cJSON *(*on_tools_list)(enum proto_era era, int ui);   /* ui: proto_req.ui */
+	void (*on_tools_call)(struct proto_req *r);    /* on its own thread */
+	void (*on_resources)(struct proto_req *r);     /* on its own thread */
+	void (*on_tasks)(struct proto_req *r);         /* proto_tasks_call: above proto.c */
 	/* a finished run's result, as tools/call gave it (a task's result) */
-	struct cJSON *(*job_result)(const char *id, const char *ws, const struct cJSON *st,
-				    uint64_t out_off, uint64_t err_off);
+	struct cJSON *(*on_task_result)(const char *id, const char *ws, const struct cJSON *st,
+					uint64_t out_off, uint64_t err_off);
 };
 void proto_serve(const struct proto_server *s);
 /* The MCP Apps extension and the one content type sr-mcp's views have. */

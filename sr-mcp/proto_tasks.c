@@ -29,6 +29,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
 #include "proto.h"
 #include "sr.h"
 
@@ -69,7 +71,7 @@ static cJSON *task_fields(const struct proto_req *r, const char *id, const cJSON
 		status = "cancelled";
 		snprintf(msg, sizeof msg, "the job was cancelled");
 	} else {
-		res = proto_server()->job_result(id, NULL, st, 0, 0);
+		res = proto_server()->on_task_result(id, NULL, st, 0, 0);
 		const cJSON *sc = cJSON_GetObjectItem(res, "structuredContent");
 		status = r->era == PROTO_LEGACY && cJSON_IsTrue(cJSON_GetObjectItem(res, "isError")) ?
 			 "failed" : "completed";
@@ -236,7 +238,7 @@ static void task_result(struct proto_req *r, const char *id)
 		cJSON_Delete(st);
 		return;
 	}
-	cJSON *res = proto_server()->job_result(id, NULL, st, 0, 0);
+	cJSON *res = proto_server()->on_task_result(id, NULL, st, 0, 0);
 	cJSON_Delete(st);
 	cJSON *meta = cJSON_AddObjectToObject(res, "_meta");
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "io.modelcontextprotocol/related-task"),

@@ -1,6 +1,5 @@
 /* runner.h - the runners layer (prefix runner_): the runners directory,
- * one executable file per language, and their versions. Below it: spawn,
- * text, util.
+ * one executable file per language, and their versions.
  *
  *   runners.c  runner_load, runner_find, runner_versions, runner_trust,
  *              runner_trusted
@@ -8,7 +7,7 @@
 #ifndef SR_MCP_RUNNER_H
 #define SR_MCP_RUNNER_H
 
-#include "spawn.h"
+#include <stddef.h>
 
 /* One language: a runner file. */
 struct runner {

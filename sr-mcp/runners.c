@@ -25,7 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mcp.h"
 #include "runner.h"
+#include "spawn.h"
 #include "sr.h"
 
 struct runner *runner_all;

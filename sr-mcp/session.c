@@ -33,6 +33,7 @@
 #include <cjson/cJSON.h>
 
 #include "job.h"
+#include "mcp.h"
 #include "runner.h"
 #include "session.h"
 #include "sr.h"

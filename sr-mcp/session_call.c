@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "mcp.h"
 #include "session.h"
 #include "sr.h"
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mcp.h"
 #include "spawn.h"
 #include "sr.h"
 

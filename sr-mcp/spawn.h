@@ -1,12 +1,12 @@
 /* spawn.h - the spawn layer (prefix spawn_): running sr-queue, runners
- * and tar, capturing their output. Below it: text, util.
+ * and tar, capturing their output.
  *
  *   spawn.c  spawn_capture, spawn_detached, spawn_io, spawn_kill_all
  */
 #ifndef SR_MCP_SPAWN_H
 #define SR_MCP_SPAWN_H
 
-#include "text.h"
+#include <stddef.h>
 #include <string.h>
 #include <sys/types.h>
 

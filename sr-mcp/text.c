@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "mcp.h"
 #include "text.h"
 #include "sr.h"
 

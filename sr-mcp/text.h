@@ -1,5 +1,5 @@
 /* text.h - the text layer (prefix text_): bytes made safe to hand a model,
- * a growing buffer, base64. Below it: util (mcp.h) only.
+ * a growing buffer, base64.
  *
  *   text.c   text_clean, struct text_buf, text_base64
  *   utf8.c   text_utf8: every line out made UTF-8
@@ -7,7 +7,7 @@
 #ifndef SR_MCP_TEXT_H
 #define SR_MCP_TEXT_H
 
-#include "mcp.h"
+#include <stddef.h>
 
 /* Appends to a growing buffer: p NUL-terminated once anything is put. */
 struct text_buf {

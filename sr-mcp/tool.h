@@ -1,8 +1,7 @@
 /* tool.h - the tools layer (prefix tool_): the MCP tools, one file per
  * tool or close family, each tool a schema, sr-mcp/tools/NAME.json, and
  * a handler, tool_NAME: a row of the table in tools.c (TOOL_TABLE below);
- * tool_init hands the protocol its struct proto_server. Below it:
- * protocol, jobs, images, workspaces, fs, runners, spawn, text, util.
+ * tool_init hands the protocol its struct proto_server.
  *
  *   tools.c          the table: tools/list, tools/call dispatch, instructions
  *   tool_info.c      sandbox_info; --compat sandrun's names
@@ -28,6 +27,10 @@
 #ifndef SR_MCP_TOOL_H
 #define SR_MCP_TOOL_H
 
+#include <sys/types.h>
+#include <time.h>
+
+#include "mcp.h"
 #include "proto.h"
 
 struct cJSON;
@@ -85,7 +88,7 @@ int tool_sandrun_exec_settings(struct cJSON *t);
 int tool_install_packages_settings(struct cJSON *t);
 
 /* tool_resources.c */
-void resources_call(struct proto_req *r);             /* on its own thread */
+void tool_res_call(struct proto_req *r);              /* resources/...: on its own thread */
 char *tool_res_uri(const char *ws, const char *path);  /* a workspace file's uri */
 const char *tool_res_mime(const char *path);           /* by its name, or NULL */
 

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "proto.h"
 #include "tool.h"
 #include "sr.h"
 

@@ -14,6 +14,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "runner.h"
+#include "spawn.h"
 #include "tool.h"
 #include "sr.h"
 

@@ -17,9 +17,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "mcp.h"
+#include "proto.h"
+#include "runner.h"
+#include "spawn.h"
 #include "tool.h"
-#include "sr.h"
 #include "tool_tar.h"
+#include "ws.h"
+#include "sr.h"
 
 #define EXPORT_MAX (1ULL << 30)         /* an archive, compressed, at most */
 

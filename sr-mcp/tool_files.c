@@ -36,7 +36,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "images.h"
+#include "mcp.h"
+#include "proto.h"
+#include "text.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 /* Paths are relative to /workspace; no symbolic link is followed.

@@ -17,9 +17,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "mcp.h"
+#include "proto.h"
+#include "spawn.h"
+#include "text.h"
 #include "tool.h"
-#include "sr.h"
 #include "tool_tar.h"
+#include "ws.h"
+#include "sr.h"
 
 #define IMPORT_ENTRIES_MAX 100000       /* entries of an import, at most */
 #define IMPORT_BYTES_MAX (1ULL << 30)   /* bytes of an import, at most */

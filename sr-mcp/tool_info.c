@@ -7,8 +7,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "runner.h"
 #include "session.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 /* --compat sandrun: the names and parameters Sandrun's users know, over

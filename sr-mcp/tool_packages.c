@@ -22,7 +22,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "runner.h"
+#include "text.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 #define PKG_MAX 50              /* specs in one call */

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
 #include "tool.h"
 #include "sr.h"
 

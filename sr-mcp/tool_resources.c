@@ -29,7 +29,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "images.h"
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "text.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 #define RES_LIST_MAX 1000             /* resources/list: files, at most */
@@ -472,7 +479,7 @@ static void read_job_res(struct proto_req *r, const char *uri)
 	contents(r, item);
 }
 
-void resources_call(struct proto_req *r)
+void tool_res_call(struct proto_req *r)
 {
 	char err[700];
 	if (job_state_ready(err, sizeof err) < 0) {

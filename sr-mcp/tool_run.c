@@ -8,8 +8,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "images.h"
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "runner.h"
 #include "session.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 /* What run_code's schema takes from the settings: its languages, whether

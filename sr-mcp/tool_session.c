@@ -9,8 +9,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "runner.h"
 #include "session.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 /* A session's line of text. */

@@ -56,9 +56,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
+#include "text.h"
 #include "tool.h"
-#include "sr.h"
 #include "tool_tar.h"
+#include "ws.h"
+#include "sr.h"
 
 static const char how_to_allow[] =
 	"no host directory is allowed for export and import: the administrator starts "

@@ -17,7 +17,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 int tool_arg_bool(struct proto_req *r, const char *tool, const cJSON *args, const char *k, int *out)

@@ -19,7 +19,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "mcp.h"
+#include "proto.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 /* Paths are relative to /workspace; no symbolic link is followed. */

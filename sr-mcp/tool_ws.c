@@ -18,8 +18,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
 #include "session.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 #define WS_PAGE 200                    /* list_workspaces: workspaces in a page */

@@ -12,6 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "job.h"
+#include "mcp.h"
+#include "proto.h"
 #include "tool.h"
 #include "sr.h"
 
@@ -119,12 +122,12 @@ static const cJSON *unlist(cJSON *schema)
 }
 
 static const struct proto_server server = {
-	.instructions = tool_instructions,
-	.tools_list = tool_list,
-	.tools_call = tool_call,
-	.resources_call = resources_call,
-	.tasks_call = proto_tasks_call,
-	.job_result = tool_run_result,
+	.on_instructions = tool_instructions,
+	.on_tools_list = tool_list,
+	.on_tools_call = tool_call,
+	.on_resources = tool_res_call,
+	.on_tasks = proto_tasks_call,
+	.on_task_result = tool_run_result,
 };
 
 void tool_init(void)

@@ -20,6 +20,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
+#include "mcp.h"
+#include "spawn.h"
 #include "ws.h"
 #include "sr.h"
 

@@ -1,7 +1,6 @@
 /* ws.h - the workspaces layer (prefix ws_): a workspace's name, making
  * and opening it, its use stamp, scratch or kept, the lock that orders a
- * use against a sweep, its size for the quota. Below it: fs, runners, spawn, text, util
- * (it calls fs, spawn and util).
+ * use against a sweep, its size for the quota.
  *
  *   workspace.c  all of it (and a workspace with a live session: its
  *                jail's view, its applies)
@@ -9,10 +8,9 @@
 #ifndef SR_MCP_WS_H
 #define SR_MCP_WS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
-
-#include "fs.h"
 
 int ws_id_ok(const char *s);
 /* The workspace ID (made up when id is empty: then scratch; a name given

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "sr-net.h"
 #include "sr.h"
 
 static void answer(struct conn *c, int status, const char *reason)

@@ -5,6 +5,7 @@
 #include <limits.h>
 
 #include "cli.h"
+#include "spool.h"
 #include "sr.h"
 
 #define DEFAULT_CANCEL_TIMEOUT_NS (30ULL * 1000000000ULL)

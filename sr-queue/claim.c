@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sr.h"
+#include "spool.h"
 #include "worker.h"
 
 static struct sq_slot *free_slot(struct sq_worker *w)

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "spool.h"
+#include "usage.h"
 #include "sr.h"
 
 int sq_parse_args(int argc, char **argv, const char *shortopts,

@@ -8,7 +8,6 @@
 #include <sys/types.h>
 
 #include "spool.h"
-#include "usage.h"
 
 /* main.c */
 

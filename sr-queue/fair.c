@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "sr.h"
+#include "spool.h"
 #include "worker.h"
 
 void sq_fair_init(struct sq_fair *f, uint64_t budget_ns, uint64_t window_ns)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sr.h"
+#include "spool.h"
 #include "worker.h"
 
 /* The slot is free again; the job's directory (and flock) let go unless

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "spool.h"
 #include "sr.h"
 
 #define DU_DEPTH 8      /* a job directory is flat; deeper is not counted */

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "sr.h"
+#include "spool.h"
 #include "worker.h"
 
 extern char **environ;

@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sr.h"
+#include "spool.h"
+#include "usage.h"
 #include "worker.h"
+#include "sr.h"
 
 static const struct option land_lo[] = {
 	{ "help", no_argument, NULL, 'h' },

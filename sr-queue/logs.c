@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "spool.h"
 #include "sr.h"
 
 static const struct option logs_lo[] = {

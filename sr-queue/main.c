@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "usage.h"
 #include "sr.h"
 
 struct command {

@@ -1,5 +1,6 @@
 /* recover.c - `recover`: settle the jobs of dead workers, clean tmp/. */
 #include "cli.h"
+#include "spool.h"
 #include "sr.h"
 
 static const struct option recover_lo[] = {

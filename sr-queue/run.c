@@ -2,8 +2,9 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "sr.h"
+#include "usage.h"
 #include "worker.h"
+#include "sr.h"
 
 enum { O_BUDGET = 256, O_DRAIN, O_ONCE, O_IDLE, O_VIA };
 

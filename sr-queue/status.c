@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "spool.h"
 #include "sr.h"
 
 static const struct option status_lo[] = {

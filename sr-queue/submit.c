@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "spool.h"
+#include "usage.h"
 #include "sr.h"
 
 extern char **environ;

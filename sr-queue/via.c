@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "sr.h"
+#include "spool.h"
 #include "worker.h"
 
 /* A small file of the job's directory, never through a link: its length,

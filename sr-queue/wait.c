@@ -1,6 +1,7 @@
 /* wait.c - `wait` until a job settles (the spool core's sq_job_wait), and
  * exit with its code. */
 #include "cli.h"
+#include "spool.h"
 #include "sr.h"
 
 static const struct option wait_lo[] = {

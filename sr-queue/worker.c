@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "sr.h"
+#include "spool.h"
 #include "worker.h"
 
 #define RESCAN_NS (60ULL * 1000000000ULL)
