@@ -269,13 +269,22 @@ static void start_keeper(struct run_spec *is, const struct session_ref *ref, cJS
 	is->runner = self_runner();
 }
 
+/* The runner's SR_SESSION_PUBLISH: its jail's port SESSION_PUBLISH_PORT
+ * reached from DIR/pub (sr-jail --publish), expose_port's way in; none
+ * with the host's network, where its ports are the host's already. */
+static const char *publish_env(const struct run_spec *s, const char *dir, char *buf, size_t len)
+{
+	snprintf(buf, len, "SR_SESSION_PUBLISH=%u:%s/pub", SESSION_PUBLISH_PORT, dir);
+	return s->net == JOB_NET_FULL ? "SR_SESSION_PUBLISH=" : buf;
+}
+
 /* The FIFOs made new, and the interpreter started: its job id in ref. */
 static int start(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
 {
-	char p[4300], d[4300], idle[64], ctl[4400];
-	for (int i = 0; i < 2; i++) {
-		snprintf(p, sizeof p, "%s/%s", ref->dir, i ? "out" : "in");
-		if ((unlink(p) < 0 && errno != ENOENT) || mkfifo(p, 0600) < 0) {
+	char p[4300], d[4300], idle[64], ctl[4400], pub[4400];
+	for (int i = 0; i < 3; i++) {   /* the FIFOs new; pub, the last jail's if it was killed */
+		snprintf(p, sizeof p, "%s/%s", ref->dir, i == 2 ? "pub" : i ? "out" : "in");
+		if ((unlink(p) < 0 && errno != ENOENT) || (i < 2 && mkfifo(p, 0600) < 0)) {
 			snprintf(err, errlen, "unable to make %s: %s", p, strerror(errno));
 			return -1;
 		}
@@ -292,9 +301,9 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 		return -1;
 	}
 	snprintf(ctl, sizeof ctl, "SR_SESSION_CTL=%s", p);
-	const char *extra[7] = { d, idle, ctl };
+	const char *extra[8] = { d, idle, ctl, publish_env(s, ref->dir, pub, sizeof pub) };
 	for (size_t n = 0; s->env_extra && s->env_extra[n] && n < 2; n++)
-		extra[3 + n] = s->env_extra[n];
+		extra[4 + n] = s->env_extra[n];
 	struct run_spec is = *s;
 	is.code = "";
 	is.code_len = 0;
@@ -433,6 +442,24 @@ int session_close(const char *tenant, const char *ws, const char *lang, const ch
 	cJSON_Delete(rec);
 	if (lk >= 0)
 		close(lk);
+	return r;
+}
+
+int session_job_alive(const char *job)
+{
+	return job_alive(job);
+}
+
+int session_live_dir(const char *tenant, const char *ws, const char *lang, char *dir,
+		     size_t len, char job[33])
+{
+	if (session_dir(tenant, ws, lang, 0, dir, len) < 0)
+		return 0;
+	cJSON *rec = read_json(dir, "record.json");
+	int r = rec && job_id_ok(str(rec, "job")) && job_alive(str(rec, "job"));
+	if (r)
+		snprintf(job, 33, "%s", str(rec, "job"));
+	cJSON_Delete(rec);
 	return r;
 }
 
