@@ -71,7 +71,8 @@ jailnet() {
 	jn=$((${jn-0} + 1))
 	run sr-net --socket "$T/net$jn.sock" --log "$T/net.log" "${RES[@]}" "${o[@]}" \
 		sr-jail --net-proxy "$T/net$jn.sock" --ro-bind "$T/ca-in.pem" /run/ca.pem \
-		--ro-bind "$T/req" /run/req --ro-bind "$NET/client.py" /run/client.py sr-exec --net "$@"
+		--ro-bind "$T/req" /run/req --ro-bind "$NET/client.py" /run/client.py \
+		--ro-bind "$SR_ROOT/sr-mcp/runners/node-lib/proxy.js" /run/proxy.js sr-exec --net "$@"
 }
 log() { cat "$T/net.log" 2>/dev/null; }
 
@@ -112,6 +113,44 @@ except httpx.ProxyError as e:
 	like "$out" "refused: 403 Forbidden" "python httpx to a host not allowed: the proxy's 403"
 else
 	skip "python httpx through the proxy" "no python3-httpx here"
+fi
+
+# Node 20 (its fetch and https.get ignore the variables): the runners'
+# preload sr-mcp/runners/node-lib/proxy.js; the control, Node without it.
+if command -v node >/dev/null; then
+	nodejs() { jailnet --allow api.test -- env NODE_EXTRA_CA_CERTS=/run/ca.pem node "$@"; }
+	fetch='fetch(process.argv[1]).then(async (r) => console.log(r.status, (await r.text()).trim()),
+		(e) => console.log("failed:", String(e.cause || e)))'
+	nodejs -r /run/proxy.js -e "$fetch" https://api.test/nf
+	is "$rc:$out" "0:200 host=api.test path=/nf sni=api.test" "node fetch, HTTPS through the proxy (the preload)"
+	nodejs -r /run/proxy.js -e "$fetch" http://api.test/nh
+	is "$rc:$out" "0:200 host=api.test path=/nh sni=-" "node fetch, plain HTTP through the proxy"
+	nodejs -r /run/proxy.js -e "$fetch" https://other.test/
+	like "$out" "^failed: .*the proxy refused other.test:443: 403 .*not in the allow list" \
+		"node fetch to a host not allowed: refused, the proxy's reason in the error"
+	nodejs -e "$fetch" https://api.test/nf
+	like "$out" "^failed: " "the control: node fetch without the preload reaches nothing"
+	nodejs -r /run/proxy.js -e 'require("https").get(process.argv[1], (r) => r.pipe(process.stdout))' \
+		https://api.test/ng
+	is "$rc:$out" "0:host=api.test path=/ng sni=api.test" "node https.get through the proxy"
+	nodejs -r /run/proxy.js -e 'fetch(process.argv[1], { method: "POST", body: "x".repeat(70000) })
+		.then(async (r) => console.log(r.status, (await r.text()).length > 0))' https://api.test/post
+	like "$rc:$out" "^0:[0-9]+ (true|false)" "node fetch POSTs a body through the proxy"
+	jailnet --allow api.test -- env NO_PROXY=api.test no_proxy=api.test node -r /run/proxy.js -e "$fetch" http://api.test/np
+	like "$out" "^failed: " "NO_PROXY: a host it names is not proxied (and so not reached)"
+	# The javascript runner as sr-mcp --network allow starts it: the
+	# preload is on (SR_NET_ARGS), the code's fetch goes through.
+	mkdir -p "$T/jsws"
+	printf '%s\n' "$fetch" >"$T/main.js"
+	sed 's/process.argv\[1\]/"https:\/\/api.test\/runner"/' "$T/main.js" >"$T/main-runner.js"
+	jn=$((jn + 1))
+	run env SR_NET_ARGS="--socket $T/net$jn.sock --log $T/net.log ${RES[*]} --allow api.test" \
+		SR_JAIL_ARGS="--net-proxy $T/net$jn.sock --ro-bind $T/ca-in.pem /run/ca.pem --setenv NODE_EXTRA_CA_CERTS /run/ca.pem" \
+		SR_EXEC_ARGS=--net SR_CODE="$T/main-runner.js" SR_WORKSPACE="$T/jsws" \
+		"$SR_ROOT/sr-mcp/runners/javascript"
+	is "$rc:$out" "0:200 host=api.test path=/runner sni=api.test" "the javascript runner's fetch goes through the proxy"
+else
+	skip "node fetch through the proxy" "no node here"
 fi
 
 # 2. Names not allowed: refused, saying why, never silently.
