@@ -149,6 +149,18 @@ if command -v node >/dev/null; then
 		SR_EXEC_ARGS=--net SR_CODE="$T/main-runner.js" SR_WORKSPACE="$T/jsws" \
 		"$SR_ROOT/sr-mcp/runners/javascript"
 	is "$rc:$out" "0:200 host=api.test path=/runner sni=api.test" "the javascript runner's fetch goes through the proxy"
+	if [ -x "$SR_ROOT/sr-mcp/runners/typescript" ] && "$SR_ROOT/sr-mcp/runners/typescript" --version >/dev/null 2>&1; then
+		printf 'const r: string = await fetch("https://other.test/").then((x) => String(x.status),\n%s\n' \
+			'  (e) => "failed: " + String(e.cause || e));console.log(r);' >"$T/main.ts"
+		jn=$((jn + 1))
+		run env SR_NET_ARGS="--socket $T/net$jn.sock --log $T/net.log ${RES[*]} --allow api.test" \
+			SR_JAIL_ARGS="--net-proxy $T/net$jn.sock" SR_EXEC_ARGS=--net SR_CODE="$T/main.ts" \
+			SR_WORKSPACE="$T/jsws" "$SR_ROOT/sr-mcp/runners/typescript"
+		like "$rc:$out" "^0:failed: .*the proxy refused other.test:443: 403 .*not in the allow list" \
+			"the typescript runner's fetch goes to the proxy too (a host not allowed: its reason)"
+	else
+		skip "the typescript runner through the proxy" "no TypeScript compiler here"
+	fi
 else
 	skip "node fetch through the proxy" "no node here"
 fi
