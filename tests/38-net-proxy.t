@@ -165,6 +165,32 @@ else
 	skip "node fetch through the proxy" "no node here"
 fi
 
+# pip from an index the fake internet serves (a page of links to a wheel
+# made here); the control, the same index on a host not allowed.
+if /usr/bin/python3 -m pip --version >/dev/null 2>&1; then
+	/usr/bin/python3 - "$T/www/tinypkg-1.0-py3-none-any.whl" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("tinypkg.py", "WHO = 'tinypkg through the proxy'\n")
+    z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
+    z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: sr-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("tinypkg-1.0.dist-info/RECORD", "")
+PY
+	echo '<a href="tinypkg-1.0-py3-none-any.whl">tinypkg-1.0-py3-none-any.whl</a>' >"$T/www/links.html"
+	pipin() {
+		jailnet --allow api.test -- /usr/bin/python3 -m pip install -q --disable-pip-version-check \
+			--no-cache-dir --no-index --cert /run/ca.pem --target /tmp/t --find-links "$1" tinypkg
+	}
+	pipin https://api.test/files/links.html
+	is "$rc:$(printf %s "$err" | tail -n 3)" "0:" "pip installs from an index through the proxy"
+	like "$(log)" '"host":"api.test","port":443,"via":"connect","decision":"allowed"' "... recorded"
+	pipin https://other.test/files/links.html
+	nok "pip from an index on a host not allowed: refused" test "$rc" = 0
+	like "$(log)" '"host":"other.test","port":443,"via":"connect","decision":"denied","why":"other.test port 443 is not in the allow list"' "... recorded, saying why"
+else
+	skip "pip through the proxy" "no pip here"
+fi
+
 # 2. Names not allowed: refused, saying why, never silently.
 jailnet --allow api.test -- curl -sS http://other.test/
 is "$rc:$out" "0:sr-net: refused other.test:80: other.test port 80 is not in the allow list" \
@@ -251,6 +277,12 @@ like "$(log)" "cut at the run's --max-bytes" "--max-bytes 100: the connections p
 jailnet --allow api.test -- curl -sS --noproxy '*' --max-time 10 http://198.51.100.2/
 nok "a program that ignores the proxy reaches nothing (TCP)" test "$rc" = 0
 like "$err" "(Network is unreachable|Failed to connect|Could not connect)" "... no route, said plainly"
+jailnet --allow api.test -- python3 -c 'import socket
+try:
+    socket.create_connection(("198.51.100.2", 443), timeout=10); print("connected")
+except OSError as e:
+    print("tcp:", e.strerror)'
+is "$out" "tcp: Network is unreachable" "a raw TCP connect to the server's address: no route, said plainly"
 run curl -sS --max-time 10 http://198.51.100.2/direct
 is "$out" "host=198.51.100.2 path=/direct sni=-" "the control: outside the jail the server is there"
 jailnet --allow api.test -- python3 -c 'import socket
