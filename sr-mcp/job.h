@@ -111,6 +111,9 @@ void job_queued(struct cJSON *res, const struct cJSON *st);
  * res: network {connections, refused, denied [{host, port, why}]} and,
  * when any was refused, network_note, what to do. */
 void job_net(struct cJSON *res, const char *id);
+/* The same for the records between bytes from and to of job id's (a
+ * session's call, in its interpreter's records). */
+void job_net_range(struct cJSON *res, const char *id, uint64_t from, uint64_t to);
 
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */

@@ -113,6 +113,22 @@ static int stale(const struct sockaddr_un *sa)
 	return gone;
 }
 
+/* Started by root, the proxy's socket is for the jail's forwarder, which
+ * runs as the identity sr-jail drops root to (uid and gid 65534, its
+ * JAIL_NOBODY): the socket is made theirs, still mode 0600, so that root's
+ * jail can connect and no other user can (a program of the host running
+ * as nobody could, where it can reach the directory). */
+#define NET_JAIL_ID 65534
+
+static void give_to_jail(int dfd, const char *base, const char *path)
+{
+	if (geteuid() != 0)
+		return;
+	if (fchownat(dfd, base, NET_JAIL_ID, NET_JAIL_ID, AT_SYMLINK_NOFOLLOW) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "cannot give the socket %s to uid %d (the jail's, "
+			     "as root)", path, NET_JAIL_ID);
+}
+
 /* The listening socket at path, made fresh, mode 0600: an existing file
  * is not replaced (it may be another run's), but for a stale socket. */
 static int listen_at(struct net *n, const char *path)
@@ -140,6 +156,7 @@ static int listen_at(struct net *n, const char *path)
 	struct stat st;
 	if (r < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "cannot make the socket %s", path);
+	give_to_jail(dfd, base, path);
 	if (listen(fd, 128) < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "listen on %s", path);
 	close(dfd);

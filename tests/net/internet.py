@@ -40,6 +40,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         body = open(path, "rb").read()
         self.send_response(200)
+        if name.endswith(".html"):      # a page of links, as pip's index
+            self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
