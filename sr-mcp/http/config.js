@@ -16,7 +16,9 @@ const usageError = (msg) => new Fatal(EXIT_USAGE, msg);
 
 const usage = `usage: sr-mcp-http [options] [-- sr-mcp options]   (MCP over Streamable HTTP; see sr-mcp-http(1))
       --listen HOST:PORT   where to listen (default 127.0.0.1:8080)
-      --tokens FILE        bearer tokens, one 'TENANT TOKEN' per line, private
+      --tokens FILE        bearer tokens, one 'TENANT TOKEN [NETWORK...]' per
+                           line, private; NETWORK: the tenant's own
+                           --network=MODE, --net-allow=HOST, --net-deny=HOST
                            (else SR_MCP_TOKEN: one token, tenant 'default')
       --state-dir DIR      a state directory per tenant under DIR
                            (default $XDG_STATE_HOME/sr-http)
@@ -141,7 +143,9 @@ function parseArgs(argv) {
   }
   c.srArgs = hostDirs(c, c.srArgs);
   if (!c.stateDir) throw usageError('no state directory: set HOME, XDG_STATE_HOME or --state-dir');
-  c.argsOf = (tenant) => [...c.hostDirs.flatMap((d) => ['--host-dir', `${d}/${tenant}`]), ...c.srArgs];
+  c.tenantNet = new Map();     // tenant -> its own network options (the tokens file)
+  c.argsOf = (tenant) => [...c.hostDirs.flatMap((d) => ['--host-dir', `${d}/${tenant}`]),
+    ...(c.tenantNet.has(tenant) ? [...withoutNet(c.srArgs), ...c.tenantNet.get(tenant)] : c.srArgs)];
   c.waitMaxMs = waitMax(c.srArgs);
   return c;
 }
@@ -223,8 +227,34 @@ function addToken(list, name, token, where) {
   list.push({ name, hash });
 }
 
-// The tenants: from --tokens FILE ('TENANT TOKEN' per line, # comments),
-// else SR_MCP_TOKEN (tenant 'default'). Only their hashes are kept.
+// sr-mcp's network options, which a tenant's line in the tokens file may
+// set for that tenant alone: then none of those after -- apply to it.
+const NET_OPTS = ['--network', '--net-allow', '--net-deny'];
+function withoutNet(args) {
+  const rest = [];
+  for (let i = 0; i < args.length; i++) {
+    if (NET_OPTS.includes(args[i])) i++;
+    else if (!NET_OPTS.includes(args[i].split('=')[0])) rest.push(args[i]);
+  }
+  return rest;
+}
+
+// A tenant's own network options: --network=MODE, --net-allow=HOST[:PORTS],
+// --net-deny=HOST[:PORTS], one word each; sr-mcp checks the values at start.
+function tenantNet(words, name, where) {
+  for (const w of words) {
+    const eq = w.indexOf('=');
+    if (eq < 0 || !NET_OPTS.includes(w.slice(0, eq)) || eq === w.length - 1)
+      throw new Fatal(EXIT_SYS, `${where}: after the token of tenant ${name}, expected --network=MODE, --net-allow=HOST or --net-deny=HOST: '${w}'`);
+  }
+  if (!words.some((w) => w.startsWith('--network=')))
+    throw new Fatal(EXIT_SYS, `${where}: tenant ${name} has --net-allow or --net-deny without --network=allow`);
+  return words;
+}
+
+// The tenants: from --tokens FILE ('TENANT TOKEN [NETWORK...]' per line,
+// # comments), else SR_MCP_TOKEN (tenant 'default'). Only their hashes are
+// kept, and each tenant's own network options in c.tenantNet.
 function loadTokens(c) {
   const list = [];
   if (c.tokensFile) {
@@ -232,8 +262,10 @@ function loadTokens(c) {
       const l = line.trim();
       if (!l || l.startsWith('#')) return;
       const f = l.split(/\s+/);
-      if (f.length !== 2) throw new Fatal(EXIT_SYS, `${c.tokensFile}:${i + 1}: expected 'TENANT TOKEN'`);
-      addToken(list, f[0], f[1], `${c.tokensFile}:${i + 1}`);
+      const where = `${c.tokensFile}:${i + 1}`;
+      if (f.length < 2) throw new Fatal(EXIT_SYS, `${where}: expected 'TENANT TOKEN [NETWORK...]'`);
+      addToken(list, f[0], f[1], where);
+      if (f.length > 2) c.tenantNet.set(f[0], tenantNet(f.slice(2), f[0], where));
     });
     if (!list.length) throw new Fatal(EXIT_SYS, `${c.tokensFile}: no token in it; add a line 'TENANT TOKEN'`);
   } else if (process.env.SR_MCP_TOKEN) {
