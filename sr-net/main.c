@@ -243,6 +243,7 @@ int main(int argc, char *argv[])
 	own_addresses(&n);
 	secret_setup(&n);
 	start_proxy(&n, listen_at(&n, n.socket_path));
+	secret_env(&n);
 	if (n.log_fd >= 0)
 		fcntl(n.log_fd, F_SETFD, FD_CLOEXEC);
 	setenv("SR_NET_SOCKET", n.socket_path, 1);

@@ -143,12 +143,23 @@ void secret_setup(struct net *n)
 	for (size_t i = 0; i < ss->n; i++) {
 		env_value(&ss->s[i]);
 		placeholder(&ss->s[i]);
-		setenv(ss->s[i].name, ss->s[i].ph, 1);
 	}
 	ss->ca = ca_make(ss);
+	if (ss->bundle)
+		ca_bundle(ss->ca, ss->bundle);
+}
+
+/* The program's environment alone: the proxy keeps the host's
+ * SSL_CERT_FILE, which its own verification of the hosts reads. */
+void secret_env(const struct net *n)
+{
+	const struct net_secrets *ss = n->secrets;
+	if (!ss)
+		return;
+	for (size_t i = 0; i < ss->n; i++)
+		setenv(ss->s[i].name, ss->s[i].ph, 1);
 	if (!ss->bundle)
 		return;
-	ca_bundle(ss->ca, ss->bundle);
 	static const char *const vars[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE",
 		"NODE_EXTRA_CA_CERTS", "PIP_CERT", "CURL_CA_BUNDLE" };
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)

@@ -33,9 +33,11 @@ struct net_secrets {
 /* secret.c */
 void secret_add(struct net *n, const char *arg);
 void secret_file(struct net *n, const char *arg);
-/* Values read, placeholders made, the CA and the bundle made, the
- * program's environment set (NAME=placeholder, the CA variables). */
+/* Values read, placeholders made, the CA and the bundle made. */
 void secret_setup(struct net *n);
+/* The program's environment set, after the proxy's fork:
+ * NAME=placeholder, the CA variables naming the bundle. */
+void secret_env(const struct net *n);
 /* The secrets of host (port 443 only): the first, or NULL. */
 const struct net_secret *secret_for(const struct net *n, const char *host, unsigned port);
 
