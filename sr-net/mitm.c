@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -137,9 +139,13 @@ int mitm_serve(struct conn *c, int s)
 	}
 	timeout(c->fd, IDLE_S);
 	timeout(s, IDLE_S);
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	int r;
+	mc.cl.mc = mc.up.mc = &mc;
 	while ((r = exchange(&mc, &out)) > 0)
 		;
+	if (mitm_flush(&mc) < 0)
+		r = -1;
 	size_t wl = strlen(c->rec.why);
 	snprintf(c->rec.why + wl, sizeof c->rec.why - wl, "; TLS ended here: secret %s swapped "
 		 "into %d of %d requests%s%s", mc.s->name, mc.swapped, mc.requests,

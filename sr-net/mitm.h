@@ -12,10 +12,15 @@
 #include "conn.h"
 #include "secret.h"
 
+#define MITM_OUT 16384
+
 struct mside {
 	SSL *ssl;
+	struct mconn *mc;
 	char buf[HEAD_MAX + 1];
 	size_t len;             /* read, not yet used */
+	char out[MITM_OUT];     /* to send: sent as one TLS record, before */
+	size_t olen;            /* any read that could wait (Nagle's delay) */
 };
 
 struct mbuf {
@@ -46,6 +51,8 @@ struct mconn {
 int mitm_serve(struct conn *c, int s);
 
 int mitm_put(struct mconn *mc, SSL *to, const void *p, size_t n);
+/* What both sides hold to send, sent: 0, or -1. */
+int mitm_flush(struct mconn *mc);
 long mitm_head(struct mside *m, char **h);
 void mitm_consume(struct mside *m, size_t n);
 int mitm_fill(struct mside *m);

@@ -8,10 +8,29 @@
 #include "conn.h"
 #include "mitm.h"
 
-/* More bytes from m's peer: how many, 0 at the end or on error. */
+static int send_out(struct mside *m)
+{
+	const char *p = m->out;
+	while (m->olen) {
+		int w = SSL_write(m->ssl, p, (int)m->olen);
+		if (w <= 0)
+			return -1;
+		p += w;
+		m->olen -= (size_t)w;
+	}
+	return 0;
+}
+
+int mitm_flush(struct mconn *mc)
+{
+	return send_out(&mc->cl) < 0 || send_out(&mc->up) < 0 ? -1 : 0;
+}
+
+/* More bytes from m's peer (what is to send sent first, unless they are
+ * there already): how many, 0 at the end or on error. */
 static int fill(struct mside *m)
 {
-	if (m->len >= HEAD_MAX)
+	if (m->len >= HEAD_MAX || (!SSL_pending(m->ssl) && mitm_flush(m->mc) < 0))
 		return 0;
 	int r = SSL_read(m->ssl, m->buf + m->len, (int)(HEAD_MAX - m->len));
 	if (r <= 0)
@@ -51,12 +70,15 @@ int mitm_put(struct mconn *mc, SSL *to, const void *p, size_t n)
 		mc->capped = 1;
 		return -1;
 	}
+	struct mside *m = way ? &mc->cl : &mc->up;
 	while (n) {
-		int w = SSL_write(to, p, n > 1 << 30 ? 1 << 30 : (int)n);
-		if (w <= 0)
+		size_t take = n < MITM_OUT - m->olen ? n : MITM_OUT - m->olen;
+		memcpy(m->out + m->olen, p, take);
+		m->olen += take;
+		p = (const char *)p + take;
+		n -= take;
+		if (m->olen == MITM_OUT && send_out(m) < 0)
 			return -1;
-		p = (const char *)p + w;
-		n -= (size_t)w;
 	}
 	return 0;
 }
