@@ -110,6 +110,17 @@ for q in echo 'echo?chunked'; do
 	unlike "$out" "$REAL" "... the value is nowhere in what the program got"
 done
 
+# Bodies longer than sr-net's buffers, the value across their edges.
+for pad in 2030 16370 70000; do
+	for q in "pad=$pad" "pad=$pad&chunked"; do
+		jailsec "${F[@]}" -- sh -c "curl -sS -H \"Authorization: Bearer \$API_TOKEN\" 'https://api.test/api/echo?$q' | tr -d x | grep -c '^Authorization: Bearer srph_'"
+		is "$out" 2 "/api/echo?$q: both echoes come back redacted"
+	done
+done
+jailsec "${F[@]}" -- sh -c "curl -sS -H \"Authorization: Bearer \$API_TOKEN\" 'https://api.test/api/echo?pad=70000' | wc -c"
+is "$out" "$(outside -H "Authorization: Bearer $REAL" 'https://api.test/api/echo?pad=70000' |
+	sed "s/$REAL/srph_0123456789abcdef0123456789abcdef/" | wc -c)" "... the body's length is the echo's, with the placeholder for the value"
+
 # 4. The value is nowhere the program can look: env, /proc, files.
 dump='env; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr "\0" "\n"; grep -rsh "" /run /tmp /etc/ssl 2>/dev/null | head -c 10000000'
 SR_SECRET_API_TOKEN=$REAL jailsec -- sh -c "$dump"

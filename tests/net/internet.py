@@ -14,7 +14,8 @@ The test API of sr-net's secrets (tests/38-net-secrets.t): GET /api/secret
 answers 200 only when the Authorization header is "Bearer " and the value
 of $SR_TEST_SECRET, else 401 saying what it got; GET /api/echo answers
 with every header it got, in its body (chunked when the query says
-chunked) and Authorization again in a header X-Echo-Authorization."""
+chunked; after PAD bytes, twice, when it says pad=PAD) and Authorization
+again in a header X-Echo-Authorization."""
 import http.server
 import socketserver
 import ssl
@@ -49,6 +50,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(200 if good else 401)
         else:
             body = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
+            if "pad=" in self.path:     # the echo after PAD bytes, and again after
+                pad = b"x" * int(self.path.split("pad=")[1].split("&")[0])
+                body = pad + body + pad + body
             self.send_response(200)
             self.send_header("X-Echo-Authorization", auth)
         self.send_header("Content-Type", "text/plain")
