@@ -174,7 +174,10 @@ tool_objs = $(if $(call tool_musl,$(1)),\
 tool_musl = $(and $(call is_static,$(1)),$(filter musl,$(static_libc)))
 tool_link = $(if $(call tool_musl,$(1)),$(MUSL_LINK),\
 	$(CC) $(ALL_LDFLAGS) $(if $(call is_static,$(1)),-static-pie))
-tool_libs = $(if $(call tool_musl,$(1)),$(MUSL_LINK_END),$(if $(call is_static,$(1)),,$(PKG_LIBS)))
+tool_libs = $(if $(call tool_musl,$(1)),$(MUSL_LINK_END),$(if $(call is_static,$(1)),,$(PKG_LIBS))) \
+	$(LIBS_$(1))
+# sr-net alone ends TLS (for the hosts that have a secret): OpenSSL.
+LIBS_sr-net := -lssl -lcrypto
 
 define tool_rule
 $(1)/$(1): $(call tool_objs,$(1)) .build-flags

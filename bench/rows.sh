@@ -225,3 +225,7 @@ time.sleep(100)' >"$work/bomb.out" 2>&1 &
 	echo "| --- | --- | --- |"
 	echo "| median of 9 | $alone ms | $beside ms |"
 }
+
+# sr-net --secret against a tunnel (bench/secrets.sh)
+. "$SR_ROOT/bench/secrets.sh"
+section "sr-net --secret: one HTTPS call, the value swapped in, against a tunnel" secrets_section

@@ -115,6 +115,17 @@ void job_net(struct cJSON *res, const char *id);
  * session's call, in its interpreter's records). */
 void job_net_range(struct cJSON *res, const char *id, uint64_t from, uint64_t to);
 
+/* job_secret.c: --secret, --secret-file (main.c's options), checked and
+ * the environment's values kept in files at start (job_secret_setup);
+ * what a run's SR_NET_ARGS and SR_JAIL_ARGS add; sandbox_info's list. */
+#define JOB_SECRET_CA "/run/sr-net-ca.pem"     /* the CA bundle in the jail */
+void job_secret_add(const char *opt, const char *a);
+void job_secret_file(const char *opt, const char *a);
+void job_secret_setup(void);
+void job_secret_net_args(const char *id, char *buf, size_t len);
+void job_secret_jail_args(const char *id, char *buf, size_t len);
+void job_secret_info(struct cJSON *res);
+
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */
 char *job_read_at(int fd, uint64_t off, size_t n, size_t *got);

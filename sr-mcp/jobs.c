@@ -107,9 +107,12 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 			 "mem" : "data", (unsigned long long)s->memory);
 	snprintf(limit, sizeof limit, "%s--pids %u --timeout %llums --kill-after 2s", mem,
 		 cfg.pids, (unsigned long long)s->timeout_ms);
-	char proxy[4400] = "";
-	if (s->net == JOB_NET_ALLOW)    /* sr-net's socket, STATE/made/ID.sock */
-		snprintf(proxy, sizeof proxy, "--net-proxy %s/%s.sock ", job_made_dir(), id);
+	char proxy[4400] = "", sec[4400] = "";
+	if (s->net == JOB_NET_ALLOW) {  /* sr-net's socket, STATE/made/ID.sock */
+		job_secret_jail_args(id, sec, sizeof sec);
+		snprintf(proxy, sizeof proxy, "--net-proxy %s/%s.sock %s", job_made_dir(), id, sec);
+		job_secret_net_args(id, sec, sizeof sec);
+	}
 	snprintf(jail, sizeof jail, "%s%s%s%s", s->net == JOB_NET_FULL ? "--share-net " : "",
 		 proxy, envf[0] ? "--env-file " : "", envf);
 	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
@@ -142,9 +145,9 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 	}
 	if (s->net == JOB_NET_ALLOW) {  /* sr-net's socket, its records, the rules */
 		const char *d = job_made_dir();
-		if (asprintf(&env[nenv++], "SR_NET_ARGS=--socket %s/%s.sock --log %s/%s.net%s%s", d,
+		if (asprintf(&env[nenv++], "SR_NET_ARGS=--socket %s/%s.sock --log %s/%s.net%s%s%s", d,
 			     id, d, id, cfg.net_allow ? "" : JOB_NET_INDEXES,
-			     cfg.net_rules ? cfg.net_rules : "") < 0)
+			     cfg.net_rules ? cfg.net_rules : "", sec) < 0)
 			sr_fatal(SR_EXIT_SYS, "out of memory");
 	}
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)

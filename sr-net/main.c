@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "secret.h"
 #include "sr-net.h"
 #include "sr.h"
 
@@ -39,12 +40,22 @@ static const char usage_text[] =
 "      --max-bytes SIZE       bytes each way, all connections together\n"
 "                             (default 1G; 0: no bound)\n"
 "      --connect-timeout DURATION  to reach a server (default 10s)\n"
+"      --secret NAME=HOST:HEADER  give the program NAME, a placeholder that\n"
+"                             becomes the secret's value in HEADER of its\n"
+"                             HTTPS requests to HOST (TLS ended here)\n"
+"      --secret-file NAME=FILE  the value of NAME: FILE's first line (mode\n"
+"                             600); else sr-net's $SR_SECRET_NAME\n"
+"      --ca-file FILE         trust FILE's CAs (not the host's) for HOST\n"
+"      --ca-bundle FILE       write the host's CAs and the run's CA to FILE\n"
+"                             and name it in SSL_CERT_FILE and the like\n"
+"      --ca-bundle-as PATH    name PATH instead (where a jail sees FILE)\n"
 "  -v, --verbose              say each decision on stderr\n"
 "  -h, --help                 show this help\n"
 "  -V, --version              show the version\n";
 
 enum { O_ALLOW_FILE = 256, O_ALLOW_ADDRESS, O_RESOLVE, O_LOG, O_LOG_FD, O_MAX_CONNS,
-       O_MAX_BYTES, O_CONNECT_TIMEOUT };
+       O_MAX_BYTES, O_CONNECT_TIMEOUT, O_SECRET, O_SECRET_FILE, O_CA_FILE, O_CA_BUNDLE,
+       O_CA_BUNDLE_AS };
 
 static const struct option longopts[] = {
 	{ "socket", required_argument, 0, 's' },
@@ -58,11 +69,18 @@ static const struct option longopts[] = {
 	{ "max-connections", required_argument, 0, O_MAX_CONNS },
 	{ "max-bytes", required_argument, 0, O_MAX_BYTES },
 	{ "connect-timeout", required_argument, 0, O_CONNECT_TIMEOUT },
+	{ "secret", required_argument, 0, O_SECRET },
+	{ "secret-file", required_argument, 0, O_SECRET_FILE },
+	{ "ca-file", required_argument, 0, O_CA_FILE },
+	{ "ca-bundle", required_argument, 0, O_CA_BUNDLE },
+	{ "ca-bundle-as", required_argument, 0, O_CA_BUNDLE_AS },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 }
 };
+
+static void secret_option(struct net *n, int c, const char *a);
 
 static void option(struct net *n, int c, const char *a)
 {
@@ -95,7 +113,27 @@ static void option(struct net *n, int c, const char *a)
 			sr_usage_value("--connect-timeout", "duration", a, "at least 1ms");
 		break;
 	case 'v': n->verbose = 1; break;
+	default: secret_option(n, c, a); break;
 	}
+}
+
+/* --secret and the options that go with it (secret.c). */
+static void secret_option(struct net *n, int c, const char *a)
+{
+	switch (c) {
+	case O_SECRET: secret_add(n, a); break;
+	case O_SECRET_FILE: secret_file(n, a); break;
+	}
+	if (c == O_SECRET || c == O_SECRET_FILE)
+		return;
+	if (!n->secrets)
+		sr_usage("--ca-file, --ca-bundle and --ca-bundle-as go after a --secret");
+	if (c == O_CA_FILE)
+		n->secrets->ca_file = a;
+	else if (c == O_CA_BUNDLE)
+		n->secrets->bundle = a;
+	else if (c == O_CA_BUNDLE_AS)
+		n->secrets->bundle_as = a;
 }
 
 /* A socket at path that nobody listens on: a run's whose proxy was
@@ -220,7 +258,9 @@ int main(int argc, char *argv[])
 	if (!n.socket_path)
 		sr_usage("--socket PATH is needed (where the proxy listens; see sr-net --help)");
 	own_addresses(&n);
+	secret_setup(&n);
 	start_proxy(&n, listen_at(&n, n.socket_path));
+	secret_env(&n);
 	if (n.log_fd >= 0)
 		fcntl(n.log_fd, F_SETFD, FD_CLOEXEC);
 	setenv("SR_NET_SOCKET", n.socket_path, 1);
