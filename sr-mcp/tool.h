@@ -58,6 +58,12 @@ struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON
  * string returned; text is taken). st: its run's status (NULL: none),
  * whose end starts the clock. tool_ws_reply: tool_reply with the note. */
 char *tool_ws_scratch(struct cJSON *res, const struct cJSON *st, char *text);
+/* Workspace ws removed with its sessions (closed saying why), its size
+ * cache and stamps: 0, or -1 (errno). */
+int tool_ws_remove(const char *ws, const char *why);
+/* keep_workspace false: res's workspace removed now, the result saying so
+ * (workspace_removed, workspace_note, the note after text, taken). */
+char *tool_ws_dropped(struct cJSON *res, char *text);
 void tool_ws_reply(struct proto_req *r, struct cJSON *res, const char *text);
 
 /* tool_files.c: a package or internal directory left out of a listing
