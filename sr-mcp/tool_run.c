@@ -73,6 +73,17 @@ static int halve_stream(cJSON *res, const char *k)
 	return 1;
 }
 
+/* A file's path on this machine in a resource_link's _meta
+ * (dev.sr/host_path), for a client on the same machine (stdio). */
+static void host_path(cJSON *b, const char *ws, const char *path)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s/%s", cfg.workspaces, ws, path) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "_meta"), "dev.sr/host_path", p);
+	free(p);
+}
+
 /* The files the run made, as resource_link blocks (resources/read
  * reads them), their uri added to res's list; NULL when none. */
 static cJSON *made_links(cJSON *res)
@@ -94,6 +105,8 @@ static cJSON *made_links(cJSON *res)
 		if (mime)
 			cJSON_AddStringToObject(b, "mimeType", mime);
 		cJSON_AddItemToObject(b, "size", cJSON_Duplicate(cJSON_GetObjectItem(f, "size"), 1));
+		if (!cfg.tenant_fixed)   /* over stdio the client runs here: where it is */
+			host_path(b, ws->valuestring, path);
 		cJSON_AddItemToArray(blocks, b);
 		free(uri);
 	}

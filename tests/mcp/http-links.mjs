@@ -44,6 +44,7 @@ const url = out?._meta?.['dev.sr/download_url'] || '';
 ok(url.startsWith(`${base}/alice/${ws}/out.txt?e=`), 'a made file\'s resource_link carries a download URL (_meta dev.sr/download_url)', links);
 ok(Date.parse(out?._meta?.['dev.sr/download_expires']) - Date.now() > 55 * 60000, 'valid for an hour by default', out?._meta);
 like(text(r), /Download links \(plain HTTP GET, no token; valid until .*\):\nout\.txt: http:/, 'a text block lists the links for the model');
+ok(!links.some((l) => l._meta?.['dev.sr/host_path']), 'over HTTP no link carries a host path (the client is elsewhere)', links);
 let g = curl(url);
 ok(g.code === 200 && g.body === 'hello-download', 'curl, with no token, downloads the file by its URL', g);
 const sp = links.find((l) => l.name === 'sp ace.txt')?._meta?.['dev.sr/download_url'];

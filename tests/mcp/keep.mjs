@@ -5,7 +5,7 @@
 // inline. The control: the same run without the flag leaves its workspace,
 // with links. Refused: with a workspace_id (a named workspace is never
 // removed by it; it is still there after), with session, not a boolean.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -26,6 +26,8 @@ const kept = sc(r).workspace_id;
 ok(!r.isError && kept && existsSync(wsDir(kept)), 'control: without keep_workspace the workspace is on disk', r);
 ok(await listed(kept), 'control: and in list_workspaces');
 ok(links(r).some((l) => l.name === 'made.txt'), 'control: made.txt as a resource_link', links(r));
+const hp = links(r).find((l) => l.name === 'made.txt')?._meta?.['dev.sr/host_path'];
+ok(hp === join(wsDir(kept), 'made.txt') && readFileSync(hp, 'utf8') === 'made\n', 'over stdio the link carries the file\'s host path (_meta dev.sr/host_path), readable there', links(r));
 
 // keep_workspace false: gone, said, no dead links; the output and image are there
 for (const [what, extra] of [['bash', {}], ['wait_s 0 (the call waits anyway)', { wait_s: 0 }],
