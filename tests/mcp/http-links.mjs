@@ -13,7 +13,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { ok, is, like, done, sc, text, stateDir } from './tap.mjs';
+import { ok, is, like, done, diag, sc, text, stateDir } from './tap.mjs';
 import { startGateway, connect } from './http-lib.mjs';
 import { root } from './tap.mjs';
 
@@ -95,6 +95,13 @@ g = curl(signed('alice', ws, 'nope.txt'));
 ok(g.code === 404 && /no file/.test(g.body), 'no such file: 404', g);
 g = curl(url, ['-X', 'POST']);
 is(g.code, 405, 'POST: 405');
+
+// a bigger file, streamed: its size checked; the rate only reported (diag)
+await alice.callTool({ name: 'run_code', arguments: { language: 'bash', workspace_id: ws, code: 'head -c 20971520 /dev/urandom > big.bin' } });
+const bp = spawnSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', signed('alice', ws, 'big.bin')], { encoding: 'utf8', timeout: 120000 });
+const [bc, bs, bt] = bp.stdout.split(' ').map(Number);
+ok(bc === 200 && bs === 20971520, 'a 20 MiB file: served whole', bp.stdout, bp.stderr);
+diag(`download of 20 MiB over loopback: ${bt.toFixed(3)} s (${(20 / bt).toFixed(0)} MiB/s)`);
 
 // bob's own links work for bob's files
 const rb = await bob.callTool({ name: 'run_code', arguments: { language: 'bash', code: 'echo bobs > b.txt' } });
