@@ -12,6 +12,7 @@
  *   tool_files.c     list_files, read_file
  *   tool_packages.c  install_packages
  *   tool_export.c    export_workspace
+ *   tool_recipe.c    what it writes beside the archive: a recipe, a Dockerfile
  *   tool_import.c    import_files
  *   tool_tar.c       what those two share: tar in the sandbox, the host
  *                    directories (tool_tar.h)
@@ -58,6 +59,12 @@ struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON
  * string returned; text is taken). st: its run's status (NULL: none),
  * whose end starts the clock. tool_ws_reply: tool_reply with the note. */
 char *tool_ws_scratch(struct cJSON *res, const struct cJSON *st, char *text);
+/* Workspace ws removed with its sessions (closed saying why), its size
+ * cache and stamps: 0, or -1 (errno). */
+int tool_ws_remove(const char *ws, const char *why);
+/* keep_workspace false: res's workspace removed now, the result saying so
+ * (workspace_removed, workspace_note, the note after text, taken). */
+char *tool_ws_dropped(struct cJSON *res, char *text);
 void tool_ws_reply(struct proto_req *r, struct cJSON *res, const char *text);
 
 /* tool_files.c: a package or internal directory left out of a listing
@@ -73,10 +80,23 @@ void tool_app_unlink(struct cJSON *tools);
 struct cJSON *tool_app_resource(void);
 void tool_app_read(struct proto_req *r, const char *uri);
 
+/* tool_recipe.c: text appended to *b (*len bytes so far, realloc'd);
+ * beside an export's archive ARCHIVE (STEM.tar.gz) of
+ * workspace ws (wfd), exported at when: the shell recipe's text, and the
+ * Dockerfile's (FROM root's image, ROOT.sr-image.json's ref, or
+ * debian:12; root NULL: the host's system). */
+void tool_put(char **b, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+char *tool_recipe(int wfd, const char *ws, const char *archive, const char *when);
+char *tool_dockerfile(int wfd, const char *ws, const char *stem, const char *root,
+		      const char *when);
+
 /* tool_env.c: the environments (default, and --environment NAME=DIR) */
 struct run_spec;
 void tool_env_add(const char *opt, const char *arg);
 size_t tool_env_count(void);
+/* The root of environment name (NULL or "default": the host's, NULL
+ * returned); *known 0 when there is no such environment. */
+const char *tool_env_root(const char *name, int *known);
 void tool_env_schema(struct cJSON *props);
 int tool_env_pick(struct proto_req *r, const struct cJSON *args, struct run_spec *s);
 struct cJSON *tool_env_facts(void);
@@ -86,6 +106,7 @@ int tool_sandrun_exec_settings(struct cJSON *t);
 
 /* tool_packages.c */
 int tool_install_packages_settings(struct cJSON *t);
+int tool_export_workspace_settings(struct cJSON *t);
 
 /* tool_resources.c */
 void tool_res_call(struct proto_req *r);              /* resources/...: on its own thread */

@@ -106,6 +106,16 @@ void tool_env_schema(cJSON *props)
 		"each has. Workspaces are shared between them.");
 }
 
+const char *tool_env_root(const char *name, int *known)
+{
+	*known = 1;
+	for (size_t i = 0; name && i < nenvs; i++)
+		if (!strcmp(envs[i].name, name))
+			return envs[i].dir;
+	*known = !name;
+	return NULL;
+}
+
 /* The environment argument of run_code: s->env_extra set for the runner;
  * 0, or -1 answered. */
 int tool_env_pick(struct proto_req *r, const cJSON *args, struct run_spec *s)

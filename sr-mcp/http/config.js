@@ -39,6 +39,9 @@ const usage = `usage: sr-mcp-http [options] [-- sr-mcp options]   (MCP over Stre
       --authorization-server URL  the OAuth authorization server that
                            /.well-known/oauth-protected-resource names
       --public-url URL     this server's address as clients see it (for that document)
+      --link-key FILE      the key that signs download links, private (default
+                           STATE-DIR/.link.key, made at first start)
+      --link-ttl DURATION  how long a download link lives (default 1h, at most 24h)
       --sr-mcp PATH        the sr-mcp to run (default: the one installed beside)
   -h, --help               show this help
   -V, --version            show the version
@@ -106,6 +109,11 @@ const valued = {
   '--authorization-server': (c, v) => { c.authServer = url('--authorization-server', v); },
   '--public-url': (c, v) => { c.publicUrl = url('--public-url', v); },
   '--sr-mcp': (c, v) => { c.srMcp = v; },
+  '--link-key': (c, v) => { c.linkKeyFile = path.resolve(v); },
+  '--link-ttl': (c, v) => {
+    c.linkTtlMs = duration('--link-ttl', v);
+    if (c.linkTtlMs > 864e5) throw usageError(`--link-ttl: at most 24h: '${v}'`);
+  },
 };
 
 // sr-mcp options sr-mcp-http sets itself, per tenant.
@@ -117,7 +125,7 @@ function defaults() {
   const home = process.env.XDG_STATE_HOME || (process.env.HOME && path.join(process.env.HOME, '.local/state'));
   return { listen: { host: '127.0.0.1', port: 8080 }, origins: [], hosts: [], maxBody: 4 << 20,
     maxSessions: 64, tenantSessions: 16, idleMs: 30 * 6e4, path: '/mcp',
-    maxConns: 512, addrConns: 64, headerMs: 10000, tenantRate: 500, hostDirs: [],
+    maxConns: 512, addrConns: 64, headerMs: 10000, tenantRate: 500, hostDirs: [], linkTtlMs: 36e5,
     stateDir: home ? path.join(home, 'sr-http') : null, srMcp: null, srArgs: [] };
 }
 
@@ -192,20 +200,20 @@ function hostDir(d) {
 }
 
 // A file only its owner can read, opened without following a link.
-function readPrivate(file) {
+function readPrivate(file, what = 'tokens file') {
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch (e) {
-    throw new Fatal(EXIT_SYS, `unable to open the tokens file ${file}: ${e.code === 'ELOOP' ? 'it is a symbolic link' : e.message}`);
+    throw new Fatal(EXIT_SYS, `unable to open the ${what} ${file}: ${e.code === 'ELOOP' ? 'it is a symbolic link' : e.message}`);
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Fatal(EXIT_SYS, `refusing the tokens file ${file}: not a regular file`);
+    if (!st.isFile()) throw new Fatal(EXIT_SYS, `refusing the ${what} ${file}: not a regular file`);
     if (st.uid !== process.getuid())
-      throw new Fatal(EXIT_SYS, `refusing the tokens file ${file}: owned by uid ${st.uid}, not by you (${process.getuid()})`);
+      throw new Fatal(EXIT_SYS, `refusing the ${what} ${file}: owned by uid ${st.uid}, not by you (${process.getuid()})`);
     if (st.mode & 0o077)
-      throw new Fatal(EXIT_SYS, `refusing the tokens file ${file}: mode ${(st.mode & 0o777).toString(8).padStart(4, '0')} lets others read it; chmod 600 ${file}`);
+      throw new Fatal(EXIT_SYS, `refusing the ${what} ${file}: mode ${(st.mode & 0o777).toString(8).padStart(4, '0')} lets others read it; chmod 600 ${file}`);
     return fs.readFileSync(fd, 'utf8');
   } finally {
     fs.closeSync(fd);
@@ -314,4 +322,4 @@ function findSrMcp(c) {
 }
 
 module.exports = { VERSION, hostDir, EXIT_USAGE, EXIT_SYS, Fatal, usage, parseArgs, loadTokens, tenantOf,
-  privateDir, findSrMcp, TENANT_RE };
+  privateDir, findSrMcp, TENANT_RE, readPrivate };
