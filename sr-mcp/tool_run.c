@@ -207,8 +207,9 @@ static cJSON *drop_cancel(const char *id, cJSON *st, char *err, size_t len)
 	return job_wait(NULL, id, 0, err, len);
 }
 
+/* off: where stdout and stderr are read from */
 static void finish_run(struct proto_req *r, const char *id, const char *ws, uint64_t wait_ms,
-		       uint64_t out_off, uint64_t err_off, int drop)
+		       const uint64_t off[2], int drop)
 {
 	char err[512];
 	cJSON *st = proto_job_wait(r, id, wait_ms, err, sizeof err);
@@ -229,7 +230,7 @@ static void finish_run(struct proto_req *r, const char *id, const char *ws, uint
 		cJSON_Delete(st);
 		return;
 	}
-	proto_result(r, run_result(id, ws, st, out_off, err_off, drop));
+	proto_result(r, run_result(id, ws, st, off[0], off[1], drop));
 	cJSON_Delete(st);
 }
 
@@ -416,7 +417,7 @@ void tool_run_code(struct proto_req *r, const cJSON *args)
 	 * with it; a run not ended in its own time and the longest wait after
 	 * it (queued meanwhile) is cancelled */
 	uint64_t wait = v.keep ? ms_of(v.wait) : s.timeout_ms + cfg.wait_max_ms;
-	finish_run(r, id, s.workspace, wait, 0, 0, !v.keep);
+	finish_run(r, id, s.workspace, wait, (const uint64_t[2]){ 0, 0 }, !v.keep);
 }
 
 void tool_job_status(struct proto_req *r, const cJSON *args)
@@ -430,7 +431,7 @@ void tool_job_status(struct proto_req *r, const cJSON *args)
 	if (ms_of(wait) > cfg.wait_max_ms)
 		wait = (double)cfg.wait_max_ms / 1000;
 	proto_req_set_job(r, id);
-	finish_run(r, id, NULL, ms_of(wait), (uint64_t)so, (uint64_t)se, 0);
+	finish_run(r, id, NULL, ms_of(wait), (const uint64_t[2]){ (uint64_t)so, (uint64_t)se }, 0);
 }
 
 void tool_job_logs(struct proto_req *r, const cJSON *args)
