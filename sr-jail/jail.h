@@ -74,6 +74,7 @@ struct jail {
 	const char *quota_changes;      /* --quota-changes FILE */
 	int changes_fd;                 /* it, opened by PID 1 (quota.c), or -1 */
 	const char *rootfs;             /* --rootfs DIR: the system comes from there */
+	const char *rootfs_layer;       /* --rootfs-layer DIR: read-only over it (layer.c) */
 	const char *control;            /* --control PATH: applies on request */
 	const char *net_proxy;          /* --net-proxy SOCKET: the way out (forward.c) */
 	const char *publish;            /* --publish PORT:PATH: the way in (forward.c) */

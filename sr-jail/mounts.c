@@ -23,6 +23,7 @@
 
 #include "etc.h"
 #include "jail.h"
+#include "layer.h"
 #include "mounts.h"
 #include "plan.h"
 #include "prog.h"
@@ -139,7 +140,7 @@ static struct plan *plan_root(struct jail *j)
 	if (!p)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	/* the system, the host's or the rootfs's: /usr, /bin ..., /etc's basics */
-	p->sysfd = j->rootfs ? jail_open_rootfs(j->rootfs) : -1;
+	p->sysfd = j->rootfs ? jail_open_system(j->rootfs, j->rootfs_layer) : -1;
 	p->sysroot = j->rootfs;
 	plan_system(p);
 	jail_plan_etc(p, j);

@@ -92,6 +92,18 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 	(*n)++;
 }
 
+/* In an environment (SR_ROOTFS), the workspace's layer over its root:
+ * "--rootfs-layer DIR " in buf, or "". */
+static void job_layer(const struct run_spec *s, char *buf, size_t len)
+{
+	char dir[4200];
+	buf[0] = '\0';
+	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
+		if (!strncmp(s->env_extra[i], "SR_ROOTFS=", 10) && s->env_extra[i][10] &&
+		    ws_layer_path(s->workspace, dir, sizeof dir) == 0)
+			snprintf(buf, len, "--rootfs-layer %s ", dir);
+}
+
 /* The environment of s's runner (env, 21 at most): the code's file,
  * the workspace ws, its quota, the env file envf ("" for none), the
  * arguments of sr-limit, sr-jail and sr-exec, job id's verdict file and,
@@ -100,7 +112,7 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 static size_t job_env(const struct run_spec *s, const char *id, const char *code,
 		      const char *ws, const char *envf, char **env)
 {
-	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
+	char limit[256], jail[8800], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
 	char mem[64] = "";
 	if (s->memory)
 		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(job_memory_via(), "cgroup") == 0 ?
@@ -113,8 +125,10 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 		snprintf(proxy, sizeof proxy, "--net-proxy %s/%s.sock %s", job_made_dir(), id, sec);
 		job_secret_net_args(id, sec, sizeof sec);
 	}
-	snprintf(jail, sizeof jail, "%s%s%s%s", s->net == JOB_NET_FULL ? "--share-net " : "",
-		 proxy, envf[0] ? "--env-file " : "", envf);
+	char layer[4300];
+	job_layer(s, layer, sizeof layer);
+	snprintf(jail, sizeof jail, "%s%s%s%s%s", s->net == JOB_NET_FULL ? "--share-net " : "",
+		 proxy, layer, envf[0] ? "--env-file " : "", envf);
 	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 

@@ -195,7 +195,9 @@ void ws_ttl_text(uint64_t ms, char *buf, size_t len)
 	snprintf(buf, len, "%llu%s", (unsigned long long)(ms / u[i].ms), u[i].unit);
 }
 
-/* The workspace is gone: its stamp and its scratch mark too. */
+#define LAYERS "ws-layer"
+
+/* The workspace is gone: its stamp, its scratch mark and its layer too. */
 void ws_stamp_remove(const char *id)
 {
 	int d = stamps_fd();
@@ -204,6 +206,28 @@ void ws_stamp_remove(const char *id)
 		close(d);
 	}
 	(void)scratch_set(id, 0);
+	if ((d = state_sub(LAYERS)) >= 0 && ws_id_ok(id)) {
+		if (sr_remove_tree(d, id) < 0 && errno != ENOENT)
+			mcp_log("unable to remove the layer of workspace %s: %s", id,
+				strerror(errno));
+	}
+	if (d >= 0)
+		close(d);
+}
+
+int ws_layer_path(const char *id, char *buf, size_t len)
+{
+	struct stat st;
+	int d = state_sub(LAYERS);
+	int ok = d >= 0 && ws_id_ok(id) && fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		 S_ISDIR(st.st_mode);
+	if (d >= 0)
+		close(d);
+	if (ok)
+		snprintf(buf, len, "%s/" LAYERS "/%s", cfg.state_dir, id);
+	else
+		buf[0] = '\0';
+	return ok ? 0 : -1;
 }
 
 #define SIZES "ws-size"

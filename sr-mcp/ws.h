@@ -50,6 +50,10 @@ void ws_touch(const char *id);          /* a run or a write: used now */
 time_t ws_last_used(const char *id);
 void ws_used_at(const char *id, time_t t);  /* used at t (its job's end), if later */
 void ws_stamp_remove(const char *id);  /* the workspace is gone */
+/* The workspace's layer, STATE/ws-layer/ID (what install_packages' apt
+ * unpacked; runs in an environment get it as sr-jail --rootfs-layer): its
+ * path, 0, or -1 and "" when it has none. */
+int ws_layer_path(const char *id, char *buf, size_t len);
 /* Scratch: a workspace sr-mcp named (made without a workspace_id), removed
  * once unused for --scratch-ttl; ws_keep (a call named it) makes it kept,
  * removed once unused for --workspace-ttl. When it goes if unused until
