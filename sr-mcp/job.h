@@ -122,6 +122,7 @@ void job_net_range(struct cJSON *res, const char *id, uint64_t from, uint64_t to
 void job_secret_add(const char *opt, const char *a);
 void job_secret_file(const char *opt, const char *a);
 void job_secret_setup(void);
+void job_net_check(void);
 void job_secret_net_args(const char *id, char *buf, size_t len);
 void job_secret_jail_args(const char *id, char *buf, size_t len);
 void job_secret_info(struct cJSON *res);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -150,4 +151,41 @@ void job_secret_info(cJSON *res)
 		"placeholder; put it where the header wants it (e.g. Authorization: Bearer $NAME) in "
 		"HTTPS requests to its host, and the proxy puts the real value in. The value is "
 		"never in the sandbox: printing the variable shows the placeholder.");
+}
+
+/* At start, under --network allow or with rules: `sr-net --check` with the
+ * rules and secrets each run would give it, so that a rule or secret sr-net
+ * refuses (api.test:99999) ends sr-mcp now, in sr-net's words, rather than
+ * failing every run. */
+void job_net_check(void)
+{
+	if (!cfg.net_rules && !nsecrets)
+		return;
+	char sec[4400], *args = NULL, *argv[256], *save = NULL;
+	size_t n = 0;
+	job_secret_net_args("check", sec, sizeof sec);
+	if (asprintf(&args, "%s%s%s", cfg.net_allow ? "" : JOB_NET_INDEXES,
+		     cfg.net_rules ? cfg.net_rules : "", sec) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	argv[n++] = "sr-net";
+	argv[n++] = "--check";
+	for (char *w = strtok_r(args, " ", &save); w && n < 255; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+	int st = 0;
+	pid_t pid = fork();
+	if (pid < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "fork");
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(sr_exec_exit(errno));
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	free(args);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == SR_EXIT_USAGE)
+		sr_usage("the network rules or secrets do not hold (sr-net --check, above)");
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		sr_fatal(SR_EXIT_SYS, "sr-net --check failed (status %d): the network rules "
+			 "cannot be judged", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 }

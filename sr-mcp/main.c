@@ -640,6 +640,7 @@ int main(int argc, char **argv)
 	dirs_trusted();
 	job_secret_setup();
 	find_tools();
+	job_net_check();
 	runner_load();
 	tool_init();
 	const char *one = getenv("SR_MCP_ONE_REQUEST");

@@ -24,6 +24,7 @@
 
 static const char usage_text[] =
 "usage: sr-net --socket PATH [options] prog [args...]\n"
+"       sr-net --check [options]\n"
 "  -s, --socket PATH          the proxy's Unix socket, made at PATH (mode 0600)\n"
 "  -a, --allow HOST[:PORTS]   let connections reach HOST (NAME, *.NAME below\n"
 "                             NAME, * any, or an address) on PORTS (a comma\n"
@@ -49,13 +50,16 @@ static const char usage_text[] =
 "      --ca-bundle FILE       write the host's CAs and the run's CA to FILE\n"
 "                             and name it in SSL_CERT_FILE and the like\n"
 "      --ca-bundle-as PATH    name PATH instead (where a jail sees FILE)\n"
+"      --check                judge every option, rule and secret, then exit 0\n"
+"                             (or 100 on a usage error): nothing made, no log\n"
+"                             opened, no program run\n"
 "  -v, --verbose              say each decision on stderr\n"
 "  -h, --help                 show this help\n"
 "  -V, --version              show the version\n";
 
 enum { O_ALLOW_FILE = 256, O_ALLOW_ADDRESS, O_RESOLVE, O_LOG, O_LOG_FD, O_MAX_CONNS,
        O_MAX_BYTES, O_CONNECT_TIMEOUT, O_SECRET, O_SECRET_FILE, O_CA_FILE, O_CA_BUNDLE,
-       O_CA_BUNDLE_AS };
+       O_CA_BUNDLE_AS, O_CHECK };
 
 static const struct option longopts[] = {
 	{ "socket", required_argument, 0, 's' },
@@ -74,6 +78,7 @@ static const struct option longopts[] = {
 	{ "ca-file", required_argument, 0, O_CA_FILE },
 	{ "ca-bundle", required_argument, 0, O_CA_BUNDLE },
 	{ "ca-bundle-as", required_argument, 0, O_CA_BUNDLE_AS },
+	{ "check", no_argument, 0, O_CHECK },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
@@ -81,6 +86,11 @@ static const struct option longopts[] = {
 };
 
 static void secret_option(struct net *n, int c, const char *a);
+
+/* --check, and --log's file: opened once every option is judged (a
+ * check opens none). */
+static int check;
+static const char *log_path;
 
 static void option(struct net *n, int c, const char *a)
 {
@@ -91,11 +101,8 @@ static void option(struct net *n, int c, const char *a)
 	case O_ALLOW_FILE: rule_file(n, a); break;
 	case O_ALLOW_ADDRESS: cidr_add(n, a); break;
 	case O_RESOLVE: pin_add(n, a); break;
-	case O_LOG:
-		n->log_fd = open(a, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (n->log_fd < 0)
-			sr_fatal_sys(SR_EXIT_SYS, "cannot open %s", a);
-		break;
+	case O_LOG: log_path = a; break;
+	case O_CHECK: check = 1; break;
 	case O_LOG_FD:
 		n->log_fd = (int)sr_opt_count("--log-fd", a, 1 << 20);
 		if (fcntl(n->log_fd, F_GETFD) < 0)
@@ -253,10 +260,21 @@ int main(int argc, char *argv[])
 			sr_usage_option(argc, argv, c);
 		option(&n, c, optarg);
 	}
+	if (check) {    /* the values too, neither placeholder nor CA made */
+		if (optind < argc)
+			sr_usage("--check runs no program ('%s')", argv[optind]);
+		secret_check(&n);
+		return 0;
+	}
 	if (optind >= argc)
 		sr_usage_noprog();
 	if (!n.socket_path)
 		sr_usage("--socket PATH is needed (where the proxy listens; see sr-net --help)");
+	if (log_path) {
+		n.log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (n.log_fd < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "cannot open %s", log_path);
+	}
 	own_addresses(&n);
 	secret_setup(&n);
 	start_proxy(&n, listen_at(&n, n.socket_path));

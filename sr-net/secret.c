@@ -149,6 +149,13 @@ void secret_setup(struct net *n)
 		ca_bundle(ss->ca, ss->bundle);
 }
 
+/* sr-net --check: each secret has a value that would do. */
+void secret_check(struct net *n)
+{
+	for (size_t i = 0; n->secrets && i < n->secrets->n; i++)
+		env_value(&n->secrets->s[i]);
+}
+
 /* The program's environment alone: the proxy keeps the host's
  * SSL_CERT_FILE, which its own verification of the hosts reads. */
 void secret_env(const struct net *n)

@@ -35,6 +35,7 @@ void secret_add(struct net *n, const char *arg);
 void secret_file(struct net *n, const char *arg);
 /* Values read, placeholders made, the CA and the bundle made. */
 void secret_setup(struct net *n);
+void secret_check(struct net *n);
 /* The program's environment set, after the proxy's fork:
  * NAME=placeholder, the CA variables naming the bundle. */
 void secret_env(const struct net *n);

@@ -84,6 +84,18 @@ JS
 if command -v node >/dev/null; then
 	jailsec "${F[@]}" -- node -e "$js"
 	is "$rc:$out" "0:200 authorized" "node https through CONNECT, NODE_EXTRA_CA_CERTS: authorized"
+	# Node's own fetch, with sr-mcp's preload that takes it through the proxy
+	# (its text ahead of the code: the jail does not see the test's tree).
+	fetch=$(cat "$SR_ROOT/sr-mcp/runners/node-lib/proxy.js"; echo ';
+fetch("https://api.test/api/" + process.argv[1], { headers: { Authorization: "Bearer " + process.env.API_TOKEN } })
+	.then(async (r) => console.log(r.status, (await r.text()).trim()), (e) => console.log("error", e.message))')
+	jailsec "${F[@]}" -- node -e "$fetch" secret
+	is "$rc:$out" "0:200 authorized" "node fetch with the preload, NODE_EXTRA_CA_CERTS: authorized"
+	jailsec "${F[@]}" -- node -e "$fetch" echo
+	like "$out" "Authorization: Bearer srph_[0-9a-f]{32}" "... its echo comes back with the placeholder"
+	unlike "$out" "$REAL" "... not the value"
+	jailsec "${F[@]}" -- sh -c 'NODE_EXTRA_CA_CERTS= exec node -e "$0" secret' "$fetch"
+	like "$out" "^error " "the control: without NODE_EXTRA_CA_CERTS the run's CA is not trusted, fetch fails"
 else
 	skip "node" "node is not installed"
 fi

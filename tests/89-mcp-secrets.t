@@ -51,6 +51,34 @@ like "$out" "
 unlike "$res" "$REAL" "the value is not in the result"
 res=$(tool run_code '{"language":"python","code":"import os, requests\nprint(requests.get(\"https://api.test/api/secret\", headers={\"Authorization\": \"Bearer \" + os.environ[\"API_TOKEN\"]}).text.strip())"}' "${F[@]}")
 is "$(field 'r["structuredContent"]["stdout"]' <<<"$res")" "authorized" "python requests in run_code: authorized"
+# args LANGUAGE SESSION CODE: run_code's arguments, as JSON
+args() { python3 -c 'import json, sys; print(json.dumps({"language": sys.argv[1], "session": sys.argv[2] == "1", "code": sys.argv[3]}))' "$@"; }
+if command -v node >/dev/null; then
+	res=$(tool run_code "$(args javascript 0 '(async () => {
+  for (const p of ["secret", "echo"]) {
+    const r = await fetch("https://api.test/api/" + p, { headers: { Authorization: "Bearer " + process.env.API_TOKEN } })
+      .catch((e) => ({ status: "error " + String(e.cause || e), text: async () => "" }));
+    console.log(r.status, (await r.text()).trim().split("\n").filter((l) => /^(authorized|Authorization)/.test(l)).join(" | "));
+  }
+})()')" "${F[@]}")
+	out=$(field 'r["structuredContent"]["stdout"]' <<<"$res")
+	like "$out" "^200 authorized" "javascript run_code: Node's fetch with the placeholder is authorized (200)"
+	like "$out" "
+200 Authorization: Bearer srph_[0-9a-f]{32}" "... its echo comes back with the placeholder"
+	unlike "$res" "$REAL" "... the value is not in the result"
+else
+	skip "javascript fetch" "node is not installed"
+fi
+sess='import os, requests
+print(requests.get("https://api.test/api/secret", headers={"Authorization": "Bearer " + os.environ["API_TOKEN"]}).status_code)
+print("env", sum("sk-real" in v for v in os.environ.values()), open("/proc/self/environ", "rb").read().count(b"sk-real"))
+print("ph", os.environ["API_TOKEN"][:5])'
+res=$(tool run_code "$(args python 1 "$sess")" "${F[@]}")
+is "$(field '"session" in r["structuredContent"]' <<<"$res")" True "a python session call"
+is "$(field 'r["structuredContent"]["stdout"]' <<<"$res")" "200
+env 0 0
+ph srph_" "... requests with the placeholder: 200; the value not in the session's environment"
+unlike "$res" "$REAL" "... nor in its result"
 res=$(tool run_code '{"language":"bash","code":"curl -sS -H \"Authorization: Bearer $API_TOKEN\" https://other.test/api/secret"}' "${F[@]}")
 like "$(field 'r["structuredContent"]["stdout"]' <<<"$res")" "^unauthorized: got Bearer srph_" \
 	"to another allowed host the placeholder goes out unchanged"

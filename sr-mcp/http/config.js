@@ -20,6 +20,9 @@ const usage = `usage: sr-mcp-http [options] [-- sr-mcp options]   (MCP over Stre
                            line, private; NETWORK: the tenant's own
                            --network=MODE, --net-allow=HOST, --net-deny=HOST
                            (else SR_MCP_TOKEN: one token, tenant 'default')
+      --secrets FILE       secrets per tenant, one 'TENANT NAME=HOST:HEADER
+                           VALUE-FILE' per line, private; the tenant's sr-mcp
+                           gets --secret and --secret-file (its network: allow)
       --state-dir DIR      a state directory per tenant under DIR
                            (default $XDG_STATE_HOME/sr-http)
       --allow-origin ORIGIN  a web origin that may call (repeatable; default none
@@ -95,6 +98,7 @@ function url(name, v) {
 const valued = {
   '--listen': (c, v) => { c.listen = listenAddr(v); },
   '--tokens': (c, v) => { c.tokensFile = v; },
+  '--secrets': (c, v) => { c.secretsFile = path.resolve(v); },
   '--state-dir': (c, v) => { c.stateDir = path.resolve(v); },
   '--allow-origin': (c, v) => { c.origins.push(origin(v)); },
   '--allow-host': (c, v) => { c.hosts.push(v.toLowerCase()); },
@@ -153,7 +157,9 @@ function parseArgs(argv) {
   if (!c.stateDir) throw usageError('no state directory: set HOME, XDG_STATE_HOME or --state-dir');
   c.tenantNet = new Map();     // tenant -> its own network options (the tokens file)
   c.argsOf = (tenant) => [...c.hostDirs.flatMap((d) => ['--host-dir', `${d}/${tenant}`]),
-    ...(c.tenantNet.has(tenant) ? [...withoutNet(c.srArgs), ...c.tenantNet.get(tenant)] : c.srArgs)];
+    ...(c.tenantNet.has(tenant) ? [...withoutNet(c.srArgs), ...c.tenantNet.get(tenant)] : c.srArgs),
+    ...(c.tenantSecrets.get(tenant) || [])];
+  c.tenantSecrets = new Map(); // tenant -> its --secret and --secret-file (the secrets file)
   c.waitMaxMs = waitMax(c.srArgs);
   return c;
 }
@@ -284,6 +290,39 @@ function loadTokens(c) {
   return list;
 }
 
+// The tenants' secrets: from --secrets FILE ('TENANT NAME=HOST:HEADER
+// VALUE-FILE' per line, # comments), each tenant's sr-mcp given its own as
+// --secret NAME=HOST:HEADER --secret-file NAME=VALUE-FILE: no value on a
+// command line or in our memory (sr-mcp checks VALUE-FILE, sr-net reads
+// it). A tenant with a secret needs --network allow, its own or the one
+// after --.
+function loadSecrets(c) {
+  if (!c.secretsFile) return;
+  readPrivate(c.secretsFile, 'secrets file').split('\n').forEach((line, i) => {
+    const l = line.trim();
+    if (!l || l.startsWith('#')) return;
+    const f = l.split(/\s+/), where = `${c.secretsFile}:${i + 1}`;
+    if (f.length !== 3 || !/^[A-Za-z_][A-Za-z0-9_]*=[^=\s]+:[A-Za-z0-9_-]+$/.test(f[1]) || !path.isAbsolute(f[2]))
+      throw new Fatal(EXIT_SYS, `${where}: expected 'TENANT NAME=HOST:HEADER VALUE-FILE' (VALUE-FILE an absolute path)`);
+    if (!c.tokens.some((t) => t.name === f[0])) throw new Fatal(EXIT_SYS, `${where}: no tenant ${f[0]} in the tokens`);
+    if (!allowed(c.argsOf(f[0])))
+      throw new Fatal(EXIT_SYS, `${where}: tenant ${f[0]} has a secret but not --network allow (in its tokens line, or after --)`);
+    const name = f[1].split('=')[0];
+    c.tenantSecrets.set(f[0], [...(c.tenantSecrets.get(f[0]) || []),
+      '--secret', f[1], '--secret-file', `${name}=${f[2]}`]);
+  });
+}
+
+// --network allow among sr-mcp's options (the last --network wins).
+function allowed(args) {
+  let mode = null;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--network') mode = args[++i];
+    else if (args[i].startsWith('--network=')) mode = args[i].slice('--network='.length);
+  }
+  return mode === 'allow';
+}
+
 // The tenant whose token this is, or null: every hash is compared, in
 // constant time, whatever matched.
 function tenantOf(tokens, given) {
@@ -321,5 +360,5 @@ function findSrMcp(c) {
   return fs.existsSync(built) ? built : 'sr-mcp';
 }
 
-module.exports = { VERSION, hostDir, EXIT_USAGE, EXIT_SYS, Fatal, usage, parseArgs, loadTokens, tenantOf,
+module.exports = { VERSION, hostDir, EXIT_USAGE, EXIT_SYS, Fatal, usage, parseArgs, loadTokens, loadSecrets, tenantOf,
   privateDir, findSrMcp, TENANT_RE, readPrivate };
