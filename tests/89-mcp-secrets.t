@@ -85,6 +85,12 @@ like "$(field 'r["structuredContent"]["stdout"]' <<<"$res")" "^unauthorized: got
 ok "the workspace holds the placeholder only" grep -q '^srph_' "$T/state/workspaces/sec/ws-token.txt"
 nok "the value is in no file of the state directory (jobs, logs, records, workspaces)" \
 	grep -rqF -- "$REAL" "$T/state"
+mkdir -m 700 "$T/out"
+res=$(tool export_workspace '{"workspace_id":"sec"}' "${F[@]}" --host-dir "$T/out")
+ok "an export of the workspace: the placeholder is in its archive (the control)" \
+	sh -c 'zcat "$1"/*.tar.gz | grep -aq srph_' _ "$T/out"
+nok "... and the value is in no file of the export" \
+	sh -c 'zcat "$1"/*.tar.gz | grep -aqF -- "$2" || grep -rqF -- "$2" "$1"' _ "$T/out" "$REAL"
 
 # From sr-mcp's environment: kept in STATE/secrets, mode 600, and no job's.
 res=$(SR_SECRET_API_TOKEN=$REAL tool run_code '{"language":"bash","code":"curl -sS -H \"Authorization: Bearer $API_TOKEN\" https://api.test/api/secret; env | grep -c SR_SECRET"}')
