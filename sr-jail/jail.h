@@ -90,10 +90,10 @@ struct jail {
 	sigset_t oldmask;       /* the caller's signal mask, for the payload */
 	int sync_fd;            /* PID 1's end of the socket pair with the outer sr-jail */
 	int control_fd;         /* --control's listening socket, or -1 */
-	int control_dir;        /* its directory (O_PATH), or -1 */
+	int control_dir;        /* its directory, or -1 */
 	const char *control_name;       /* its name there */
 	int publish_fd;                 /* --publish's listening socket, or -1 */
-	int publish_dir;                /* its directory (O_PATH), or -1 */
+	int publish_dir;                /* its directory, or -1 */
 	const char *publish_name;       /* its name there */
 	int view_dir;           /* --view-from: its socket's directory (O_PATH), or -1 */
 	const char *view_name;  /* its name there */

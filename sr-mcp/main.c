@@ -576,7 +576,9 @@ static void sweep_once(void)
 }
 
 /* Past this point what ends is ended by sr-mcp itself (its helpers,
- * killed as it goes): not a failure to report. */
+ * killed as it goes): not a failure to report. Under sr-mcp-http alone
+ * (SR_MCP_ONE_REQUEST), whose log is every request's: a stdio sr-mcp's
+ * stderr is its user's, who is told what its end did. */
 static void quiet(void)
 {
 	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -662,7 +664,8 @@ int main(int argc, char **argv)
 	proto_flush();
 	if (cfg.one_request && !signalled)
 		sweep_once();
-	quiet();
+	if (cfg.one_request)
+		quiet();
 	spawn_kill_all();
 	session_close_owned();     /* their state goes with this process */
 	_exit(0);

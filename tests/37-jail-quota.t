@@ -515,13 +515,17 @@ ok "control: its file is not in the host directory yet" test ! -e "$w/first"
 run sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" sh -c 'cat /w/first; echo by-run > /w/ran; rm /w/old'
 is "$rc:$out" "0:by-first" "--view-from: the first jail applied before the second started: it reads the first's file"
 is "$(cat "$w/ran" 2>/dev/null):$(test -e "$w/old" && echo old)" "by-run:" "its changes are in the host directory when it ends (the first applied them)"
-sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" --control "$T/vc/ctl2" sh -c 'echo by-second > /w/two; sleep 30' 2>/dev/null &
+# the second says it wrote through a directory of its own, and waits on a fifo
+mkdir "$T/vm" && mkfifo "$T/vgo2"
+sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" --control "$T/vc/ctl2" \
+	--bind "$T/vm" /m --ro-bind "$T/vgo2" /run/go sh -c \
+	'echo by-second > /w/two; : > /m/wrote; read a </run/go' 2>/dev/null &
 spid=$!
-for i in $(seq 1 60); do [ -S "$T/vc/ctl2" ] && break; sleep 0.5; done
-sleep 1
+wait_for "the second jail writes its file" 60 test -e "$T/vm/wrote"
 is "$(ctl_apply "$T/vc/ctl2")" ok "--view-from with --control: an apply on request answers"
 is "$(cat "$w/two" 2>/dev/null)" by-second "and it went through the first jail's view to the host directory"
-kill "$spid"; wait "$spid"
+echo >"$T/vgo2"
+wait "$spid"
 echo >"$T/vgo"
 read -r -t 60 step <&6
 is "$step" "saw: by-run by-second" "the first jail's program reads both files, names it had looked for before they were made"
@@ -546,12 +550,27 @@ run sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" true
 is "$rc" 0 "--control where a socket nothing serves was left: replaced"
 run sr-jail --bind "$w" /w --view-from "$T/vc/ctl" true
 is "$rc" 100 "--view-from without --quota is a usage error"
-# a jail ending at the path (applying its last changes): the next waits for it
-sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" sh -c 'sleep 2' &
+# a jail ending at the path (applying its last changes): the next waits for
+# it. The first holds the path until released; the next is released only
+# once its bind was refused (its system calls, by strace): it has tried.
+mkfifo "$T/vgo3"
+sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" --ro-bind "$T/vgo3" /run/go \
+	sh -c 'read a </run/go' &
 epid=$!
-for i in $(seq 1 60); do [ -S "$T/vc/ctl" ] && break; sleep 0.5; done
-run sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" sh -c 'echo next'
-is "$rc:$out" 0:next "--control where another jail serves it: it waits for that jail to end"
+wait_for "the first jail serves its --control" 60 test -S "$T/vc/ctl"
+if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
+	strace -qq -o "$T/vtrace" -e trace=bind sr-jail --bind "$w" /w --quota 4M \
+		--control "$T/vc/ctl" sh -c 'echo next' >"$T/vnext" 2>&1 &
+	npid=$!
+	wait_for "the next jail's bind is refused" 60 grep -q EADDRINUSE "$T/vtrace"
+	echo >"$T/vgo3"
+	wait "$npid"
+	is "$?:$(cat "$T/vnext")" 0:next "--control where another jail serves it: it waits for that jail to end"
+else
+	skip "--control where another jail serves it: it waits for that jail to end" \
+		"no strace here to see the next jail try (or ptrace refused)"
+	echo >"$T/vgo3"
+fi
 wait "$epid"
 
 # sr-mcp where --quota cannot run (an sr-jail that refuses it, as one does
