@@ -151,4 +151,26 @@ ok "a digest mismatch: nothing left" test ! -e root-bad
 python3 "$MK" docker img-badd bad.json
 run "$U" img-badd root-badd
 like "$rc:$err" "^1:oci-unpack: digest mismatch" "docker save: a digest mismatch refused"
+# Python in an image made from the tests' Debian root: the second layer
+# deletes a file, makes a directory opaque and adds a program.
+rootfs_env
+if [ -z "${SR_TEST_ROOTFS:-}" ] || ! have_userns; then
+	skip "Python in an image" "${SR_TEST_ROOTFS_WHY:-no user namespaces here: $userns_why}"
+else
+	R0=$(readlink -f "$SR_TEST_ROOTFS")
+	cat >py.json <<J
+{"gzip": true, "config": {"Env": ["LANG=C.UTF-8"], "WorkingDir": "/app"},
+ "layers": [[{"name": ".", "from": "$R0"}],
+            [{"name": "usr/bin/.wh.base32"}, {"name": "usr/share/doc/.wh..wh..opq"},
+             {"name": "usr/share/doc/only", "data": "x"},
+             {"name": "usr/local/bin/main.py", "data": "import os\nprint(os.path.exists('/usr/bin/base32'), os.listdir('/usr/share/doc'))\n"}]]}
+J
+	python3 "$MK" oci img-py py.json
+	run "$U" img-py root-py
+	is "$rc" 0 "the Debian image unpacks"
+	run sr-jail --rootfs "$T/root-py" python3 /usr/local/bin/main.py
+	is "$rc:$out" "0:False ['only']" "Python runs in the image and sees the second layer's changes"
+	run sr-jail --rootfs "$R0" python3 -c "import os; print(os.path.exists('/usr/bin/base32'), 'only' in os.listdir('/usr/share/doc'))"
+	is "$out" "True False" "control: the first layer alone has /usr/bin/base32 and no doc 'only'"
+fi
 done_testing

@@ -16,7 +16,11 @@ def layer(entries):
     with tarfile.open(fileobj=b, mode="w", format=tarfile.PAX_FORMAT) as t:
         for e in entries:
             if "from" in e:  # a whole directory tree from the host
-                t.add(e["from"], arcname=e["name"])
+                src, arc = e["from"], e["name"]
+                # what the caller cannot read (a root-built tree's
+                # /etc/shadow) is left out
+                keep = lambda i: i if os.access(src + i.name[len(arc):], os.R_OK, follow_symlinks=False) else None
+                t.add(src, arcname=arc, filter=keep)
                 continue
             i = tarfile.TarInfo(e["name"])
             i.type = TYPES[e.get("type", "file")]
