@@ -59,6 +59,7 @@ for fmt in oci docker gz; do
 	ok "$fmt: modes kept" test -x root-$fmt/bin/tool
 	is "$(json_get root-$fmt.sr-image.json workdir):$(json_get root-$fmt.sr-image.json user)" "/app:1000" \
 		"$fmt: DIR.sr-image.json has WorkingDir and User"
+	is "$(json_get root-$fmt.sr-image.json ref)" "$([ $fmt = docker ] && echo test:1 || echo test)" "$fmt: the image's own reference"
 	like "$(json_get root-$fmt.sr-image.json digest)" '^sha256:[0-9a-f]{64}$' "$fmt: and the digest"
 	env=$(cat root-$fmt.sr-image.json)
 	like "$env" 'LANG=C.UTF-8' "$fmt: the image's Env kept"
@@ -134,7 +135,7 @@ ok "device and FIFO: none in the root" test ! -e root-dev/null -a ! -e root-dev/
 hostile suid '{"layers": [[{"name": "su", "data": "x", "mode": "6755"}, {"name": "sd", "type": "dir", "mode": "3777"}]]}'
 unpack suid
 is "$(stat -c %a naive-suid/a/b/su)" 6755 "set-ID: the control keeps the bits"
-is "$(stat -c %a root-suid/su):$(stat -c %a root-suid/sd)" "755:777" "set-ID and sticky bits cleared"
+is "$(stat -c %a root-suid/su):$(stat -c %a root-suid/sd)" "755:755" "set-ID, sticky and group/other write bits cleared"
 
 for wh in ".wh.." "a/.wh..." ".wh." "../.wh.victim" "a/../../.wh.outside"; do
 	hostile wh '{"layers": [[{"name": "a", "type": "dir"}, {"name": "a/f", "data": "x"}], [{"name": "'"$wh"'"}]]}'
