@@ -171,6 +171,8 @@ J
 	is "$rc" 0 "the Debian image unpacks"
 	run sr-jail --rootfs "$T/root-py" python3 /usr/local/bin/main.py
 	is "$rc:$out" "0:False ['only']" "Python runs in the image and sees the second layer's changes"
+	run sr-mcp --state-dir "$T/st" --environment img="$T/root-py" </dev/null
+	is "$rc:$err" "0:" "sr-mcp takes the unpacked image as an environment (its ownership and mode rules hold)"
 	run sr-jail --rootfs "$R0" python3 -c "import os; print(os.path.exists('/usr/bin/base32'), 'only' in os.listdir('/usr/share/doc'))"
 	is "$out" "True False" "control: the first layer alone has /usr/bin/base32 and no doc 'only'"
 fi
