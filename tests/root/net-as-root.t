@@ -22,7 +22,7 @@ like "$rc:$out" "^0:sr-net: refused home.test:80: .*127.0.0.1" \
 	"root's sr-net and sr-jail: the jail's forwarder reaches the proxy (which refuses loopback, saying so)"
 
 # The socket while the proxy runs: 65534's, 0600; another user cannot connect.
-sr-net --socket "$T/b.sock" --allow home.test sleep 30 &
+sr-net --socket "$T/b.sock" --allow home.test sleep 600 &
 p=$!
 at_exit "kill $p 2>/dev/null"
 wait_for "the proxy's socket is made" 20 test -S "$T/b.sock"
@@ -45,7 +45,7 @@ kill $p; wait $p 2>/dev/null
 # The control of the defect: a socket of root's alone (0600 root), as sr-net
 # made it before, is out of the root-started jail's reach.
 python3 -c 'import socket, sys, os, time
-os.umask(0o177); s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); time.sleep(30)' "$T/c.sock" &
+os.umask(0o177); s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); time.sleep(600)' "$T/c.sock" &
 q=$!
 at_exit "kill $q 2>/dev/null"
 wait_for "root's own socket is made" 20 test -S "$T/c.sock"
