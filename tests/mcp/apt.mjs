@@ -3,7 +3,7 @@
 // Controls first: figlet is absent in A before the install (so a later
 // success is the install's), and apt works at all (the refusals below
 // are then the checks', not a broken apt).
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -50,6 +50,12 @@ r = await bash('wsa', 'dpkg -s libc6 | grep Status');
 like(sc(r).stdout, /install ok installed/, 'the environment\'s own packages are still known to dpkg in A');
 r = await bash('wsa', 'touch /usr/bin/x 2>&1; echo rc=$?; ls -l /usr/bin/figlet-figlet');
 ok(/rc=1/.test(sc(r).stdout), 'the layer is read-only in a run', text(r));
+const sess = (ws) => call('run_code', { language: 'python', workspace_id: ws, environment: 'deb12',
+  session: true, code: 'import shutil\nprint("which", shutil.which("figlet"))' });
+r = await sess('wsa');
+like(sc(r).stdout, /which \/usr\/bin\/figlet/, 'a python session of A in deb12 finds figlet too');
+r = await sess('wsb');
+like(sc(r).stdout, /which None/, 'a session of B does not');
 r = await bash('wsb', which + '; dpkg -s figlet >/dev/null 2>&1; echo dpkg=$?');
 ok(/rc=1/.test(sc(r).stdout) && /dpkg=1/.test(sc(r).stdout), 'a run in workspace B finds no figlet', text(r));
 r = await bash('wsa', which, null);
@@ -64,6 +70,19 @@ ok(recs.length > 0 && recs.every((c) => ['deb.debian.org', 'security.debian.org'
 r = await apt('wsa', ['figlet']);
 ok(sc(r).status === 'succeeded' && /nothing to install/.test(sc(r).log || ''),
   'a second install of figlet in A finds it installed (the layer\'s dpkg status)', text(r));
+
+// the layer belongs to the root it was made for (STATE/ws-layer/WS.root):
+// recorded as another's, it is not laid over deb12, nor installed into
+const rec = join(state, 'ws-layer', 'wsa.root');
+is(readFileSync(rec, 'utf8'), realpathSync(D), 'the layer is recorded as deb12\'s root\'s');
+writeFileSync(rec, '/srv/another-root');
+r = await bash('wsa', which);
+ok(/rc=1/.test(sc(r).stdout), 'recorded as another root\'s, the layer is not laid over deb12', text(r));
+r = await apt('wsa', ['sl']);
+ok(r.isError && /another environment/.test(text(r)), 'and an apt install for deb12 into it is refused', text(r));
+writeFileSync(rec, realpathSync(D));
+r = await bash('wsa', which);
+ok(/rc=0/.test(sc(r).stdout), 'control: recorded as deb12\'s again, A finds figlet', text(r));
 
 // refusals
 r = await apt('wsc', ['figlet'], null);
