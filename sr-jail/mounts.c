@@ -40,6 +40,10 @@ static void plan_system(struct plan *p)
 	plan_host(p, "/usr", "/usr", JAIL_RO, 0);
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
 		plan_host(p, dirs[i], dirs[i], JAIL_RO, 1);
+	/* a --rootfs's package database, read-only (its layer's packages with
+	 * it): what dpkg -s and dpkg -L answer in it */
+	if (p->sysfd >= 0)
+		plan_host(p, "/var/lib/dpkg", "/var/lib/dpkg", JAIL_RO, 1);
 }
 
 /* Five device nodes (binds of the host's: the only mounts without nodev),

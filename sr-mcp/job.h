@@ -46,6 +46,8 @@ struct run_spec {
 	const char *made;        /* job_made_snapshot's file, kept under the job's id
 				  * (a run's or a session call's, not an interpreter's) */
 	int changes;             /* the jail lists what the run changed (job_env) */
+	const char *net_rules;   /* under JOB_NET_ALLOW, sr-net's rules instead of the
+				  * indexes' and --net-allow's (apt: its mirrors) */
 };
 /* run_spec.net: none, the host's network (--network full; an install
  * under install), or the --net-allow hosts through sr-net (allow). */

@@ -93,14 +93,18 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 }
 
 /* In an environment (SR_ROOTFS), the workspace's layer over its root:
- * "--rootfs-layer DIR " in buf, or "". */
+ * "--rootfs-layer DIR " in buf, or "". Not for apt's install, which
+ * writes the layer (SR_APT_LAYER). */
 static void job_layer(const struct run_spec *s, char *buf, size_t len)
 {
 	char dir[4200];
 	buf[0] = '\0';
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
+		if (!strncmp(s->env_extra[i], "SR_APT_LAYER=", 13))
+			return;
+	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
 		if (!strncmp(s->env_extra[i], "SR_ROOTFS=", 10) && s->env_extra[i][10] &&
-		    ws_layer_path(s->workspace, dir, sizeof dir) == 0)
+		    ws_layer_path(s->workspace, s->env_extra[i] + 10, dir, sizeof dir) == 0)
 			snprintf(buf, len, "--rootfs-layer %s ", dir);
 }
 
@@ -159,9 +163,10 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 	}
 	if (s->net == JOB_NET_ALLOW) {  /* sr-net's socket, its records, the rules */
 		const char *d = job_made_dir();
+		const char *rules = cfg.net_rules ? cfg.net_rules : "";
 		if (asprintf(&env[nenv++], "SR_NET_ARGS=--socket %s/%s.sock --log %s/%s.net%s%s%s", d,
-			     id, d, id, cfg.net_allow ? "" : JOB_NET_INDEXES,
-			     cfg.net_rules ? cfg.net_rules : "", sec) < 0)
+			     id, d, id, s->net_rules ? s->net_rules : cfg.net_allow ? "" :
+			     JOB_NET_INDEXES, s->net_rules ? "" : rules, sec) < 0)
 			sr_fatal(SR_EXIT_SYS, "out of memory");
 	}
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)

@@ -104,6 +104,21 @@ struct cJSON *tool_env_facts(void);
 /* tool_info.c: sandbox_info; --compat sandrun's names */
 int tool_sandrun_exec_settings(struct cJSON *t);
 
+/* tool_apt.c: install_packages' apt. The environment (args'
+ * "environment", whose root has apt-get), sr-net's rules for its mirrors,
+ * the workspace's layer made for it: 0, or -1 (answered). */
+struct tool_apt {
+	char env[33];
+	char rootfs[4300], layer[4300];      /* SR_ROOTFS=DIR, SR_APT_LAYER=DIR */
+	const char *extra[3];                /* both, for the installer */
+	char rules[16 * 300];                /* " --allow HOST:PORT" each */
+};
+int tool_apt_prepare(struct proto_req *r, const struct cJSON *args, const char *ws,
+		     struct tool_apt *a);
+void tool_apt_reply(struct cJSON *res, const char *out, const char *ws, const char *env,
+		    char *hint, size_t len);
+void tool_apt_failure(const char *f, const char *what, char *buf, size_t len);
+
 /* tool_packages.c */
 int tool_install_packages_settings(struct cJSON *t);
 int tool_export_workspace_settings(struct cJSON *t);
