@@ -18,6 +18,7 @@
 #include "mcp.h"
 #include "runner.h"
 #include "tool.h"
+#include "ws.h"
 #include "sr.h"
 
 /* A name safe inside '...' in a shell and on a comment line. */
@@ -258,6 +259,37 @@ static void docker_languages(char **bp, size_t *lp, const struct recipe_pkgs *k)
 		    "--no-install-recommends%s && rm -rf /var/lib/apt/lists/*\n", pkgs);
 }
 
+/* The Debian packages install_packages' apt unpacked into the workspace's
+ * layer for this root (its list, LAYER/var/lib/sr/apt-packages: "NAME
+ * VERSION PROGRAMS" a line), installed again by name: the image's apt picks
+ * the versions. Names other than Debian's are left out. */
+static void docker_apt(char **bp, size_t *lp, const char *ws, const char *root)
+{
+	char layer[4200], path[4300], names[4000] = "";
+	if (!root || ws_layer_path(ws, root, layer, sizeof layer) < 0 ||
+	    snprintf(path, sizeof path, "%s/var/lib/sr/apt-packages", layer) >= (int)sizeof path)
+		return;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	size_t got = 0;
+	char *text = fd >= 0 ? fs_read_fd(fd, 1 << 20, &got) : NULL, *save = NULL;
+	if (fd >= 0)
+		close(fd);
+	for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, " ")] = '\0';
+		size_t n = strlen(line), have = strlen(names);
+		if (n > 1 && line[0] != '-' && line[0] != '.' && line[0] != '+' &&
+		    line[n - 1] != '-' && line[n - 1] != '+' && shell_safe(line, "+.-") &&
+		    !strpbrk(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && have + n + 2 < sizeof names)
+			snprintf(names + have, sizeof names - have, " %s", line);
+	}
+	free(text);
+	if (*names)
+		tool_put(bp, lp, "# The Debian packages install_packages put in the workspace's layer.\n"
+		    "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "
+		    "--no-install-recommends%s && rm -rf /var/lib/apt/lists/*\n", names);
+}
+
 /* The packages, installed again for the image's interpreters: pip's into
  * .sr/python (on PYTHONPATH, as in sr-mcp), npm's in a directory of their
  * own (no .npmrc or package.json of the archive's read), then moved in. */
@@ -298,6 +330,7 @@ char *tool_dockerfile(int wfd, const char *ws, const char *stem, const char *roo
 	    "system was the environment)", ref);
 	if (!image)
 		docker_languages(&b, &len, &k);
+	docker_apt(&b, &len, ws, root);
 	tool_put(&b, &len, "WORKDIR /workspace\n# The workspace's files (ADD unpacks the archive).\n"
 	    "ADD %s.tar.gz /workspace/\n", stem);
 	docker_packages(&b, &len, &k);

@@ -3,11 +3,13 @@
 // Controls first: figlet is absent in A before the install (so a later
 // success is the install's), and apt works at all (the refusals below
 // are then the checks', not a broken apt).
-import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { checkDockerfile } from './dockerfile.mjs';
 
 const D = process.env.SR_TEST_ROOTFS;
 if (!D) {
@@ -16,9 +18,10 @@ if (!D) {
   process.exit();
 }
 const state = stateDir();
+const hostDir = realpathSync(mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'sr-apt-export.')));
 const client = new Client({ name: 'sr-test-apt', version: '1' });
 await client.connect(new StdioClientTransport({ command: server, stderr: 'pipe',
-  args: ['--environment', `deb12=${D}`, '--network', 'install'], env: serverEnv(state) }));
+  args: ['--environment', `deb12=${D}`, '--network', 'install', '--host-dir', hostDir], env: serverEnv(state) }));
 const call = (name, a) => client.callTool({ name, arguments: a }, undefined, { timeout: 600000 });
 const bash = (ws, code, env = 'deb12') => call('run_code', { language: 'bash', workspace_id: ws, code,
   ...(env ? { environment: env } : {}) });
@@ -99,6 +102,18 @@ r = await apt('wsc', ['sr-no-such-package-xyz']);
 ok(r.isError && sc(r).failure === 'no_such_package' && /Unable to locate package sr-no-such-package-xyz/.test(text(r)),
   'a package the archive lacks: apt\'s reason', text(r));
 
+// The Dockerfile of A's export installs the layer's packages again; B's,
+// with no layer, does not (the control).
+const dockerfile = async (ws) => {
+  const x = sc(await call('export_workspace', { workspace_id: ws, environment: 'deb12' }));
+  return x.dockerfile && existsSync(x.dockerfile) ? readFileSync(x.dockerfile, 'utf8') : '';
+};
+const dfa = await dockerfile('wsa');
+ok(/^RUN apt-get update && .*apt-get install -y --no-install-recommends( [a-z0-9.+-]+)* figlet( |$)/m.test(dfa),
+  'the export of A: its Dockerfile installs figlet with apt', dfa);
+is(checkDockerfile(dfa).errors.join('; '), '', 'and it parses');
+const dfb = await dockerfile('wsb');
+ok(dfb && !/figlet/.test(dfb), 'control: the export of B (no layer) names no figlet', dfb);
 r = await call('delete_workspace', { workspace_id: 'wsa' });
 ok(!r.isError, 'delete_workspace A', text(r));
 ok(!existsSync(join(state, 'ws-layer', 'wsa')) && !existsSync(join(state, 'ws-layer', 'wsa.root')),
