@@ -110,7 +110,7 @@ void tool_env_ready(void)
 			continue;
 		snprintf(what, sizeof what, "--environment %s=oci:%.200s", e->name, e->oci);
 		oci_prepare(what, e->oci, &im);
-		env_root(e, "--environment", im.root);
+		env_root(e, what, im.root);
 		e->extra[1] = im.jail;
 		e->image = im.facts;
 		free(im.root);
