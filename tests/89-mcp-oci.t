@@ -45,7 +45,8 @@ oci_mcp() {
              {"name": "opt/tool", "type": "dir"}, {"name": "opt/tool/bin", "type": "dir"},
              {"name": "opt/tool/bin/hi", "data": "#!/bin/sh\necho hi from opt\n", "mode": "755"},
              {"name": "app", "type": "dir"}, {"name": "app/main.py", "data": "print(42)\n"},
-             {"name": "app/version", "data": "$2"}]]}
+             {"name": "app/version", "data": "$2"},
+             {"name": "usr/local/bin/python3", "data": "#!/bin/sh\nexport SLIM=1\nexec /usr/bin/python3 \"\$@\"\n", "mode": "755"}]]}
 J
 	}
 	mcp_spec mcp.json 1

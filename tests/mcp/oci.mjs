@@ -39,6 +39,7 @@ for (const name of ['img', 'tar']) {
 
 const code = 'import os, subprocess\n' +
   'print("var", os.environ.get("IMG_VAR"), os.environ.get("CALL_VAR"))\n' +
+  'print("slim", os.environ.get("SLIM"))\n' +
   'print("pythonpath", os.environ.get("PYTHONPATH"))\n' +
   'print("home", os.environ.get("HOME"))\n' +
   'print("base32", os.path.exists("/usr/bin/base32"), sorted(os.listdir("/usr/share/doc")))\n' +
@@ -50,6 +51,7 @@ for (const name of ['img', 'tar']) {
   const out = sc(r).stdout || '';
   is(sc(r).status, 'succeeded', `${name}: Python runs in the image`, text(r));
   like(out, /^var hello None$/m, `${name}: with the image's Env`);
+  like(out, /^slim 1$/m, `${name}: the image's /usr/local/bin/python3 first, as python:3.12-slim has it`);
   like(out, /^pythonpath \/run\/sr\/python:/m, `${name}: the runner's PYTHONPATH, not the image's`);
   like(out, /^home \/home\/sandbox$/m, `${name}: the jail's HOME, not the image's`);
   like(out, /^base32 False \['only'\]$/m, `${name}: the second layer's whiteout and opaque directory`);
