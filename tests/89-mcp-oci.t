@@ -66,6 +66,16 @@ J
 	ok "oci: reuses what was unpacked (a mark left in it stays)" test -e "$ST/oci/$key/root/marker"
 	is "$(cached "$ST")" "$key " "oci: and unpacks nothing more"
 
+	# what a crash left half-made: removed after an hour (an unpack that
+	# may still be running elsewhere is younger), never taken for an image
+	mkdir -p "$ST/oci/.tmp-crashed/root/usr" "$ST/oci/.tmp-running/root/usr"
+	touch -d '2 hours ago' "$ST/oci/.tmp-crashed"
+	run sr-mcp --state-dir "$ST" --environment img=oci:"$T/img-mcp" </dev/null
+	is "$rc:$err" "0:" "oci: a start beside a crash's leftovers"
+	ok "oci: the crash's half-made tree (over an hour old) removed" test ! -e "$ST/oci/.tmp-crashed"
+	ok "oci: a younger one (an unpack under way) left alone" test -d "$ST/oci/.tmp-running"
+	rm -rf "$ST/oci/.tmp-running"
+
 	# the image changed under the same path: unpacked anew
 	mkdir old && mv img-mcp old/ && mcp_spec mcp2.json 2 && python3 "$MK" oci img-mcp mcp2.json
 	run sr-mcp --state-dir "$ST" --environment img=oci:"$T/img-mcp" </dev/null
