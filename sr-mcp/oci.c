@@ -5,7 +5,7 @@
  *
  * The image is unpacked once into STATE/oci/KEY/root (its config beside
  * it, root.sr-image.json), KEY the manifest's digest for a layout (read
- * from index.json here) or the tar's device, inode, size and time: a
+ * from index.json here) or the tar's device, inode, size and times: a
  * second start reuses it, a changed image gets another KEY and is
  * unpacked anew. The unpacker (scripts/oci-unpack) runs in the sandbox
  * chain (sr-limit, sr-jail, sr-exec: no network, the image read-only, only
@@ -158,15 +158,17 @@ static void layout_key(const char *what, const char *path, const char *ref, char
 	free(raw);
 }
 
-/* A tar's KEY: what changes when the file is replaced or written. */
+/* A tar's KEY: what changes when the file is replaced or written (its
+ * ctime too, which no one sets back as touch -r sets the mtime). */
 static void tar_key(const char *path, const char *ref, char *key, size_t len)
 {
 	struct stat st;
 	if (stat(path, &st) < 0)
 		sr_fatal(SR_EXIT_SYS, "unable to read the image %s: %s", path, strerror(errno));
-	int n = snprintf(key, len, "tar-%llx-%llx-%llx-%lld.%09ld", (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
-			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	int n = snprintf(key, len, "tar-%llx-%llx-%llx-%lld.%09ld-%lld.%09ld",
+			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			 st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 	if (ref && (size_t)n + 1 < len)
 		key[n++] = '-';
 	for (size_t i = 0; ref && ref[i] && (size_t)n + 1 < len; i++) {

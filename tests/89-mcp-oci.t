@@ -95,6 +95,9 @@ J
 	run sr-mcp --state-dir "$ST" --environment tar=oci:"$T/img-mcp.tar" </dev/null
 	n2=$(ls "$ST/oci" | grep -c '^tar-')
 	is "$rc:$n1:$n2" "0:1:2" "oci: a tar written again is unpacked anew"
+	python3 -c 'import os, sys; st = os.stat(sys.argv[1]); f = open(sys.argv[1], "r+b"); f.seek(0); b = f.read(1); f.seek(0); f.write(b); f.close(); os.utime(sys.argv[1], ns=(st.st_atime_ns, st.st_mtime_ns))' img-mcp.tar
+	run sr-mcp --state-dir "$ST" --environment tar=oci:"$T/img-mcp.tar" </dev/null
+	is "$rc:$(ls "$ST/oci" | grep -c '^tar-')" "0:3" "oci: and one written in place with its size and mtime set back (its ctime moved)"
 
 	# through a real MCP client: Python in both, the Env, sandbox_info
 	local l
