@@ -321,6 +321,7 @@ install: all
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DATADIR)/sr-mcp/runners/install
 	install -m 0755 $(RUNNERS) $(DESTDIR)$(DATADIR)/sr-mcp/runners/
+	install -m 0755 scripts/oci-unpack $(DESTDIR)$(DATADIR)/sr-mcp/oci-unpack
 	install -m 0755 sr-mcp/runners/install/* $(DESTDIR)$(DATADIR)/sr-mcp/runners/install/
 	@for f in $(RUNNER_LIBS); do \
 	  d=$(DESTDIR)$(DATADIR)/$$(dirname $$f); \
@@ -356,7 +357,7 @@ uninstall-apparmor:
 # Only what install put there, file by file, then the directories it made
 # if they are empty: DATADIR may be a directory of the user's (/usr/share).
 INSTALLED_DATA = $(foreach r,$(RUNNERS) $(wildcard sr-mcp/runners/install/*) $(RUNNER_LIBS),$(r)) \
-	$(HTTP_FILES) sr-mcp/http/paths.json \
+	$(HTTP_FILES) sr-mcp/http/paths.json sr-mcp/oci-unpack \
 	$(foreach f,$(DATA),$(notdir $(patsubst %/data,%,$(patsubst %/,%,$(dir $(f)))))/$(notdir $(f)))
 uninstall:
 	rm -f $(foreach p,$(PROGS),$(DESTDIR)$(BINDIR)/$(notdir $(p)))

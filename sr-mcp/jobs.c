@@ -93,7 +93,8 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 }
 
 /* In an environment (SR_ROOTFS), the workspace's layer over its root:
- * "--rootfs-layer DIR " in buf, or "". Not for apt's install, which
+ * "--rootfs-layer DIR " in buf, or ""; and an image's Env and
+ * directories (SR_IMAGE_JAIL, oci.c). Neither for apt's install, which
  * writes the layer (SR_APT_LAYER). */
 static void job_layer(const struct run_spec *s, char *buf, size_t len)
 {
@@ -105,7 +106,9 @@ static void job_layer(const struct run_spec *s, char *buf, size_t len)
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
 		if (!strncmp(s->env_extra[i], "SR_ROOTFS=", 10) && s->env_extra[i][10] &&
 		    ws_layer_path(s->workspace, s->env_extra[i] + 10, dir, sizeof dir) == 0)
-			snprintf(buf, len, "--rootfs-layer %s ", dir);
+			snprintf(buf + strlen(buf), len - strlen(buf), "--rootfs-layer %s ", dir);
+		else if (!strncmp(s->env_extra[i], "SR_IMAGE_JAIL=", 14))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s ", s->env_extra[i] + 14);
 }
 
 /* The environment of s's runner (env, 21 at most): the code's file,
@@ -116,7 +119,7 @@ static void job_layer(const struct run_spec *s, char *buf, size_t len)
 static size_t job_env(const struct run_spec *s, const char *id, const char *code,
 		      const char *ws, const char *envf, char **env)
 {
-	char limit[256], jail[8800], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
+	char limit[256], jail[17000], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
 	char mem[64] = "";
 	if (s->memory)
 		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(job_memory_via(), "cgroup") == 0 ?
@@ -129,7 +132,7 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 		snprintf(proxy, sizeof proxy, "--net-proxy %s/%s.sock %s", job_made_dir(), id, sec);
 		job_secret_net_args(id, sec, sizeof sec);
 	}
-	char layer[4300];
+	char layer[8600];
 	job_layer(s, layer, sizeof layer);
 	snprintf(jail, sizeof jail, "%s%s%s%s%s", s->net == JOB_NET_FULL ? "--share-net " : "",
 		 proxy, layer, envf[0] ? "--env-file " : "", envf);

@@ -67,7 +67,8 @@ static const char usage_text[] =
 "      --compat sandrun     also offer Sandrun's tool names\n"
 "      --host-dir DIR       a host directory for export_workspace and import_files\n"
 "                           (repeatable; the first gets the exports)\n"
-"      --environment NAME=DIR  a root file system runs may choose (repeatable)\n"
+"      --environment NAME=DIR  a root file system runs may choose (repeatable);\n"
+"                           NAME=oci:PATH[:REF], an OCI image unpacked once\n"
 "      --tenant NAME        the tenant of every call (default: the client's name)\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n";
@@ -644,6 +645,7 @@ int main(int argc, char **argv)
 	find_tools();
 	job_net_check();
 	runner_load();
+	tool_env_ready();
 	tool_init();
 	const char *one = getenv("SR_MCP_ONE_REQUEST");
 	cfg.one_request = one && !strcmp(one, "1");

@@ -19,6 +19,7 @@
  *   tool_resources.c MCP resources: workspace files and job outputs
  *   tool_app.c       the MCP App (ui://sr/run.html, sr-mcp/app/run.html)
  *   tool_env.c       the environments a run may choose (--environment)
+ *   oci.c            environments from OCI images (oci.h)
  *   tool_pkgspec.c   package specs the tools take (install, export recipe)
  *   tool_args.c      every call's arguments checked against its tool's
  *                    inputSchema, before the handler (tools.c calls it)
@@ -93,6 +94,7 @@ char *tool_dockerfile(int wfd, const char *ws, const char *stem, const char *roo
 /* tool_env.c: the environments (default, and --environment NAME=DIR) */
 struct run_spec;
 void tool_env_add(const char *opt, const char *arg);
+void tool_env_ready(void);      /* the oci: images unpacked, at start */
 size_t tool_env_count(void);
 /* The root of environment name (NULL or "default": the host's, NULL
  * returned); *known 0 when there is no such environment. */
