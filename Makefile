@@ -174,7 +174,10 @@ tool_objs = $(if $(call tool_musl,$(1)),\
 tool_musl = $(and $(call is_static,$(1)),$(filter musl,$(static_libc)))
 tool_link = $(if $(call tool_musl,$(1)),$(MUSL_LINK),\
 	$(CC) $(ALL_LDFLAGS) $(if $(call is_static,$(1)),-static-pie))
-tool_libs = $(if $(call tool_musl,$(1)),$(MUSL_LINK_END),$(if $(call is_static,$(1)),,$(PKG_LIBS)))
+tool_libs = $(if $(call tool_musl,$(1)),$(MUSL_LINK_END),$(if $(call is_static,$(1)),,$(PKG_LIBS))) \
+	$(LIBS_$(1))
+# sr-net alone ends TLS (for the hosts that have a secret): OpenSSL.
+LIBS_sr-net := -lssl -lcrypto
 
 define tool_rule
 $(1)/$(1): $(call tool_objs,$(1)) .build-flags
@@ -318,6 +321,7 @@ install: all
 	install -m 0644 $(MANS) $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DATADIR)/sr-mcp/runners/install
 	install -m 0755 $(RUNNERS) $(DESTDIR)$(DATADIR)/sr-mcp/runners/
+	install -m 0755 scripts/oci-unpack $(DESTDIR)$(DATADIR)/sr-mcp/oci-unpack
 	install -m 0755 sr-mcp/runners/install/* $(DESTDIR)$(DATADIR)/sr-mcp/runners/install/
 	@for f in $(RUNNER_LIBS); do \
 	  d=$(DESTDIR)$(DATADIR)/$$(dirname $$f); \
@@ -353,7 +357,7 @@ uninstall-apparmor:
 # Only what install put there, file by file, then the directories it made
 # if they are empty: DATADIR may be a directory of the user's (/usr/share).
 INSTALLED_DATA = $(foreach r,$(RUNNERS) $(wildcard sr-mcp/runners/install/*) $(RUNNER_LIBS),$(r)) \
-	$(HTTP_FILES) sr-mcp/http/paths.json \
+	$(HTTP_FILES) sr-mcp/http/paths.json sr-mcp/oci-unpack \
 	$(foreach f,$(DATA),$(notdir $(patsubst %/data,%,$(patsubst %/,%,$(dir $(f)))))/$(notdir $(f)))
 uninstall:
 	rm -f $(foreach p,$(PROGS),$(DESTDIR)$(BINDIR)/$(notdir $(p)))

@@ -4,6 +4,7 @@
 #                            reason, when its program is not built)
 #   ratio_to LABEL...        the rows whose medians the ratios are against
 #   section TITLE FUNC       a free-form section: FUNC prints Markdown
+#   quick Q FULL             Q when SR_BENCH_QUICK is set, else FULL
 _groups=()
 group() { _groups+=("$1"); _g=${#_groups[@]}; eval "_rows_$_g=()"; eval "_refs_$_g=()"; }
 row() {
@@ -16,6 +17,8 @@ ratio_to() { eval "_refs_$_g+=(\"\$@\")"; }
 _sections=()
 section() { _sections+=("$1" "$2"); }
 have() { command -v "$1" >/dev/null 2>&1; }
+# quick Q FULL: Q under SR_BENCH_QUICK, FULL otherwise (a count, seconds).
+quick() { if [ -n "${SR_BENCH_QUICK:-}" ]; then echo "$1"; else echo "$2"; fi; }
 
 _run_group() { # INDEX
 	local i=$1 title=${_groups[$(($1 - 1))]} args=() names=() n
@@ -37,10 +40,18 @@ _run_group() { # INDEX
 	python3 "$SR_ROOT/bench/table.py" "$json" "${refs[@]}"
 }
 
+# SR_BENCH_ONLY=REGEX runs only the groups and sections whose title or
+# function matches it (grep -E), e.g. SR_BENCH_ONLY=mcp_section for the
+# run_code row alone; the targets are then those of what ran.
+_wanted() { [ -z "${SR_BENCH_ONLY:-}" ] || printf '%s\n' "$@" | grep -Eq -- "$SR_BENCH_ONLY"; }
+
 bench_all() {
 	local i
-	for ((i = 1; i <= ${#_groups[@]}; i++)); do _run_group "$i"; done
+	for ((i = 1; i <= ${#_groups[@]}; i++)); do
+		_wanted "${_groups[i-1]}" && _run_group "$i"
+	done
 	for ((i = 0; i < ${#_sections[@]}; i += 2)); do
+		_wanted "${_sections[i]}" "${_sections[i+1]}" || [ "${_sections[i+1]}" = targets_section ] || continue
 		echo
 		echo "### ${_sections[i]}"
 		echo

@@ -84,19 +84,19 @@ rss_section() {
 http_section() {
 	have sr-mcp || { echo "(sr-mcp not built)"; return; }
 	command -v node >/dev/null || { echo "(node is not installed)"; return; }
-	python3 "$SR_ROOT/bench/mcp_http.py" "$work" "${SR_BENCH_QUICK:+30}${SR_BENCH_QUICK:-200}"
+	python3 "$SR_ROOT/bench/mcp_http.py" "$work" "$(quick 30 200)"
 	[ -d "$SR_ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ] ||
 		{ echo; echo "(load test skipped: the MCP clients are not installed: cd tests/mcp && npm ci)"; return; }
 	echo
-	echo "Load: 20 sessions (two tenants) calling run_code for ${SR_BENCH_QUICK:+10}${SR_BENCH_QUICK:-60} s:"
+	echo "Load: 20 sessions (two tenants) calling run_code for $(quick 10 60) s:"
 	echo
-	SR_HTTP_LOAD_SESSIONS=20 SR_HTTP_LOAD_SECONDS=${SR_BENCH_QUICK:+10}${SR_BENCH_QUICK:-60} \
+	SR_HTTP_LOAD_SESSIONS=20 SR_HTTP_LOAD_SECONDS=$(quick 10 60) \
 		node "$SR_ROOT/tests/mcp/http-load.mjs" | sed -n 's/^# //p; /^not ok/p'
 	echo
 	echo "A noisy tenant: bob's calls alone, then while alice posts batches of 64 from four sessions and keeps"
-	echo "hundreds of idle connections open (${SR_BENCH_QUICK:+8}${SR_BENCH_QUICK:-30} s each; medians, and their ratio):"
+	echo "hundreds of idle connections open ($(quick 8 30) s each; medians, and their ratio):"
 	echo
-	SR_HTTP_NOISY_SECONDS=${SR_BENCH_QUICK:+8}${SR_BENCH_QUICK:-30} \
+	SR_HTTP_NOISY_SECONDS=$(quick 8 30) \
 		node "$SR_ROOT/tests/mcp/http-noisy.mjs" | sed -n 's/^# //p; /^not ok/p'
 }
 
@@ -110,6 +110,7 @@ section "sr-mcp: run_code over stdio, end to end" mcp_section
 section "sr-mcp-http: run_code over Streamable HTTP against stdio" http_section
 section "sr-mcp: sessions (run_code session: true) against stateless runs" session_section
 section "sr-mcp: TypeScript against JavaScript, hello world end to end" typescript_section
+section "sr-net: an HTTPS GET through the proxy against a direct one; the chain's start with it" net_section
 section "The host beside a fork bomb held at --pids 64 by the chain" bomb_section
 section "Targets" targets_section
 
@@ -170,7 +171,7 @@ queue_scale_section() {
 
 session_section() {
 	have sr-mcp || { echo "(sr-mcp not built)"; return; }
-	python3 "$SR_ROOT/bench/session.py" "$work" "${SR_BENCH_QUICK:+20}${SR_BENCH_QUICK:-100}"
+	python3 "$SR_ROOT/bench/session.py" "$work" "$(quick 20 100)"
 }
 
 # The typescript runner's check (bench/typescript.py): a hello world's
@@ -178,7 +179,7 @@ session_section() {
 typescript_section() {
 	have sr-mcp || { echo "(sr-mcp not built)"; return; }
 	[ -f /usr/share/nodejs/typescript/lib/typescript.js ] || { echo "(no TypeScript compiler: make install-env)"; return; }
-	python3 "$SR_ROOT/bench/typescript.py" "$work" "${SR_BENCH_QUICK:+10}${SR_BENCH_QUICK:-40}"
+	python3 "$SR_ROOT/bench/typescript.py" "$work" "$(quick 10 40)"
 }
 
 mcp_section() {
@@ -189,7 +190,31 @@ mcp_section() {
 	rm -rf "$work/big"
 	sync
 	sleep 1
-	python3 "$SR_ROOT/bench/mcp.py" "$work" "${SR_BENCH_QUICK:+30}${SR_BENCH_QUICK:-200}"
+	python3 "$SR_ROOT/bench/mcp.py" "$work" "$(quick 30 200)"
+}
+
+# sr-net (bench/net.py): GETs to a TLS server of the bench's own on
+# 127.0.0.1, direct and through the proxy's socket; then the chain's start
+# with sr-net and sr-jail --net-proxy (the proxy forked, the forwarder in
+# the jail) against the chain alone, side by side in one hyperfine run.
+net_section() {
+	have sr-net || { echo "(sr-net not built)"; return; }
+	command -v openssl >/dev/null || { echo "(no openssl to make the test CA)"; return; }
+	python3 "$SR_ROOT/bench/net.py" "$work" "$(quick 50 300)" || return
+	have sr-jail || return
+	local sock="$work/start.sock" with=(sr-limit --data 256M --timeout 30s)
+	with+=(sr-net -s "$sock" -a bench.test sr-jail --net-proxy "$sock")
+	have sr-exec && with+=(sr-exec --net)
+	local runs=(--runs 100)
+	[ -n "${SR_BENCH_QUICK:-}" ] && runs=(--runs 20)
+	echo
+	local a b
+	printf -v a '%q ' "${CHAIN[@]}" /bin/true
+	printf -v b '%q ' "${with[@]}" /bin/true
+	hyperfine -N -w 5 "${runs[@]}" --style none --export-json "$work/net-start.json" \
+		-n "$chain_label" "$a" -n "with sr-net: ${with[*]//$work/WORK}" "$b" >"$work/net-start.log" 2>&1 ||
+		{ echo "(failed: $(tail -3 "$work/net-start.log" | tr '\n' ' '))"; return; }
+	python3 "$SR_ROOT/bench/table.py" "$work/net-start.json" "$chain_label"
 }
 
 # What tests/escape/50-resources.t checks is that the host starts processes
@@ -225,3 +250,7 @@ time.sleep(100)' >"$work/bomb.out" 2>&1 &
 	echo "| --- | --- | --- |"
 	echo "| median of 9 | $alone ms | $beside ms |"
 }
+
+# sr-net --secret against a tunnel (bench/secrets.sh)
+. "$SR_ROOT/bench/secrets.sh"
+section "sr-net --secret: one HTTPS call, the value swapped in, against a tunnel" secrets_section

@@ -5,7 +5,8 @@ import os
 import sys
 
 work, chain = sys.argv[1], sys.argv[2]
-g1 = json.load(open(os.path.join(work, "g1.json")))["results"]
+g1p = os.path.join(work, "g1.json")  # absent when SR_BENCH_ONLY left it out
+g1 = json.load(open(g1p))["results"] if os.path.exists(g1p) else []
 med = {x["command"]: x["median"] * 1000 for x in g1}
 rows = []
 if "bwrap" in med and chain in med:
@@ -47,6 +48,21 @@ if os.path.exists(t):
     rows.append(("sr-mcp tools/call run_code typescript hello world, end to end", "< 500 ms median",
                  f"{f['hello_ms']:.0f} ms ({f['hello_ms'] / f['javascript_ms']:.1f} × javascript's {f['javascript_ms']:.0f} ms)",
                  f["hello_ms"] < 500))
+n = os.path.join(work, "net.json")
+if os.path.exists(n):
+    f = json.load(open(n))
+    r = f["proxied_ms"] / f["direct_ms"]
+    rows.append(("HTTPS GET through sr-net on loopback", "≤ 1.2 × direct",
+                 f"{r:.2f} × direct ({f['proxied_ms']:.2f} ms vs {f['direct_ms']:.2f} ms)", r <= 1.2))
+ns = os.path.join(work, "net-start.json")
+if os.path.exists(ns):
+    res = json.load(open(ns))["results"]
+    base = [x["median"] * 1000 for x in res if x["command"] == chain]
+    net = [x["median"] * 1000 for x in res if x["command"].startswith("with sr-net")]
+    if base and net:
+        d = net[0] - base[0]
+        rows.append(("the chain's start with sr-net and --net-proxy", "< 1 ms added",
+                     f"{d:.3f} ms over the chain ({net[0]:.2f} ms vs {base[0]:.2f} ms)", d < 1))
 print("| figure | target | this run | met |")
 print("| --- | --- | --- | --- |")
 for name, target, got, met in rows:

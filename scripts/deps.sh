@@ -5,6 +5,8 @@
 set -u
 # libseccomp-dev ships libseccomp.a too, which the musl sr-exec links.
 BUILD="gcc make pkg-config libseccomp-dev libcjson-dev"
+# libssl-dev: sr-net ends TLS for the hosts that have a secret (--secret).
+BUILD="$BUILD libssl-dev"
 # sr-limit, sr-jail and sr-exec are linked statically against musl unless
 # the build says LIBC=glibc (see the Makefile).
 [ "${LIBC:-musl}" = musl ] && BUILD="$BUILD musl-tools"

@@ -44,84 +44,26 @@
 #include "jail.h"
 #include "control.h"
 #include "quota.h"
+#include "sock.h"
 #include "sr.h"
 
 #define STOP_WAIT_MS 10000      /* for every process of the jail to stop */
 #define VIEW_WAIT_S 60          /* for another jail's answer (it may be applying) */
 #define CONTROL_WAIT_MS 30000   /* for a jail ending at --control's path to go */
 
-/* A socket at sa that nothing serves (left by a jail killed before it
- * could remove it): a connection refused. */
-static int stale(int dfd, const char *name, const struct sockaddr_un *sa)
-{
-	struct stat st;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode))
-		return 0;       /* not a socket: not ours to replace */
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
-	if (s < 0)
-		return 0;
-	r = connect(s, (const struct sockaddr *)sa, sizeof *sa) < 0 && errno == ECONNREFUSED;
-	close(s);
-	return r;
-}
-
-/* bind at sa (name base in dfd), replacing a socket nothing serves, under
- * a lock of the directory against another sr-jail at the same path. */
-static int bind_once(int fd, int dfd, const char *base, const struct sockaddr_un *sa)
-{
-	(void)flock(dfd, LOCK_EX);
-	int r = bind(fd, (const struct sockaddr *)sa, sizeof *sa);
-	if (r < 0 && errno == EADDRINUSE && stale(dfd, base, sa)) {
-		(void)unlinkat(dfd, base, 0);
-		r = bind(fd, (const struct sockaddr *)sa, sizeof *sa);
-	}
-	int e = errno;
-	(void)flock(dfd, LOCK_UN);
-	errno = e;
-	return r;
-}
-
+/* a jail that served it and is ending (applying its last changes)
+ * removes it soon: waited for, CONTROL_WAIT_MS at most */
 void jail_control_listen(struct jail *j)
 {
-	const char *path = j->control;
-	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
-	const char *base = slash ? slash + 1 : path;
-	if (!dir)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	if (slash)
-		*slash = '\0';
-	/* bound through the directory's fd: sun_path is short */
-	int dfd = open(slash ? (*dir ? dir : "/") : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (dfd < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to open the directory of --control %s", path);
-	if (!*base || snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dfd,
-			       base) >= (int)sizeof sa.sun_path)
-		sr_usage("--control: %s: the name in its directory is too long", path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	mode_t old = umask(0177);
-	int r = fd < 0 ? -1 : bind_once(fd, dfd, base, &sa);
-	/* a jail that served it and is ending (applying its last changes)
-	 * removes it soon: wait for that, CONTROL_WAIT_MS at most */
-	for (int ms = 0; r < 0 && errno == EADDRINUSE && ms < CONTROL_WAIT_MS; ms += 100) {
-		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
-		r = bind_once(fd, dfd, base, &sa);
-	}
-	umask(old);
-	if (r < 0 || listen(fd, 16) < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to listen on --control %s", path);
-	free(dir);
-	j->control_fd = fd;
-	j->control_dir = dfd;
-	j->control_name = base;
+	j->control_fd = jail_unix_listen("--control", j->control, CONTROL_WAIT_MS,
+					 &j->control_dir, &j->control_name);
 }
 
 /* The root PID 1 pivots to is the outer's too (one mount namespace): the
  * socket's directory is reached through the fd opened before. */
 void jail_control_remove(const struct jail *j)
 {
-	if (j->control_dir >= 0)
-		(void)unlinkat(j->control_dir, j->control_name, 0);
+	jail_unix_remove(j->control_dir, j->control_name);
 }
 
 void jail_control_arm(const struct jail *j)

@@ -74,6 +74,7 @@ struct jail {
 	const char *quota_changes;      /* --quota-changes FILE */
 	int changes_fd;                 /* it, opened by PID 1 (quota.c), or -1 */
 	const char *rootfs;             /* --rootfs DIR: the system comes from there */
+	const char *rootfs_layer;       /* --rootfs-layer DIR: read-only over it (layer.c) */
 	const char *control;            /* --control PATH: applies on request */
 	const char *net_proxy;          /* --net-proxy SOCKET: the way out (forward.c) */
 	const char *publish;            /* --publish PORT:PATH: the way in (forward.c) */
@@ -89,10 +90,10 @@ struct jail {
 	sigset_t oldmask;       /* the caller's signal mask, for the payload */
 	int sync_fd;            /* PID 1's end of the socket pair with the outer sr-jail */
 	int control_fd;         /* --control's listening socket, or -1 */
-	int control_dir;        /* its directory (O_PATH), or -1 */
+	int control_dir;        /* its directory, or -1 */
 	const char *control_name;       /* its name there */
 	int publish_fd;                 /* --publish's listening socket, or -1 */
-	int publish_dir;                /* its directory (O_PATH), or -1 */
+	int publish_dir;                /* its directory, or -1 */
 	const char *publish_name;       /* its name there */
 	int view_dir;           /* --view-from: its socket's directory (O_PATH), or -1 */
 	const char *view_name;  /* its name there */

@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	if (j.control)
 		jail_control_listen(&j);
 	if (j.publish)
-		j.publish_fd = jail_unix_listen("--publish", j.publish, &j.publish_dir,
+		j.publish_fd = jail_unix_listen("--publish", j.publish, 0, &j.publish_dir,
 						&j.publish_name);
 	jail_unshare(&j);
 	jail_resolve_prog(&j); /* in the new mount namespace: see plan_root */

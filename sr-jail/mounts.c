@@ -23,6 +23,7 @@
 
 #include "etc.h"
 #include "jail.h"
+#include "layer.h"
 #include "mounts.h"
 #include "plan.h"
 #include "prog.h"
@@ -39,6 +40,10 @@ static void plan_system(struct plan *p)
 	plan_host(p, "/usr", "/usr", JAIL_RO, 0);
 	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
 		plan_host(p, dirs[i], dirs[i], JAIL_RO, 1);
+	/* a --rootfs's package database, read-only (its layer's packages with
+	 * it): what dpkg -s and dpkg -L answer in it */
+	if (p->sysfd >= 0)
+		plan_host(p, "/var/lib/dpkg", "/var/lib/dpkg", JAIL_RO, 1);
 }
 
 /* Five device nodes (binds of the host's: the only mounts without nodev),
@@ -139,7 +144,7 @@ static struct plan *plan_root(struct jail *j)
 	if (!p)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	/* the system, the host's or the rootfs's: /usr, /bin ..., /etc's basics */
-	p->sysfd = j->rootfs ? jail_open_rootfs(j->rootfs) : -1;
+	p->sysfd = j->rootfs ? jail_open_system(j->rootfs, j->rootfs_layer) : -1;
 	p->sysroot = j->rootfs;
 	plan_system(p);
 	jail_plan_etc(p, j);

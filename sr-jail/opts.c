@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"  --ro-bind SRC DST    bind host path SRC at DST, read-only\n"
 	"  --rootfs DIR         /usr, /bin, /lib*, /sbin and /etc basics from the root\n"
 	"                       file system in DIR (read-only) instead of the host's\n"
+	"  --rootfs-layer DIR   the files of DIR over --rootfs's (read-only), as an\n"
+	"                       upper layer of overlayfs keeps them\n"
 	"  --tmpfs DST[:SIZE]   a fresh tmpfs at DST (default size 64M)\n"
 	"  --chdir DIR          working directory inside (default " JAIL_HOME ")\n"
 	"  --hostname NAME      hostname inside (default " JAIL_HOSTNAME ")\n"
@@ -53,7 +55,7 @@ static const char usage_text[] =
 enum {
 	O_BIND = 256, O_RO_BIND, O_TMPFS, O_CHDIR, O_HOSTNAME, O_SETENV, O_ENV_FILE,
 	O_UNSETENV, O_KEEP_ENV, O_KEEP_FD, O_SHARE_NET, O_ALLOW_USERNS,
-	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES, O_ROOTFS,
+	O_UID, O_GID, O_QUOTA, O_QUOTA_CACHE, O_QUOTA_INODES, O_ROOTFS, O_ROOTFS_LAYER,
 	O_CONTROL, O_REPORT_FD, O_QUOTA_CHANGES, O_NET_PROXY, O_PUBLISH, O_VIEW_FROM,
 };
 
@@ -70,6 +72,7 @@ static const struct option longopts[] = {
 	{"view-from", required_argument, 0, O_VIEW_FROM},
 	{"tmpfs", required_argument, 0, O_TMPFS},
 	{"rootfs", required_argument, 0, O_ROOTFS},
+	{"rootfs-layer", required_argument, 0, O_ROOTFS_LAYER},
 	{"chdir", required_argument, 0, O_CHDIR},
 	{"hostname", required_argument, 0, O_HOSTNAME},
 	{"setenv", required_argument, 0, O_SETENV},
@@ -225,14 +228,15 @@ static void opt_chdir(struct jail *j, const char *arg)
 	j->chdir = arg;
 }
 
-/* --rootfs DIR, once: an absolute path, checked when the jail opens it. */
-static void opt_rootfs(struct jail *j, const char *arg)
+/* --rootfs DIR and --rootfs-layer DIR, once each: an absolute path,
+ * checked when the jail opens it. */
+static void opt_rootfs(const char **to, const char *opt, const char *arg)
 {
-	if (j->rootfs)
-		sr_usage("--rootfs: given twice");
+	if (*to)
+		sr_usage("%s: given twice", opt);
 	if (arg[0] != '/' || arg[1] == '\0')
-		sr_usage_value("--rootfs", "directory", arg, "an absolute path other than /");
-	j->rootfs = arg;
+		sr_usage_value(opt, "directory", arg, "an absolute path other than /");
+	*to = arg;
 }
 
 /* --net-proxy SOCKET, once: bound into the jail where forward.c's
@@ -300,7 +304,8 @@ static void one_option(struct jail *j, int c, int argc, char **argv)
 	case O_CONTROL: j->control = a; break;
 	case O_VIEW_FROM: j->view_from = a; break;
 	case O_CHDIR: opt_chdir(j, a); break;
-	case O_ROOTFS: opt_rootfs(j, a); break;
+	case O_ROOTFS: opt_rootfs(&j->rootfs, "--rootfs", a); break;
+	case O_ROOTFS_LAYER: opt_rootfs(&j->rootfs_layer, "--rootfs-layer", a); break;
 	case O_HOSTNAME: opt_hostname(j, a); break;
 	case O_SETENV:
 		add_env(j, EK_SET, "--setenv", a, second(argc, argv, "--setenv"));
@@ -368,6 +373,8 @@ void jail_parse(struct jail *j, int argc, char **argv)
 	if (j->net_proxy && j->share_net)
 		sr_usage("--net-proxy and --share-net: the proxy is the way out of a jail "
 			 "with a network of its own");
+	if (j->rootfs_layer && !j->rootfs)
+		sr_usage("--rootfs-layer: there is no --rootfs to lay it over");
 	if (j->view_from && !quota)
 		sr_usage("--view-from: there is no --quota to apply through its view");
 }

@@ -120,6 +120,11 @@ int jail_open_rootfs(const char *dir)
 	return open_nofollow(dir, O_DIRECTORY, "use --rootfs");
 }
 
+int jail_open_rootfs_layer(const char *dir)
+{
+	return open_nofollow(dir, O_DIRECTORY, "use --rootfs-layer");
+}
+
 /* The directory holding src (absolute) inside the rootfs, resolved with
  * RESOLVE_IN_ROOT: an absolute link or a .. on the way stays inside it,
  * so a link in an image (etc/ssl -> /home/user/.ssh) leads to the image's

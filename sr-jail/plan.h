@@ -47,6 +47,8 @@ void plan_host(struct plan *p, const char *src, const char *dst,
 void plan_host_target(struct plan *p, const char *src, const char *dst, uint64_t attr);
 /* Open --rootfs DIR (following no link): an O_PATH fd on the directory. */
 int jail_open_rootfs(const char *dir);
+/* The same for --rootfs-layer DIR. */
+int jail_open_rootfs_layer(const char *dir);
 /* Open a --bind source following no link: an O_PATH fd; fatal with why. */
 int jail_open_user(const char *src);
 /* A --bind or --ro-bind source, opened with jail_open_user. */

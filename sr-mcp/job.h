@@ -46,6 +46,8 @@ struct run_spec {
 	const char *made;        /* job_made_snapshot's file, kept under the job's id
 				  * (a run's or a session call's, not an interpreter's) */
 	int changes;             /* the jail lists what the run changed (job_env) */
+	const char *net_rules;   /* under JOB_NET_ALLOW, sr-net's rules instead of the
+				  * indexes' and --net-allow's (apt: its mirrors) */
 };
 /* run_spec.net: none, the host's network (--network full; an install
  * under install), or the --net-allow hosts through sr-net (allow). */
@@ -111,6 +113,21 @@ void job_queued(struct cJSON *res, const struct cJSON *st);
  * res: network {connections, refused, denied [{host, port, why}]} and,
  * when any was refused, network_note, what to do. */
 void job_net(struct cJSON *res, const char *id);
+/* The same for the records between bytes from and to of job id's (a
+ * session's call, in its interpreter's records). */
+void job_net_range(struct cJSON *res, const char *id, uint64_t from, uint64_t to);
+
+/* job_secret.c: --secret, --secret-file (main.c's options), checked and
+ * the environment's values kept in files at start (job_secret_setup);
+ * what a run's SR_NET_ARGS and SR_JAIL_ARGS add; sandbox_info's list. */
+#define JOB_SECRET_CA "/run/sr-net-ca.pem"     /* the CA bundle in the jail */
+void job_secret_add(const char *opt, const char *a);
+void job_secret_file(const char *opt, const char *a);
+void job_secret_setup(void);
+void job_net_check(void);
+void job_secret_net_args(const char *id, char *buf, size_t len);
+void job_secret_jail_args(const char *id, char *buf, size_t len);
+void job_secret_info(struct cJSON *res);
 
 /* job_files.c */
 int job_file(const char *id, const char *name);   /* its file, open, or -1 */

@@ -5,6 +5,7 @@
  * The records are written by the proxy, outside the jail: the run's code
  * cannot write them. */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,14 +38,40 @@ static void denied_add(cJSON *denied, const cJSON *r, char *note, size_t len)
 		 cJSON_IsNumber(p) ? p->valueint : 0, cJSON_IsString(w) ? w->valuestring : "");
 }
 
+/* The records of job id from byte from to byte to (a session's call: what
+ * the interpreter's proxy recorded during the call), at most
+ * NET_RECORDS_MAX of them; NULL if there are none. */
+static char *records(const char *id, uint64_t from, uint64_t to, size_t *len)
+{
+	char path[4200];
+	if (!job_made_dir() || !job_id_ok(id) || to <= from)
+		return NULL;
+	snprintf(path, sizeof path, "%s/%s.net", job_made_dir(), id);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t want = to - from > NET_RECORDS_MAX ? NET_RECORDS_MAX : (size_t)(to - from);
+	char *buf = malloc(want + 1);
+	ssize_t n = buf ? pread(fd, buf, want, (off_t)from) : -1;
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = (size_t)n;
+	return buf;
+}
+
 void job_net(cJSON *res, const char *id)
 {
-	char path[4200], note[2048] = "";
+	job_net_range(res, id, 0, UINT64_MAX);
+}
+
+void job_net_range(cJSON *res, const char *id, uint64_t from, uint64_t to)
+{
+	char note[2048] = "";
 	size_t len = 0;
-	if (!job_made_dir() || !job_id_ok(id))
-		return;
-	snprintf(path, sizeof path, "%s/%s.net", job_made_dir(), id);
-	char *buf = sr_read_file(path, NET_RECORDS_MAX, &len);
+	char *buf = records(id, from, to, &len);
 	if (!buf)
 		return;
 	cJSON *net = cJSON_AddObjectToObject(res, "network");

@@ -265,7 +265,8 @@ static int made_job(const char *name, char id[33])
 {
 	size_t n = strlen(name);
 	if (n != 32 && strcmp(name + (n > 32 ? 32 : n), ".changes") &&
-	    strcmp(name + (n > 32 ? 32 : n), ".net") && strcmp(name + (n > 32 ? 32 : n), ".sock"))
+	    strcmp(name + (n > 32 ? 32 : n), ".net") && strcmp(name + (n > 32 ? 32 : n), ".sock") &&
+	    strcmp(name + (n > 32 ? 32 : n), ".ca"))
 		return 0;
 	memcpy(id, name, 32);
 	id[32] = '\0';
@@ -274,8 +275,8 @@ static int made_job(const char *name, char id[33])
 
 /* STATE/made holds what sr-mcp keeps of each job (under the job's id:
  * the snapshot ID, the jail's list ID.changes, job_made.c's; sr-net's
- * records ID.net and its socket ID.sock, left if the proxy was killed
- * with its run, job_net.c's): an entry whose
+ * records ID.net, its socket ID.sock, left if the proxy was killed
+ * with its run, job_net.c's, and its CA bundle ID.ca, job_secret.c's): an entry whose
  * job is gone, or a snapshot never named after one, older than
  * CODE_GRACE_S (a snapshot is made just before its job is stored), is
  * removed. */

@@ -92,6 +92,25 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 	(*n)++;
 }
 
+/* In an environment (SR_ROOTFS), the workspace's layer over its root:
+ * "--rootfs-layer DIR " in buf, or ""; and an image's Env and
+ * directories (SR_IMAGE_JAIL, oci.c). Neither for apt's install, which
+ * writes the layer (SR_APT_LAYER). */
+static void job_layer(const struct run_spec *s, char *buf, size_t len)
+{
+	char dir[4200];
+	buf[0] = '\0';
+	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
+		if (!strncmp(s->env_extra[i], "SR_APT_LAYER=", 13))
+			return;
+	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)
+		if (!strncmp(s->env_extra[i], "SR_ROOTFS=", 10) && s->env_extra[i][10] &&
+		    ws_layer_path(s->workspace, s->env_extra[i] + 10, dir, sizeof dir) == 0)
+			snprintf(buf + strlen(buf), len - strlen(buf), "--rootfs-layer %s ", dir);
+		else if (!strncmp(s->env_extra[i], "SR_IMAGE_JAIL=", 14))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s ", s->env_extra[i] + 14);
+}
+
 /* The environment of s's runner (env, 21 at most): the code's file,
  * the workspace ws, its quota, the env file envf ("" for none), the
  * arguments of sr-limit, sr-jail and sr-exec, job id's verdict file and,
@@ -100,18 +119,23 @@ static void add_env(char **env, size_t *n, const char *k, const char *v)
 static size_t job_env(const struct run_spec *s, const char *id, const char *code,
 		      const char *ws, const char *envf, char **env)
 {
-	char limit[256], jail[4400], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
+	char limit[256], jail[17000], exec[64], path[4200], quota[32] = "", inodes[32] = "", sizes[4400] = "";
 	char mem[64] = "";
 	if (s->memory)
 		snprintf(mem, sizeof mem, "--%s %llu ", strcmp(job_memory_via(), "cgroup") == 0 ?
 			 "mem" : "data", (unsigned long long)s->memory);
 	snprintf(limit, sizeof limit, "%s--pids %u --timeout %llums --kill-after 2s", mem,
 		 cfg.pids, (unsigned long long)s->timeout_ms);
-	char proxy[4400] = "";
-	if (s->net == JOB_NET_ALLOW)    /* sr-net's socket, STATE/made/ID.sock */
-		snprintf(proxy, sizeof proxy, "--net-proxy %s/%s.sock ", job_made_dir(), id);
-	snprintf(jail, sizeof jail, "%s%s%s%s", s->net == JOB_NET_FULL ? "--share-net " : "",
-		 proxy, envf[0] ? "--env-file " : "", envf);
+	char proxy[4400] = "", sec[4400] = "";
+	if (s->net == JOB_NET_ALLOW) {  /* sr-net's socket, STATE/made/ID.sock */
+		job_secret_jail_args(id, sec, sizeof sec);
+		snprintf(proxy, sizeof proxy, "--net-proxy %s/%s.sock %s", job_made_dir(), id, sec);
+		job_secret_net_args(id, sec, sizeof sec);
+	}
+	char layer[8600];
+	job_layer(s, layer, sizeof layer);
+	snprintf(jail, sizeof jail, "%s%s%s%s%s", s->net == JOB_NET_FULL ? "--share-net " : "",
+		 proxy, layer, envf[0] ? "--env-file " : "", envf);
 	snprintf(exec, sizeof exec, "%s", s->net ? "--net" : "");
 	snprintf(path, sizeof path, "%s:/usr/local/bin:/usr/bin:/bin", cfg.tools_dir);
 
@@ -142,9 +166,10 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 	}
 	if (s->net == JOB_NET_ALLOW) {  /* sr-net's socket, its records, the rules */
 		const char *d = job_made_dir();
-		if (asprintf(&env[nenv++], "SR_NET_ARGS=--socket %s/%s.sock --log %s/%s.net%s%s", d,
-			     id, d, id, cfg.net_allow ? "" : JOB_NET_INDEXES,
-			     cfg.net_rules ? cfg.net_rules : "") < 0)
+		const char *rules = cfg.net_rules ? cfg.net_rules : "";
+		if (asprintf(&env[nenv++], "SR_NET_ARGS=--socket %s/%s.sock --log %s/%s.net%s%s%s", d,
+			     id, d, id, s->net_rules ? s->net_rules : cfg.net_allow ? "" :
+			     JOB_NET_INDEXES, s->net_rules ? "" : rules, sec) < 0)
 			sr_fatal(SR_EXIT_SYS, "out of memory");
 	}
 	for (size_t i = 0; s->env_extra && s->env_extra[i] && i < 8; i++)

@@ -51,6 +51,11 @@ static const char usage_text[] =
 "      --net-allow HOST[:PORTS]  with --network allow, a host runs and installs\n"
 "                          may reach (NAME, *.NAME, an address; ports 80,443)\n"
 "      --net-deny HOST[:PORTS]   a host refused whatever allows it\n"
+"      --secret NAME=HOST:HEADER  with --network allow, runs get NAME, a\n"
+"                          placeholder the proxy swaps for the value in HEADER\n"
+"                          of HTTPS requests to HOST (sr-net(1), SECRETS)\n"
+"      --secret-file NAME=FILE  the value of NAME (mode 600); else sr-mcp's\n"
+"                          $SR_SECRET_NAME\n"
 "      --pip-find-links DIR a directory of wheels install_packages uses offline\n"
 "      --workspace-quota SIZE|off  a workspace's size cap (default 1G)\n"
 "      --workspace-inodes N|off  and its files, directories and links (default 200000)\n"
@@ -62,13 +67,14 @@ static const char usage_text[] =
 "      --compat sandrun     also offer Sandrun's tool names\n"
 "      --host-dir DIR       a host directory for export_workspace and import_files\n"
 "                           (repeatable; the first gets the exports)\n"
-"      --environment NAME=DIR  a root file system runs may choose (repeatable)\n"
+"      --environment NAME=DIR  a root file system runs may choose (repeatable);\n"
+"                           NAME=oci:PATH[:REF], an OCI image unpacked once\n"
 "      --tenant NAME        the tenant of every call (default: the client's name)\n"
 "  -h, --help               show this help\n"
 "  -V, --version            show the version\n";
 
 enum { O_STATE = 256, O_SPOOL, O_EXTERNAL, O_RUNNERS, O_BUDGET, O_TIMEOUT, O_TIMEOUT_MAX,
-       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_NET_ALLOW, O_NET_DENY, O_COMPAT,
+       O_MEMORY, O_MEMORY_MAX, O_PIDS, O_WAIT, O_WAIT_MAX, O_CHARS, O_NETWORK, O_NET_ALLOW, O_NET_DENY, O_SECRET, O_SECRET_FILE, O_COMPAT,
        O_FIND_LINKS, O_WS_QUOTA, O_WS_TTL, O_HOST_DIR, O_VIA, O_JOB_TTL, O_JOB_SPACE,
        O_WS_INODES, O_SCRATCH_TTL, O_ENVIRONMENT, O_TENANT, O_SESSION_IDLE };
 
@@ -90,6 +96,8 @@ static const struct option longopts[] = {
 	{ "network", required_argument, 0, O_NETWORK },
 	{ "net-allow", required_argument, 0, O_NET_ALLOW },
 	{ "net-deny", required_argument, 0, O_NET_DENY },
+	{ "secret", required_argument, 0, O_SECRET },
+	{ "secret-file", required_argument, 0, O_SECRET_FILE },
 	{ "pip-find-links", required_argument, 0, O_FIND_LINKS },
 	{ "compat", required_argument, 0, O_COMPAT },
 	{ "workspace-quota", required_argument, 0, O_WS_QUOTA },
@@ -287,6 +295,17 @@ static void net_rule(const char *name, const char *a, int deny)
 	cfg.net_rules = r;
 }
 
+/* --net-allow, --net-deny, --secret, --secret-file. */
+static void net_opt(int c, const char *name, const char *a)
+{
+	if (c == O_SECRET)
+		job_secret_add(name, a);
+	else if (c == O_SECRET_FILE)
+		job_secret_file(name, a);
+	else
+		net_rule(name, a, c == O_NET_DENY);
+}
+
 static void set_opt(int c, const char *a, const char *name)
 {
 	given_note(c, name, a);
@@ -320,8 +339,8 @@ static void set_opt(int c, const char *a, const char *name)
 		cfg.net_allow = strcmp(a, "allow") == 0;
 		cfg.net_install = strcmp(a, "none") != 0;
 		break;
-	case O_NET_ALLOW:
-	case O_NET_DENY: net_rule(name, a, c == O_NET_DENY); break;
+	case O_NET_ALLOW: case O_NET_DENY:
+	case O_SECRET: case O_SECRET_FILE: net_opt(c, name, a); break;
 	case O_FIND_LINKS: cfg.pip_find_links = find_links(name, a); break;
 	case O_WS_QUOTA:
 		cfg.ws_quota = strcmp(a, "off") ? sr_opt_size(name, a) : 0;
@@ -558,7 +577,9 @@ static void sweep_once(void)
 }
 
 /* Past this point what ends is ended by sr-mcp itself (its helpers,
- * killed as it goes): not a failure to report. */
+ * killed as it goes): not a failure to report. Under sr-mcp-http alone
+ * (SR_MCP_ONE_REQUEST), whose log is every request's: a stdio sr-mcp's
+ * stderr is its user's, who is told what its end did. */
 static void quiet(void)
 {
 	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -620,8 +641,11 @@ int main(int argc, char **argv)
 	refuse_root();
 	state_default();
 	dirs_trusted();
+	job_secret_setup();
 	find_tools();
+	job_net_check();
 	runner_load();
+	tool_env_ready();
 	tool_init();
 	const char *one = getenv("SR_MCP_ONE_REQUEST");
 	cfg.one_request = one && !strcmp(one, "1");
@@ -642,7 +666,8 @@ int main(int argc, char **argv)
 	proto_flush();
 	if (cfg.one_request && !signalled)
 		sweep_once();
-	quiet();
+	if (cfg.one_request)
+		quiet();
 	spawn_kill_all();
 	session_close_owned();     /* their state goes with this process */
 	_exit(0);

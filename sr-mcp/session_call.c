@@ -47,6 +47,7 @@ struct call {
 	int nth, killed, reported, timers;
 	uint64_t base_sig;              /* the signals it caught then */
 	uint64_t cpu0, sys0, t0;
+	long long net0;                 /* the size of the interpreter's proxy records then */
 	char ended[700];                /* why this call ended the session, or "" */
 };
 
@@ -561,6 +562,31 @@ static uint64_t owed(struct call *c, uint64_t now)
 	return ns;
 }
 
+/* The size of the interpreter's proxy records (under --network allow,
+ * STATE/made/JOB.net, beside the session's directory
+ * STATE/sessions/t-TENANT/WS/LANG), -1 if it has none. */
+static long long net_size(const struct call *c)
+{
+	char p[200];
+	struct stat st;
+	if (!job_id_ok(c->job))
+		return -1;
+	snprintf(p, sizeof p, "../../../../made/%s.net", c->job);
+	return fstatat(c->dir, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) ?
+	       (long long)st.st_size : -1;
+}
+
+/* The records the proxy wrote during the call, named in the report
+ * (net_job, net_from, net_to): its result lists them (job_net_range). */
+static int net_report(const struct call *c, char *buf, size_t len)
+{
+	long long now = net_size(c);
+	if (now < 0)
+		return 0;
+	return snprintf(buf, len, ",\"net_job\":\"%s\",\"net_from\":%lld,\"net_to\":%lld", c->job,
+			c->net0 > 0 ? c->net0 : 0, now);
+}
+
 /* The call's report on its stats descriptor, as sr-limit's for a run: the
  * interpreter's CPU during the call, and charge_cpu_ms, the interpreter's
  * CPU not charged yet (between calls too), which sr-queue's worker charges
@@ -591,6 +617,7 @@ static void report(struct call *c, int rc)
 			      (unsigned long long)peak);
 	if (*c->ended)
 		n += snprintf(line + n, sizeof line - (size_t)n, ",\"session_ended\":\"%s\"", c->ended);
+	n += net_report(c, line + n, sizeof line - (size_t)n);
 	snprintf(line + n, sizeof line - (size_t)n, "}\n");
 	(void)sr_write_all(atoi(fdv), line, strlen(line));
 }
@@ -622,6 +649,7 @@ int session_call_main(int argc, char **argv)
 	check_before(c);
 	c->cpu0 = tree_cpu(c, &c->sys0);
 	c->t0 = ms_now();
+	c->net0 = net_size(c);
 	mcp_random_hex(c->id, 16);
 	uint64_t sent = ms_now(), timeout_ms = strtoull(argv[5], NULL, 10);
 	send_code(c, code, len, argv[5]);

@@ -474,6 +474,9 @@ void session_call_report(cJSON *res)
 	if (!rep)
 		return;
 	cJSON_AddNumberToObject(s, "cpu_charged_ms", jnum(rep, "charge_cpu_ms"));
+	if (*jstr(rep, "net_job"))     /* the connections of the call (session_call.c) */
+		job_net_range(res, jstr(rep, "net_job"), (uint64_t)jnum(rep, "net_from"),
+			      (uint64_t)jnum(rep, "net_to"));
 	if (jnum(rep, "session_killed") > 0)
 		cJSON_AddNumberToObject(s, "processes_killed", jnum(rep, "session_killed"));
 	const char *ended = jstr(rep, "session_ended");

@@ -13,12 +13,14 @@
  *   tool_files.c     list_files, read_file
  *   tool_packages.c  install_packages
  *   tool_export.c    export_workspace
+ *   tool_recipe.c    what it writes beside the archive: a recipe, a Dockerfile
  *   tool_import.c    import_files
  *   tool_tar.c       what those two share: tar in the sandbox, the host
  *                    directories (tool_tar.h)
  *   tool_resources.c MCP resources: workspace files and job outputs
  *   tool_app.c       the MCP App (ui://sr/run.html, sr-mcp/app/run.html)
  *   tool_env.c       the environments a run may choose (--environment)
+ *   oci.c            environments from OCI images (oci.h)
  *   tool_pkgspec.c   package specs the tools take (install, export recipe)
  *   tool_args.c      every call's arguments checked against its tool's
  *                    inputSchema, before the handler (tools.c calls it)
@@ -59,6 +61,12 @@ struct cJSON *tool_run_result(const char *id, const char *ws, const struct cJSON
  * string returned; text is taken). st: its run's status (NULL: none),
  * whose end starts the clock. tool_ws_reply: tool_reply with the note. */
 char *tool_ws_scratch(struct cJSON *res, const struct cJSON *st, char *text);
+/* Workspace ws removed with its sessions (closed saying why), its size
+ * cache and stamps: 0, or -1 (errno). */
+int tool_ws_remove(const char *ws, const char *why);
+/* keep_workspace false: res's workspace removed now, the result saying so
+ * (workspace_removed, workspace_note, the note after text, taken). */
+char *tool_ws_dropped(struct cJSON *res, char *text);
 void tool_ws_reply(struct proto_req *r, struct cJSON *res, const char *text);
 
 /* tool_files.c: a package or internal directory left out of a listing
@@ -74,10 +82,24 @@ void tool_app_unlink(struct cJSON *tools);
 struct cJSON *tool_app_resource(void);
 void tool_app_read(struct proto_req *r, const char *uri);
 
+/* tool_recipe.c: text appended to *b (*len bytes so far, realloc'd);
+ * beside an export's archive ARCHIVE (STEM.tar.gz) of
+ * workspace ws (wfd), exported at when: the shell recipe's text, and the
+ * Dockerfile's (FROM root's image, ROOT.sr-image.json's ref, or
+ * debian:12; root NULL: the host's system). */
+void tool_put(char **b, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+char *tool_recipe(int wfd, const char *ws, const char *archive, const char *when);
+char *tool_dockerfile(int wfd, const char *ws, const char *stem, const char *root,
+		      const char *when);
+
 /* tool_env.c: the environments (default, and --environment NAME=DIR) */
 struct run_spec;
 void tool_env_add(const char *opt, const char *arg);
+void tool_env_ready(void);      /* the oci: images unpacked, at start */
 size_t tool_env_count(void);
+/* The root of environment name (NULL or "default": the host's, NULL
+ * returned); *known 0 when there is no such environment. */
+const char *tool_env_root(const char *name, int *known);
 void tool_env_schema(struct cJSON *props);
 int tool_env_pick(struct proto_req *r, const struct cJSON *args, struct run_spec *s);
 struct cJSON *tool_env_facts(void);
@@ -85,8 +107,24 @@ struct cJSON *tool_env_facts(void);
 /* tool_info.c: sandbox_info; --compat sandrun's names */
 int tool_sandrun_exec_settings(struct cJSON *t);
 
+/* tool_apt.c: install_packages' apt. The environment (args'
+ * "environment", whose root has apt-get), sr-net's rules for its mirrors,
+ * the workspace's layer made for it: 0, or -1 (answered). */
+struct tool_apt {
+	char env[33];
+	char rootfs[4300], layer[4300];      /* SR_ROOTFS=DIR, SR_APT_LAYER=DIR */
+	const char *extra[3];                /* both, for the installer */
+	char rules[16 * 300];                /* " --allow HOST:PORT" each */
+};
+int tool_apt_prepare(struct proto_req *r, const struct cJSON *args, const char *ws,
+		     struct tool_apt *a);
+void tool_apt_reply(struct cJSON *res, const char *out, const char *ws, const char *env,
+		    char *hint, size_t len);
+void tool_apt_failure(const char *f, const char *what, char *buf, size_t len);
+
 /* tool_packages.c */
 int tool_install_packages_settings(struct cJSON *t);
+int tool_export_workspace_settings(struct cJSON *t);
 
 /* tool_resources.c */
 void tool_res_call(struct proto_req *r);              /* resources/...: on its own thread */

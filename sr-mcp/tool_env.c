@@ -16,6 +16,7 @@
 
 #include "job.h"
 #include "mcp.h"
+#include "oci.h"
 #include "proto.h"
 #include "runner.h"
 #include "spawn.h"
@@ -27,8 +28,10 @@
 struct environment {
 	char name[33];
 	char *dir;               /* resolved; NULL for the default */
-	const char *extra[2];    /* "SR_ROOTFS=DIR" for the runner */
-	cJSON *facts;            /* probed, or NULL */
+	const char *extra[3];    /* "SR_ROOTFS=DIR" for the runner (an image's: */
+	cJSON *facts;            /* "SR_IMAGE_JAIL=ARGS", oci.h); probed, or NULL */
+	char *oci;               /* oci:SPEC, unpacked by tool_env_ready */
+	cJSON *image;            /* its config, for sandbox_info */
 };
 static struct environment envs[ENV_MAX + 1] = { { .name = "default" } };
 static size_t nenvs = 1;
@@ -45,9 +48,29 @@ static const char probe[] =
 	"command -v bash >/dev/null && bash -c 'echo \"bash $BASH_VERSION\"'\n"
 	"exit 0\n";
 
-/* --environment NAME=DIR: a name of [a-z0-9_-] (not "default") and a
- * directory holding a root file system, resolved now (sr-jail follows no
- * link to it). Fatal usage errors, at start. */
+/* The root file system dir of environment e: resolved now (sr-jail
+ * follows no link to it) and checked. */
+static void env_root(struct environment *e, const char *opt, const char *dir)
+{
+	struct stat st;
+	char *real = realpath(dir, NULL), usr[PATH_MAX + 8];
+	snprintf(usr, sizeof usr, "%s/usr", real ? real : "");
+	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || stat(usr, &st) < 0)
+		sr_usage("%s: '%s' is not a root file system (a directory with usr/ in it)",
+			 opt, dir);
+	/* What runs in it reads and writes the workspace: its path and the
+	 * parts runs use must be out of every other user's reach (runners.c) */
+	char what[PATH_MAX + 64];
+	snprintf(what, sizeof what, "%s %s=%s", opt, e->name, real);
+	runner_trust(what, real, 1, 0);
+	e->dir = real;
+	if (asprintf((char **)&e->extra[0], "SR_ROOTFS=%s", real) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+}
+
+/* --environment NAME=DIR or NAME=oci:PATH[:REF]: a name of [a-z0-9_-]
+ * (not "default") and a directory holding a root file system, or an
+ * image unpacked at start (tool_env_ready). Fatal usage errors, at start. */
 void tool_env_add(const char *opt, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -59,17 +82,9 @@ void tool_env_add(const char *opt, const char *arg)
 	if (!good || !strncmp(arg, "default=", 8))
 		sr_usage("%s: expected NAME=DIR, NAME of a-z, 0-9, _ and - (not default): '%s'",
 			 opt, arg);
-	struct stat st;
-	char *real = realpath(eq + 1, NULL), usr[PATH_MAX + 8];
-	snprintf(usr, sizeof usr, "%s/usr", real ? real : "");
-	if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || stat(usr, &st) < 0)
-		sr_usage("%s: '%s' is not a root file system (a directory with usr/ in it)",
-			 opt, eq + 1);
-	/* What runs in it reads and writes the workspace: its path and the
-	 * parts runs use must be out of every other user's reach (runners.c) */
-	char what[PATH_MAX + 64];
-	snprintf(what, sizeof what, "%s %.*s=%s", opt, (int)n, arg, real);
-	runner_trust(what, real, 1, 0);
+	if (opt[0] != '-' && !strcmp(eq + 1, "oci"))
+		sr_usage("%s: oci:PATH is split at its ':' in the variable: give it with "
+			 "--environment %s", opt, arg);
 	for (size_t i = 0; i < nenvs; i++)
 		if (strlen(envs[i].name) == n && !strncmp(envs[i].name, arg, n))
 			sr_usage("%s: the environment %.*s is named twice", opt, (int)n, arg);
@@ -77,9 +92,29 @@ void tool_env_add(const char *opt, const char *arg)
 		sr_usage("%s: at most %d environments", opt, ENV_MAX);
 	struct environment *e = &envs[nenvs++];
 	memcpy(e->name, arg, n);
-	e->dir = real;
-	if (asprintf((char **)&e->extra[0], "SR_ROOTFS=%s", real) < 0)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
+	if (!strncmp(eq + 1, "oci:", 4))
+		e->oci = xstrdup(eq + 5);
+	else
+		env_root(e, opt, eq + 1);
+}
+
+/* The images of --environment NAME=oci:..., unpacked (or found unpacked)
+ * in the state directory: at start, once it is known. */
+void tool_env_ready(void)
+{
+	for (size_t i = 1; i < nenvs; i++) {
+		struct environment *e = &envs[i];
+		char what[300];
+		struct oci_image im;
+		if (!e->oci)
+			continue;
+		snprintf(what, sizeof what, "--environment %s=oci:%.200s", e->name, e->oci);
+		oci_prepare(what, e->oci, &im);
+		env_root(e, what, im.root);
+		e->extra[1] = im.jail;
+		e->image = im.facts;
+		free(im.root);
+	}
 }
 
 size_t tool_env_count(void)
@@ -104,6 +139,16 @@ void tool_env_schema(cJSON *props)
 		cJSON_AddStringToObject(p, "description", "The system the code runs on (default: "
 		"default, the host's, with Python's scientific stack); sandbox_info lists what "
 		"each has. Workspaces are shared between them.");
+}
+
+const char *tool_env_root(const char *name, int *known)
+{
+	*known = 1;
+	for (size_t i = 0; name && i < nenvs; i++)
+		if (!strcmp(envs[i].name, name))
+			return envs[i].dir;
+	*known = !name;
+	return NULL;
 }
 
 /* The environment argument of run_code: s->env_extra set for the runner;
@@ -174,13 +219,16 @@ static const cJSON *env_probe(struct environment *e)
 		cJSON_AddStringToObject(e->facts, "error", err);
 		return e->facts;
 	}
-	char *out = NULL, *argv[8];
+	char *out = NULL, *argv[64], *image = e->extra[1] ? xstrdup(e->extra[1] + 14) : NULL;
 	int k = 0;
 	argv[k++] = "sr-jail";
 	if (e->dir) {
 		argv[k++] = "--rootfs";
 		argv[k++] = e->dir;
 	}
+	for (char *save = NULL, *w = image ? strtok_r(image, " ", &save) : NULL; w && k < 56;
+	     w = strtok_r(NULL, " ", &save))
+		argv[k++] = w;     /* an image's: its Env, its other directories (oci.c) */
 	argv[k++] = "sr-exec";
 	argv[k++] = "sh";
 	argv[k++] = "-c";
@@ -194,7 +242,10 @@ static const cJSON *env_probe(struct environment *e)
 	if (e->dir)
 		cJSON_AddStringToObject(e->facts, "note", "install_packages installs for the "
 					"default environment's Python and Node.js");
+	if (e->image)
+		cJSON_AddItemToObject(e->facts, "image", cJSON_Duplicate(e->image, 1));
 	free(out);
+	free(image);
 	return e->facts;
 }
 

@@ -17,10 +17,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "fs.h"
 #include "mcp.h"
 #include "proto.h"
-#include "runner.h"
 #include "spawn.h"
 #include "tool.h"
 #include "tool_tar.h"
@@ -78,6 +76,9 @@ struct export {
 	char when[32];
 	char path[PATH_MAX + 700], rpath[PATH_MAX + 700];
 	char *text;                    /* the recipe's */
+	const char *root;              /* the environment's root (NULL: the host's) */
+	char dpath[PATH_MAX + 700];    /* the Dockerfile, made ("": not) */
+	int derr;                      /* why not (errno) */
 	int rc, refused;               /* tar's exit status; what tar saw refuses it */
 	/* what tar saw and wrote */
 	uint64_t bytes;
@@ -192,199 +193,6 @@ static int export_tar(struct export *e, int archive, const char *excl)
 	return rc;
 }
 
-/* A name safe inside '...' in a shell and on a comment line. */
-static int shell_safe(const char *s, const char *extra)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr(extra, *s)))
-			return 0;
-	return 1;
-}
-
-static void put(char **b, size_t *len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put(char **b, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	*b = realloc(*b, *len + (size_t)n + 1);
-	if (!*b)
-		sr_fatal(SR_EXIT_SYS, "out of memory");
-	va_start(ap, fmt);
-	vsnprintf(*b + *len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	*len += (size_t)n;
-}
-
-/* The pip packages of .sr/python (NAME-VERSION.dist-info), as
- * 'NAME==VERSION' words; names that are not plain are left out and
- * counted in *odd. */
-static char *pip_packages(int wfd, size_t *count, size_t *odd)
-{
-	char *out = xstrdup("");
-	size_t len = 0;
-	*count = *odd = 0;
-	int d = fs_openat2(wfd, ".sr/python", O_RDONLY | O_DIRECTORY, 0);
-	DIR *dir = d >= 0 ? fdopendir(d) : NULL;
-	if (!dir) {
-		if (d >= 0)
-			close(d);
-		return out;
-	}
-	struct dirent *e;
-	while ((e = readdir(dir)) && *count < 2000) {
-		size_t n = strlen(e->d_name);
-		if (n <= 10 || strcmp(e->d_name + n - 10, ".dist-info"))
-			continue;
-		char name[256];
-		snprintf(name, sizeof name, "%.*s", (int)(n - 10), e->d_name);
-		char *dash = strchr(name, '-');
-		if (!dash || !shell_safe(dash + 1, ".+!_") || (*dash = '\0', !shell_safe(name, "._"))) {
-			(*odd)++;
-			continue;
-		}
-		put(&out, &len, " '%s==%s'", name, dash + 1);
-		(*count)++;
-	}
-	closedir(dir);
-	return out;
-}
-
-/* package.json's dependencies, for the comment: "name@spec" words. */
-static char *npm_packages(int wfd, int *has)
-{
-	char *out = xstrdup("");
-	size_t len = 0;
-	cJSON *deps = tool_npm_deps(wfd, has, NULL, NULL);
-	const cJSON *d;
-	/* a registry name and version only, as install_packages takes: no
-	 * git, URL or path that npm would act on outside the sandbox */
-	cJSON_ArrayForEach(d, deps)
-		if (shell_safe(d->valuestring, "@/._~-^<>=*|+") && len < 4000)
-			put(&out, &len, " '%s'", d->valuestring);
-	cJSON_Delete(deps);
-	return out;
-}
-
-/* A version line for a comment: printable ASCII, no quote. */
-static void plain(char *dst, size_t n, const char *s)
-{
-	size_t i = 0;
-	for (; s && *s && i + 1 < n; s++)
-		dst[i++] = *s >= ' ' && *s < 127 && *s != '\'' && *s != '\\' ? *s : '?';
-	dst[i] = '\0';
-}
-
-/* The recipe's languages: sr-mcp's runners then, this machine now. */
-static void recipe_languages(char **bp, size_t *lp)
-{
-	static const struct { const char *runner, *cmd; } probe[] = {
-		{ "python", "python3 --version" }, { "javascript", "node --version" },
-		{ "bash", "bash --version" }, { "typescript", "tsc --version" },
-	};
-	runner_versions();
-	for (size_t i = 0; i < runner_count; i++) {
-		char v[200];
-		plain(v, sizeof v, runner_all[i].version ? runner_all[i].version : "(unknown)");
-		const char *cmd = NULL;
-		for (size_t k = 0; k < sizeof probe / sizeof *probe; k++)
-			if (!strcmp(probe[k].runner, runner_all[i].name))
-				cmd = probe[k].cmd;
-		if (cmd)
-			put(bp, lp, "printf '%%s\\n' \"%s: was '%s', here: $(%s 2>&1 | head -n 1 "
-			    "|| true)\"\n", runner_all[i].name, v, cmd);
-		else
-			put(bp, lp, "# %s: %s\n", runner_all[i].name, v);
-	}
-}
-
-/* The workspace's packages, for the recipe: pip's (their specs, how many,
- * how many left out) and npm's (has_npm: a package.json). */
-struct recipe_pkgs {
-	char *pip, *npm;
-	size_t npip, odd;
-	int has_npm;
-};
-
-/* The recipe's packages: pip's (--target .sr/python) and npm's, listed,
- * installed again with SR_INSTALL=1. */
-static void recipe_packages(char **bp, size_t *lp, const struct recipe_pkgs *k)
-{
-	const char *pip = k->pip, *npm = k->npm;
-	size_t npip = k->npip, odd = k->odd;
-	int has_npm = k->has_npm;
-	put(bp, lp, "\n# The packages%s.\n", !npip && !has_npm ? ": none were installed" : "");
-	if (npip)
-		put(bp, lp, "# pip's in .sr/python (pip install --target), with their versions%s.\n",
-		    odd ? " (some with unusual names left out)" : "");
-	if (has_npm)
-		put(bp, lp, "# npm's in package.json:%s\n", npm);
-	if (npip || has_npm) {
-		put(bp, lp, "if [ \"${SR_INSTALL-}\" = 1 ]; then\n\tcd -- \"$dir\"\n");
-		if (npip)
-			put(bp, lp, "\tpython3 -I -m pip install --upgrade --target .sr/python%s\n",
-			    pip);
-		/* npm in a directory of its own, then its tree moved in: npm reads
-		 * no .npmrc or package.json the sandboxed code wrote */
-		if (has_npm && *npm)
-			put(bp, lp, "\tt=$(mktemp -d)\n"
-			    "\techo '{}' > \"$t/package.json\"\n"
-			    "\t(cd \"$t\" && npm install --ignore-scripts --no-audit --no-fund%s)\n"
-			    "\trm -rf node_modules && mv \"$t/node_modules\" node_modules && rm -rf \"$t\"\n",
-			    npm);
-		put(bp, lp, "else\n\techo \"packages: not installed (SR_INSTALL=1 installs "
-		    "them; the archive has them)\"\nfi\n");
-	}
-}
-
-static char *recipe(int wfd, const char *ws, const char *archive, const char *when)
-{
-	char *b = NULL;
-	size_t len = 0;
-	struct recipe_pkgs k;
-	k.pip = pip_packages(wfd, &k.npip, &k.odd);
-	k.npm = npm_packages(wfd, &k.has_npm);
-	put(&b, &len,
-	    "#!/bin/sh\n"
-	    "# Rebuilds workspace %s of sr-mcp, exported %s by sr-mcp %s:\n"
-	    "#   sh THIS-SCRIPT [DIR]\n"
-	    "# unpacks %s (beside this script) into DIR (default ./%s)\n"
-	    "# and compares the languages with those sr-mcp ran; with SR_INSTALL=1 it\n"
-	    "# also installs again, from the registries, the packages the workspace had\n"
-	    "# (the archive holds them already). In sr-mcp the files were under\n"
-	    "# /workspace, the working directory of every run.\n"
-	    "# The files were written by code run in the sandbox: links in them may\n"
-	    "# point anywhere, and package.json or .npmrc may ask npm for anything.\n"
-	    "# SR_INSTALL=1 reads none of them: pip runs as python3 -I (the directory\n"
-	    "# off Python's path), npm with --ignore-scripts in a new directory of its\n"
-	    "# own (no .npmrc or package.json of the archive's), only for the registry\n"
-	    "# names and versions listed here.\n"
-	    "# It refuses to run as root: what sandboxed code wrote is not root's to\n"
-	    "# unpack (set-ID bits and owners are dropped, but do not rely on that).\n"
-	    "set -eu\n"
-	    "if [ \"$(id -u)\" = 0 ]; then\n"
-	    "\techo \"$0: refusing to run as root: the files were written by sandboxed code; "
-	    "run it as an ordinary user\" >&2\n"
-	    "\texit 1\n"
-	    "fi\n"
-	    "here=$(CDPATH= cd -- \"$(dirname -- \"$0\")\" && pwd)\n"
-	    "dir=${1:-%s}\n"
-	    "mkdir -p -- \"$dir\"\n"
-	    "tar -xzf \"$here/%s\" -C \"$dir\" --no-same-owner --no-same-permissions\n"
-	    "echo \"unpacked %s into $dir\"\n\n"
-	    "# The languages: sr-mcp's runners then, this machine now.\n",
-	    ws, when, SR_VERSION, archive, ws, ws, archive, archive);
-	recipe_languages(&b, &len);
-	recipe_packages(&b, &len, &k);
-	free(k.pip);
-	free(k.npm);
-	return b;
-}
-
 /* The names of the archive and the recipe, the i-th try: op->stem, op->a,
  * op->s. */
 static void export_stem(struct export *op, int i)
@@ -433,7 +241,7 @@ static int link_fd(int fd, int hfd, const char *name)
  * its text (op->text), or NULL (errno). */
 static char *write_recipe(struct export *op)
 {
-	char *text = recipe(op->wfd, op->ws, op->a, op->when);
+	char *text = tool_recipe(op->wfd, op->ws, op->a, op->when);
 	if (ftruncate(op->rfd, 0) < 0 ||
 	    pwrite(op->rfd, text, strlen(text), 0) != (ssize_t)strlen(text)) {
 		int e = errno;
@@ -548,6 +356,25 @@ static void export_fail(const struct export *op)
 			   TAR_TIMEOUT " ran out" : "", op->note.text);
 }
 
+/* STEM.Dockerfile beside the archive, new (never over a file or through a
+ * link): its path in op->dpath, or why not in op->derr. */
+static void export_dockerfile(struct export *op)
+{
+	char name[sizeof op->stem + 16];
+	snprintf(name, sizeof name, "%s.Dockerfile", op->stem);
+	char *text = tool_dockerfile(op->wfd, op->ws, op->stem, op->root, op->when);
+	int fd = openat(op->hfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && sr_write_all(fd, text, strlen(text)) == 0 && fsync(fd) == 0)
+		snprintf(op->dpath, sizeof op->dpath, "%s/%s", op->dir, name);
+	else
+		op->derr = errno ? errno : EIO;
+	if (fd >= 0 && !*op->dpath)
+		unlinkat(op->hfd, name, 0);
+	if (fd >= 0)
+		close(fd);
+	free(text);
+}
+
 /* The archive at op->path and the recipe at op->rpath made: the answer. */
 static void export_reply(struct export *op)
 {
@@ -562,24 +389,38 @@ static void export_reply(struct export *op)
 	cJSON_AddNumberToObject(res, "bytes", (double)op->bytes);
 	cJSON_AddNumberToObject(res, "files", (double)op->files);
 	cJSON_AddStringToObject(res, "recipe", op->rpath);
+	if (*op->dpath) {
+		cJSON_AddStringToObject(res, "dockerfile", op->dpath);
+	} else {
+		char w[200];
+		snprintf(w, sizeof w, "the Dockerfile could not be written beside the archive: %s",
+			 strerror(op->derr));
+		tool_tar_note_add(&op->note, w);
+	}
 	if (op->note.len)
 		cJSON_AddStringToObject(res, "warnings", op->note.text);
 	free(uri);
 	char *msg = NULL, changes[2 * TAR_NAMES_CAP + 300];
 	size_t mlen = 0;
 	tool_tar_members_report(&op->m, res, changes, sizeof changes);
-	put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
+	tool_put(&msg, &mlen, "exported workspace %s: %zu files, %llu bytes (tar.gz) to %s. Beside it, "
 	    "%s rebuilds it elsewhere (sh %s DIR, as an ordinary user, not root: unpack, compare "
-	    "the languages; with SR_INSTALL=1 install the packages again). Symbolic links were "
-	    "archived as links.%s import_files with host_path %s brings it back into a "
+	    "the languages; with SR_INSTALL=1 install the packages again)%s%s%s. Symbolic links "
+	    "were archived as links.%s import_files with host_path %s brings it back into a "
 	    "workspace.%s%s", op->ws, op->files, (unsigned long long)op->bytes, op->path,
-	    op->rpath, op->s, changes, op->a, op->note.len ? "\ntar said:\n" : "", op->note.text);
+	    op->rpath, op->s, *op->dpath ? "; and " : "", op->dpath, *op->dpath ? " rebuilds it "
+	    "as an image (docker build -f IT -t NAME . in that directory)" : "", changes, op->a,
+	    op->note.len ? "\ntar said:\n" : "", op->note.text);
 	cJSON *out = tool_result(res, msg, 0), *content = cJSON_GetObjectItem(out, "content");
 	cJSON_AddItemToArray(content, link_block(op->path, op->a, "application/gzip", op->bytes,
 						 "The workspace's files, a gzip-compressed tar archive"));
 	cJSON_AddItemToArray(content, link_block(op->rpath, op->s, "text/x-shellscript",
 						 strlen(op->text), "A shell script that "
 						 "rebuilds the workspace from the archive"));
+	if (*op->dpath && stat(op->dpath, &st) == 0)
+		cJSON_AddItemToArray(content, link_block(op->dpath, strrchr(op->dpath, '/') + 1,
+			"text/plain", (uint64_t)st.st_size, "A Dockerfile that rebuilds the "
+			"workspace as an image (the archive is its build context)"));
 	free(msg);
 	proto_result(op->r, out);
 }
@@ -627,7 +468,15 @@ static void export_act(struct export *op)
 		export_fail(op);
 		return;
 	}
+	export_dockerfile(op);
 	export_reply(op);
+}
+
+/* Its environment argument (the Dockerfile's FROM), as run_code's. */
+int tool_export_workspace_settings(cJSON *t)
+{
+	tool_env_schema(cJSON_GetObjectItem(cJSON_GetObjectItem(t, "inputSchema"), "properties"));
+	return 1;
 }
 
 /* export_workspace: argument -> plan (the workspace, the export directory,
@@ -638,8 +487,16 @@ void tool_export_workspace(struct proto_req *r, const cJSON *args)
 	const char *T = "export_workspace";
 	char err[1200];
 	struct export op = { .r = r, .wfd = -1, .hfd = -1, .afd = -1, .rfd = -1 };
-	if (tool_tar_no_host_dirs(r, T) || tool_arg_ws(r, T, args, &op.ws) < 0)
+	const char *env = NULL;
+	int known;
+	if (tool_tar_no_host_dirs(r, T) || tool_arg_ws(r, T, args, &op.ws) < 0 ||
+	    tool_arg_str(r, T, args, "environment", &env) < 0)
 		return;
+	op.root = tool_env_root(env, &known);
+	if (!known) {
+		tool_bad_args(r, T, "environment must be one that sandbox_info lists");
+		return;
+	}
 	op.wfd = ws_open(op.ws, 0, err, sizeof err);
 	if (op.wfd < 0) {
 		tool_error(r, "%s", err);

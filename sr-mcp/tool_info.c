@@ -140,6 +140,7 @@ void tool_sandbox_info(struct proto_req *r, const cJSON *args)
 		"administrator's local wheels only, if any");
 	if (cfg.net_allow)
 		info_net_rules(res);
+	job_secret_info(res);
 	cJSON_AddBoolToObject(res, "pip_local_wheels", cfg.pip_find_links != NULL);
 	const char *via = job_memory_via();
 	int cg = !strcmp(via, "cgroup");

@@ -44,6 +44,8 @@ struct install {
 	const cJSON *pk;
 	double timeout, wait;
 	int local;                     /* pip from the administrator's wheels: no network */
+	const cJSON *args;
+	struct tool_apt apt;           /* apt: its environment, mirrors and layer */
 	char id[33];                   /* the job */
 	char note[800];                /* what became of npm's earlier specs */
 };
@@ -157,6 +159,12 @@ static const struct cause {
 	{ "npm", "code E404", "no_such_package", "The requested resource '" },
 	{ "npm", "code ETARGET", "no_matching_version", "No matching version found for " },
 	{ "npm", "code ENOSPC", "quota", NULL },
+	{ "apt", "Disk quota exceeded", "quota", NULL },
+	{ "apt", "No space left on device", "quota", NULL },
+	{ "apt", "E: Failed to fetch", "index_unreachable", NULL },
+	{ "apt", "Unable to locate package ", "no_such_package", "Unable to locate package " },
+	{ "apt", "has no installation candidate", "no_such_package", "E: Package '" },
+	{ "apt", "' was not found", "no_matching_version", "' for '" },
 	{ "npm", "code EDQUOT", "quota", NULL },
 };
 
@@ -196,6 +204,10 @@ static const char *install_failure(const char *manager, const char *log, int net
 	if (name[0])
 		snprintf(what, sizeof what, " %s", name);
 	const char *f = c ? c->failure : "unknown";
+	if (!strcmp(manager, "apt")) {
+		tool_apt_failure(f, what, buf, len);
+		return f;
+	}
 	if (!net && pip && strcmp(f, "quota"))
 		snprintf(buf, len, "This server gives installs no network, and the administrator's "
 			 "local wheels (--pip-find-links) hold no wheel of%s that fits: use the "
@@ -269,7 +281,9 @@ static void reply(const struct install *op, const cJSON *st)
 	cJSON_AddStringToObject(res, "log", text_of(run, "stderr"));
 
 	char hint[1600];
-	if (ok)
+	if (ok && !strcmp(manager, "apt"))
+		tool_apt_reply(res, text_of(run, "stdout"), ws, op->apt.env, hint, sizeof hint);
+	else if (ok)
 		snprintf(hint, sizeof hint, "run_code with workspace_id %s and language %s finds "
 			 "them.", ws, strcmp(manager, "pip") ? "javascript (require)" :
 			 "python (import)");
@@ -399,8 +413,8 @@ static int install_args_ok(struct proto_req *r, const char *ws, const char *mana
 			      "starting with -)");
 		return -1;
 	}
-	if (strcmp(manager, "pip") && strcmp(manager, "npm")) {
-		tool_bad_args(r, T, "manager must be pip or npm");
+	if (strcmp(manager, "pip") && strcmp(manager, "npm") && strcmp(manager, "apt")) {
+		tool_bad_args(r, T, "manager must be pip, npm or apt");
 		return -1;
 	}
 	return specs_ok(r, manager, pk);
@@ -460,6 +474,13 @@ static int install_submit(struct install *op)
 	snprintf(s.workspace, sizeof s.workspace, "%s", op->ws);
 	cJSON *specs = NULL;
 	int made = ws_make(s.workspace, sizeof s.workspace, 0, err, sizeof err);
+	if (made == 0 && !strcmp(manager, "apt")) {
+		if (tool_apt_prepare(r, op->args, s.workspace, &op->apt) < 0)
+			return -1;
+		s.env_extra = op->apt.extra;
+		s.net = JOB_NET_ALLOW;
+		s.net_rules = op->apt.rules;
+	}
 	if (made == 0 && !strcmp(manager, "npm"))
 		s.args = specs = npm_specs(s.workspace, op->pk, op->note, sizeof op->note);
 	if (made < 0 || job_submit(&s, op->id, err, sizeof err) < 0) {
@@ -480,12 +501,18 @@ void tool_install_packages(struct proto_req *r, const cJSON *args)
 	struct install op = { .r = r, .timeout = (double)cfg.timeout_ms / 1000,
 			      .wait = (double)cfg.wait_max_ms / 1000 };
 	op.pk = cJSON_GetObjectItem(args, "packages");
+	op.args = args;
 	if (tool_arg_str(r, T, args, "workspace_id", &op.ws) < 0 ||
 	    tool_arg_str(r, T, args, "manager", &op.manager) < 0 ||
 	    tool_arg_num(r, T, args, "timeout_s", 0.001, &op.timeout) < 0 ||
 	    tool_arg_num(r, T, args, "wait_s", 0, &op.wait) < 0 ||
 	    install_args_ok(r, op.ws, op.manager, op.pk) < 0)
 		return;
+	if (strcmp(op.manager, "apt") && cJSON_GetObjectItem(args, "environment")) {
+		tool_bad_args(r, T, "environment is for apt only: pip and npm install for the "
+			      "default environment's Python and Node.js");
+		return;
+	}
 	/* pip from the administrator's wheels needs no network, and gets none */
 	op.local = !strcmp(op.manager, "pip") && cfg.pip_find_links;
 	if (install_allowed(r, op.manager, op.local, op.timeout) < 0)

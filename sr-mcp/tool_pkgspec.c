@@ -99,19 +99,39 @@ static int npm_spec_ok(const char *s)
 	return !*p;
 }
 
+/* apt: a Debian package name (lower case letters, digits, + - . and at
+ * least two, first a letter or digit; not ending in + or -, which apt-get
+ * takes for "install" or "remove") with an optional =VERSION (letters,
+ * digits, . + ~ : -). No option, path, release, architecture or pattern. */
+static int apt_spec_ok(const char *s)
+{
+	size_t n = span(s, "+.-");
+	if (n < 2 || !alnum(s[0]) || s[n - 1] == '+' || s[n - 1] == '-')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			return 0;
+	if (s[n] == '=')
+		return span(s + n + 1, ".+~:-") > 0 && alnum(s[n + 1]) &&
+		       !s[n + 1 + span(s + n + 1, ".+~:-")];
+	return !s[n];
+}
+
 int tool_package_spec_ok(const char *manager, const char *spec, char *why, size_t len)
 {
-	int pip = strcmp(manager, "pip") == 0;
+	int pip = strcmp(manager, "pip") == 0, apt = strcmp(manager, "apt") == 0;
 	int good = strlen(spec) <= TOOL_SPEC_MAX && spec[0] != '-' &&
-		   (pip ? pip_spec_ok(spec) : npm_spec_ok(spec));
+		   (pip ? pip_spec_ok(spec) : apt ? apt_spec_ok(spec) : npm_spec_ok(spec));
 	/* a name that ends like an archive is taken for a file by both */
-	static const char *const files[] = { ".whl", ".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz" };
+	static const char *const files[] = { ".whl", ".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz",
+					     ".deb" };
 	for (size_t i = 0; good && i < sizeof files / sizeof *files; i++)
 		good = !ends_with(spec, files[i]);
 	if (!good)
 		snprintf(why, len, "'%.80s' is not a package spec %s takes here: give a registry name "
 			 "with an optional version, %s (no options, URLs, paths or files)", spec,
-			 manager, pip ? "NAME, NAME[extra], NAME==1.2 or NAME>=1,<2" :
+			 manager, pip ? "NAME, NAME[extra], NAME==1.2 or NAME>=1,<2" : apt ?
+			 "a Debian package name (figlet, libc6) or NAME=VERSION" :
 			 "NAME, @SCOPE/NAME, NAME@1.2.3 or NAME@^1.2");
 	return good;
 }

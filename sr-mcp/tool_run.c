@@ -73,6 +73,17 @@ static int halve_stream(cJSON *res, const char *k)
 	return 1;
 }
 
+/* A file's path on this machine in a resource_link's _meta
+ * (dev.sr/host_path), for a client on the same machine (stdio). */
+static void host_path(cJSON *b, const char *ws, const char *path)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s/%s", cfg.workspaces, ws, path) < 0)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(b, "_meta"), "dev.sr/host_path", p);
+	free(p);
+}
+
 /* The files the run made, as resource_link blocks (resources/read
  * reads them), their uri added to res's list; NULL when none. */
 static cJSON *made_links(cJSON *res)
@@ -94,14 +105,18 @@ static cJSON *made_links(cJSON *res)
 		if (mime)
 			cJSON_AddStringToObject(b, "mimeType", mime);
 		cJSON_AddItemToObject(b, "size", cJSON_Duplicate(cJSON_GetObjectItem(f, "size"), 1));
+		if (!cfg.tenant_fixed)   /* over stdio the client runs here: where it is */
+			host_path(b, ws->valuestring, path);
 		cJSON_AddItemToArray(blocks, b);
 		free(uri);
 	}
 	return blocks;
 }
 
-cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
-		  uint64_t err_off)
+/* A run's result; drop (keep_workspace false): its workspace removed once
+ * the images are read, no link to a file that is gone. */
+static cJSON *run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
+			 uint64_t err_off, int drop)
 {
 	cJSON *res = job_result_object(id, ws, st, out_off, err_off);
 	cJSON *info = job_info(id);
@@ -114,7 +129,7 @@ cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t
 		job_made(res, id);
 		job_net(res, id);
 	}
-	cJSON *links = made_links(res);
+	cJSON *links = drop ? NULL : made_links(res);
 	/* Output cleaned for the model can be three times its bytes, and the
 	 * text block repeats it: cut until both fit, before the images take
 	 * what room is left. */
@@ -127,12 +142,19 @@ cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t
 			break;
 	}
 	cJSON *images = images_collect(res, st);
-	char *text = tool_ws_scratch(res, st, job_result_text(res));   /* a scratch workspace */
+	char *text = job_result_text(res);
+	text = drop && !going ? tool_ws_dropped(res, text) : tool_ws_scratch(res, st, text);
 	cJSON *out = tool_result(res, text, is_error);
 	images_attach(out, images);
 	images_attach(out, links);
 	free(text);
 	return tool_bounded(out);
+}
+
+cJSON *tool_run_result(const char *id, const char *ws, const cJSON *st, uint64_t out_off,
+		       uint64_t err_off)
+{
+	return run_result(id, ws, st, out_off, err_off, 0);
 }
 
 static int job_arg(struct proto_req *r, const char *tool, const cJSON *args, const char **id)
@@ -167,8 +189,27 @@ static int env_names_ok(const cJSON *env, char *why, size_t len)
 	return 0;
 }
 
+static int state_going(const cJSON *st)
+{
+	const char *state = cJSON_GetObjectItem(st, "state")->valuestring;
+	return !strcmp(state, "queued") || !strcmp(state, "running");
+}
+
+/* keep_workspace false and the run not ended in its bound: cancelled, its
+ * status then (NULL with err). */
+static cJSON *drop_cancel(const char *id, cJSON *st, char *err, size_t len)
+{
+	if (!state_going(st))
+		return st;
+	cJSON_Delete(st);
+	if (job_cancel(id, err, len) < 0)
+		return NULL;
+	return job_wait(NULL, id, 0, err, len);
+}
+
+/* off: where stdout and stderr are read from */
 static void finish_run(struct proto_req *r, const char *id, const char *ws, uint64_t wait_ms,
-		       uint64_t out_off, uint64_t err_off)
+		       const uint64_t off[2], int drop)
 {
 	char err[512];
 	cJSON *st = proto_job_wait(r, id, wait_ms, err, sizeof err);
@@ -176,19 +217,20 @@ static void finish_run(struct proto_req *r, const char *id, const char *ws, uint
 		cJSON_Delete(st);
 		return;
 	}
+	if (st && drop)
+		st = drop_cancel(id, st, err, sizeof err);
 	if (!st) {
 		tool_error(r, "job %s: %s", id, err);
 		return;
 	}
 	/* Still going, and the client takes tasks (2026-07-28): a task
 	 * instead of "running"; tasks/get brings the result. */
-	const char *state = cJSON_GetObjectItem(st, "state")->valuestring;
-	if (r->task_modern && (!strcmp(state, "queued") || !strcmp(state, "running"))) {
+	if (r->task_modern && state_going(st)) {
 		proto_result(r, proto_task_created(r, id, st));
 		cJSON_Delete(st);
 		return;
 	}
-	proto_result(r, tool_run_result(id, ws, st, out_off, err_off));
+	proto_result(r, run_result(id, ws, st, off[0], off[1], drop));
 	cJSON_Delete(st);
 }
 
@@ -201,7 +243,7 @@ static uint64_t ms_of(double s)
 struct run_args {
 	const char *lang, *code, *ws, *in;
 	double timeout, mem, wait;
-	int session;
+	int session, keep;
 	const cJSON *a, *env;
 	const struct runner *run;
 };
@@ -237,7 +279,8 @@ static int run_args_read(struct proto_req *r, const cJSON *args, struct run_args
 	    tool_arg_num(r, T, args, "timeout_s", 0.001, &v->timeout) < 0 ||
 	    tool_arg_num(r, T, args, "memory_mb", 1, &v->mem) < 0 ||
 	    tool_arg_num(r, T, args, "wait_s", 0, &v->wait) < 0 ||
-	    tool_arg_bool(r, T, args, "session", &v->session) < 0)
+	    tool_arg_bool(r, T, args, "session", &v->session) < 0 ||
+	    tool_arg_bool(r, T, args, "keep_workspace", &v->keep) < 0)
 		return -1;
 	if (!v->lang || !v->code) {
 		tool_bad_args(r, T, "language and code are required");
@@ -267,6 +310,18 @@ static int run_args_read(struct proto_req *r, const cJSON *args, struct run_args
 	if (v->session && (v->a || v->env || v->in)) {
 		tool_bad_args(r, T, "session: true takes no stdin, args or env: set them in the "
 			      "code (os.environ, sys.argv; process.env), or run without session");
+		return -1;
+	}
+	if (!v->keep && (v->ws || v->session)) {
+		tool_bad_args(r, T, v->ws ? "keep_workspace false removes the scratch workspace of "
+			      "a run without workspace_id; a named workspace is never removed by it "
+			      "(delete_workspace removes one)" : "keep_workspace false runs without "
+			      "a session (a session keeps its workspace)");
+		return -1;
+	}
+	if (!v->keep && r->task_legacy) {
+		tool_bad_args(r, T, "keep_workspace false answers within the call (its workspace "
+			      "goes with the result): call run_code without a task");
 		return -1;
 	}
 	if (v->env && (!cJSON_IsObject(v->env) || env_names_ok(v->env, why, sizeof why) < 0)) {
@@ -334,7 +389,7 @@ void tool_run_code(struct proto_req *r, const cJSON *args)
 	struct run_args v = {
 		.timeout = (double)cfg.timeout_ms / 1000, .mem = (double)(cfg.memory >> 20),
 		.wait = (double)cfg.wait_ms / 1000,
-		.a = tool_arg(args, "args"), .env = tool_arg(args, "env"),
+		.a = tool_arg(args, "args"), .env = tool_arg(args, "env"), .keep = 1,
 	};
 	if (run_args_read(r, args, &v) < 0 || run_caps(r, &v) < 0)
 		return;
@@ -358,7 +413,11 @@ void tool_run_code(struct proto_req *r, const cJSON *args)
 		cJSON_Delete(st);
 		return;
 	}
-	finish_run(r, id, s.workspace, ms_of(v.wait), 0, 0);
+	/* keep_workspace false: the result in this call, the workspace gone
+	 * with it; a run not ended in its own time and the longest wait after
+	 * it (queued meanwhile) is cancelled */
+	uint64_t wait = v.keep ? ms_of(v.wait) : s.timeout_ms + cfg.wait_max_ms;
+	finish_run(r, id, s.workspace, wait, (const uint64_t[2]){ 0, 0 }, !v.keep);
 }
 
 void tool_job_status(struct proto_req *r, const cJSON *args)
@@ -372,7 +431,7 @@ void tool_job_status(struct proto_req *r, const cJSON *args)
 	if (ms_of(wait) > cfg.wait_max_ms)
 		wait = (double)cfg.wait_max_ms / 1000;
 	proto_req_set_job(r, id);
-	finish_run(r, id, NULL, ms_of(wait), (uint64_t)so, (uint64_t)se);
+	finish_run(r, id, NULL, ms_of(wait), (const uint64_t[2]){ (uint64_t)so, (uint64_t)se }, 0);
 }
 
 void tool_job_logs(struct proto_req *r, const cJSON *args)

@@ -226,6 +226,24 @@ void tool_list_workspaces(struct proto_req *r, const cJSON *args)
 	free(text);
 }
 
+int tool_ws_remove(const char *ws, const char *why)
+{
+	/* its interpreters first: none writes into it while it goes */
+	session_close_ws(ws, why);
+	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root < 0 || sr_remove_tree(root, ws) < 0) {
+		int e = errno;
+		if (root >= 0)
+			close(root);
+		errno = e;
+		return -1;
+	}
+	close(root);
+	ws_size_remove(ws);
+	ws_stamp_remove(ws);
+	return 0;
+}
+
 void tool_delete_workspace(struct proto_req *r, const cJSON *args)
 {
 	const char *T = "delete_workspace", *ws;
@@ -249,22 +267,13 @@ void tool_delete_workspace(struct proto_req *r, const cJSON *args)
 		     "wait for it to end, then delete the workspace", ws, job);
 		return;
 	}
-	/* its interpreters first: none writes into it while it goes */
-	session_close_ws(ws, "its workspace was deleted (delete_workspace)");
-	int root = open(cfg.workspaces, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (root < 0 || sr_remove_tree(root, ws) < 0) {
-		int e = errno;
-		if (root >= 0)
-			close(root);
-		tool_error(r, "workspace %s could not be removed entirely: %s", ws, strerror(e));
+	if (tool_ws_remove(ws, "its workspace was deleted (delete_workspace)") < 0) {
+		tool_error(r, "workspace %s could not be removed entirely: %s", ws, strerror(errno));
 		return;
 	}
-	close(root);
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddBoolToObject(res, "deleted", 1);
-	ws_size_remove(ws);
-	ws_stamp_remove(ws);
 	snprintf(err, sizeof err, "workspace %s deleted", ws);
 	tool_reply(r, res, err, 0);
 }
@@ -293,6 +302,17 @@ static void scratch_note(const char *id, time_t when, char *note, size_t len)
 		 "write_file, list_files ...): it is kept then, %s.", id, gone, id, keep);
 }
 
+/* text (taken) with note on a line after it. */
+static char *note_after(char *text, const char *note)
+{
+	size_t n = strlen(text);
+	char *t = xmalloc(n + strlen(note) + 3);
+	snprintf(t, n + strlen(note) + 3, "%s%s%s\n", text, n && text[n - 1] != '\n' ? "\n" : "",
+		 note);
+	free(text);
+	return t;
+}
+
 char *tool_ws_scratch(cJSON *res, const cJSON *st, char *text)
 {
 	const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(res, "workspace_id"));
@@ -313,12 +333,28 @@ char *tool_ws_scratch(cJSON *res, const cJSON *st, char *text)
 		cJSON_AddStringToObject(res, "workspace_expires_at", at);
 	}
 	cJSON_AddStringToObject(res, "workspace_note", note);
-	size_t n = strlen(text);
-	char *t = xmalloc(n + strlen(note) + 3);
-	snprintf(t, n + strlen(note) + 3, "%s%s%s\n", text, n && text[n - 1] != '\n' ? "\n" : "",
-		 note);
-	free(text);
-	return t;
+	return note_after(text, note);
+}
+
+char *tool_ws_dropped(cJSON *res, char *text)
+{
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(res, "workspace_id"));
+	if (!id)
+		return text;
+	char note[600];
+	int gone = tool_ws_remove(id, "its run asked keep_workspace false") == 0;
+	int files = cJSON_GetArraySize(cJSON_GetObjectItem(res, "files")) > 0;
+	if (gone)
+		snprintf(note, sizeof note, "Workspace %s was removed with all its files when this "
+			 "result was made (keep_workspace false)%s", id, files ? ": the files "
+			 "listed are gone. To read a file later, print it in the code, or run "
+			 "without keep_workspace false." : ".");
+	else
+		snprintf(note, sizeof note, "Workspace %s could not be removed (%s): it is "
+			 "scratch and goes with the next sweep.", id, strerror(errno));
+	cJSON_AddBoolToObject(res, "workspace_removed", gone);
+	cJSON_AddStringToObject(res, "workspace_note", note);
+	return note_after(text, note);
 }
 
 void tool_ws_reply(struct proto_req *r, cJSON *res, const char *text)

@@ -195,7 +195,9 @@ void ws_ttl_text(uint64_t ms, char *buf, size_t len)
 	snprintf(buf, len, "%llu%s", (unsigned long long)(ms / u[i].ms), u[i].unit);
 }
 
-/* The workspace is gone: its stamp and its scratch mark too. */
+#define LAYERS "ws-layer"
+
+/* The workspace is gone: its stamp, its scratch mark and its layer too. */
 void ws_stamp_remove(const char *id)
 {
 	int d = stamps_fd();
@@ -204,6 +206,82 @@ void ws_stamp_remove(const char *id)
 		close(d);
 	}
 	(void)scratch_set(id, 0);
+	if ((d = state_sub(LAYERS)) >= 0 && ws_id_ok(id)) {
+		char rec[80];
+		snprintf(rec, sizeof rec, "%s.root", id);
+		(void)unlinkat(d, rec, 0);
+		if (sr_remove_tree(d, id) < 0 && errno != ENOENT)
+			mcp_log("unable to remove the layer of workspace %s: %s", id,
+				strerror(errno));
+	}
+	if (d >= 0)
+		close(d);
+}
+
+/* The root the layer of id was made for (STATE/ws-layer/ID.root, written
+ * by ws_layer_make) in buf: 1, or 0 when there is no record. */
+static int layer_root(int d, const char *id, char *buf, size_t len)
+{
+	char rec[80];
+	snprintf(rec, sizeof rec, "%s.root", id);
+	int fd = openat(d, rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0;
+}
+
+int ws_layer_make(const char *id, const char *root, char *buf, size_t len, char *err,
+		  size_t errlen)
+{
+	char was[4200], rec[80];
+	struct stat st;
+	int d = state_sub(LAYERS), fd = -1, rc = -1;
+	if (d < 0 || !ws_id_ok(id)) {
+		snprintf(err, errlen, "no layer directory (%s)", strerror(errno));
+		goto out;
+	}
+	if (layer_root(d, id, was, sizeof was) && strcmp(was, root)) {
+		snprintf(err, errlen, "%s", was);
+		rc = -2;
+		goto out;
+	}
+	if ((mkdirat(d, id, 0700) < 0 && errno != EEXIST) ||
+	    fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "unable to make the layer %s/" LAYERS "/%s", cfg.state_dir, id);
+		goto out;
+	}
+	snprintf(rec, sizeof rec, "%s.root", id);
+	fd = openat(d, rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || sr_write_all(fd, root, strlen(root)) < 0) {
+		snprintf(err, errlen, "unable to write %s: %s", rec, strerror(errno));
+		goto out;
+	}
+	snprintf(buf, len, "%s/" LAYERS "/%s", cfg.state_dir, id);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (d >= 0)
+		close(d);
+	return rc;
+}
+
+int ws_layer_path(const char *id, const char *root, char *buf, size_t len)
+{
+	struct stat st;
+	char was[4200];
+	int d = state_sub(LAYERS);
+	int ok = d >= 0 && ws_id_ok(id) && fstatat(d, id, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		 S_ISDIR(st.st_mode) && (!layer_root(d, id, was, sizeof was) || !strcmp(was, root));
+	if (d >= 0)
+		close(d);
+	if (ok)
+		snprintf(buf, len, "%s/" LAYERS "/%s", cfg.state_dir, id);
+	else
+		buf[0] = '\0';
+	return ok ? 0 : -1;
 }
 
 #define SIZES "ws-size"

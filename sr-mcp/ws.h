@@ -50,6 +50,16 @@ void ws_touch(const char *id);          /* a run or a write: used now */
 time_t ws_last_used(const char *id);
 void ws_used_at(const char *id, time_t t);  /* used at t (its job's end), if later */
 void ws_stamp_remove(const char *id);  /* the workspace is gone */
+/* The workspace's layer, STATE/ws-layer/ID (what install_packages' apt
+ * unpacked; runs in an environment get it as sr-jail --rootfs-layer): its
+ * path, 0, or -1 and "" when it has none, or when it was made for another
+ * root than the environment's root (ws_layer_make's record). */
+int ws_layer_path(const char *id, const char *root, char *buf, size_t len);
+/* The layer of id made (if it is not there) for the environment's root,
+ * recorded (STATE/ws-layer/ID.root): 0 and its path in buf; -2 when it
+ * was made for another root, named in err; -1 with err. */
+int ws_layer_make(const char *id, const char *root, char *buf, size_t len, char *err,
+		  size_t errlen);
 /* Scratch: a workspace sr-mcp named (made without a workspace_id), removed
  * once unused for --scratch-ttl; ws_keep (a call named it) makes it kept,
  * removed once unused for --workspace-ttl. When it goes if unused until

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "mitm.h"
+#include "secret.h"
 #include "sr-net.h"
 #include "sr.h"
 
@@ -139,6 +141,9 @@ static void serve_open(struct conn *c, int s, const char *fwd, size_t fwdlen)
 			c->rec.sent += fwdlen;
 			conn_relay(c, s);
 		}
+	} else if (secret_for(c->n, c->rec.host, c->rec.port)) {
+		if (mitm_serve(c, s) < 0)
+			answer(c, 502, "Bad Gateway");
 	} else if (sr_write_all(c->fd, ok, sizeof ok - 1) == 0 &&
 		   (c->rec.port != 443 || conn_check_sni(c) == 0)) {
 		conn_relay(c, s);

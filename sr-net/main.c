@@ -18,11 +18,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "secret.h"
 #include "sr-net.h"
 #include "sr.h"
 
 static const char usage_text[] =
 "usage: sr-net --socket PATH [options] prog [args...]\n"
+"       sr-net --check [options]\n"
 "  -s, --socket PATH          the proxy's Unix socket, made at PATH (mode 0600)\n"
 "  -a, --allow HOST[:PORTS]   let connections reach HOST (NAME, *.NAME below\n"
 "                             NAME, * any, or an address) on PORTS (a comma\n"
@@ -39,12 +41,25 @@ static const char usage_text[] =
 "      --max-bytes SIZE       bytes each way, all connections together\n"
 "                             (default 1G; 0: no bound)\n"
 "      --connect-timeout DURATION  to reach a server (default 10s)\n"
+"      --secret NAME=HOST:HEADER  give the program NAME, a placeholder that\n"
+"                             becomes the secret's value in HEADER of its\n"
+"                             HTTPS requests to HOST (TLS ended here)\n"
+"      --secret-file NAME=FILE  the value of NAME: FILE's first line (mode\n"
+"                             600); else sr-net's $SR_SECRET_NAME\n"
+"      --ca-file FILE         trust FILE's CAs (not the host's) for HOST\n"
+"      --ca-bundle FILE       write the host's CAs and the run's CA to FILE\n"
+"                             and name it in SSL_CERT_FILE and the like\n"
+"      --ca-bundle-as PATH    name PATH instead (where a jail sees FILE)\n"
+"      --check                judge every option, rule and secret, then exit 0\n"
+"                             (or 100 on a usage error): nothing made, no log\n"
+"                             opened, no program run\n"
 "  -v, --verbose              say each decision on stderr\n"
 "  -h, --help                 show this help\n"
 "  -V, --version              show the version\n";
 
 enum { O_ALLOW_FILE = 256, O_ALLOW_ADDRESS, O_RESOLVE, O_LOG, O_LOG_FD, O_MAX_CONNS,
-       O_MAX_BYTES, O_CONNECT_TIMEOUT };
+       O_MAX_BYTES, O_CONNECT_TIMEOUT, O_SECRET, O_SECRET_FILE, O_CA_FILE, O_CA_BUNDLE,
+       O_CA_BUNDLE_AS, O_CHECK };
 
 static const struct option longopts[] = {
 	{ "socket", required_argument, 0, 's' },
@@ -58,11 +73,24 @@ static const struct option longopts[] = {
 	{ "max-connections", required_argument, 0, O_MAX_CONNS },
 	{ "max-bytes", required_argument, 0, O_MAX_BYTES },
 	{ "connect-timeout", required_argument, 0, O_CONNECT_TIMEOUT },
+	{ "secret", required_argument, 0, O_SECRET },
+	{ "secret-file", required_argument, 0, O_SECRET_FILE },
+	{ "ca-file", required_argument, 0, O_CA_FILE },
+	{ "ca-bundle", required_argument, 0, O_CA_BUNDLE },
+	{ "ca-bundle-as", required_argument, 0, O_CA_BUNDLE_AS },
+	{ "check", no_argument, 0, O_CHECK },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "help", no_argument, 0, 'h' },
 	{ "version", no_argument, 0, 'V' },
 	{ 0, 0, 0, 0 }
 };
+
+static void secret_option(struct net *n, int c, const char *a);
+
+/* --check, and --log's file: opened once every option is judged (a
+ * check opens none). */
+static int check;
+static const char *log_path;
 
 static void option(struct net *n, int c, const char *a)
 {
@@ -73,11 +101,8 @@ static void option(struct net *n, int c, const char *a)
 	case O_ALLOW_FILE: rule_file(n, a); break;
 	case O_ALLOW_ADDRESS: cidr_add(n, a); break;
 	case O_RESOLVE: pin_add(n, a); break;
-	case O_LOG:
-		n->log_fd = open(a, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (n->log_fd < 0)
-			sr_fatal_sys(SR_EXIT_SYS, "cannot open %s", a);
-		break;
+	case O_LOG: log_path = a; break;
+	case O_CHECK: check = 1; break;
 	case O_LOG_FD:
 		n->log_fd = (int)sr_opt_count("--log-fd", a, 1 << 20);
 		if (fcntl(n->log_fd, F_GETFD) < 0)
@@ -95,7 +120,27 @@ static void option(struct net *n, int c, const char *a)
 			sr_usage_value("--connect-timeout", "duration", a, "at least 1ms");
 		break;
 	case 'v': n->verbose = 1; break;
+	default: secret_option(n, c, a); break;
 	}
+}
+
+/* --secret and the options that go with it (secret.c). */
+static void secret_option(struct net *n, int c, const char *a)
+{
+	switch (c) {
+	case O_SECRET: secret_add(n, a); break;
+	case O_SECRET_FILE: secret_file(n, a); break;
+	}
+	if (c == O_SECRET || c == O_SECRET_FILE)
+		return;
+	if (!n->secrets)
+		sr_usage("--ca-file, --ca-bundle and --ca-bundle-as go after a --secret");
+	if (c == O_CA_FILE)
+		n->secrets->ca_file = a;
+	else if (c == O_CA_BUNDLE)
+		n->secrets->bundle = a;
+	else if (c == O_CA_BUNDLE_AS)
+		n->secrets->bundle_as = a;
 }
 
 /* A socket at path that nobody listens on: a run's whose proxy was
@@ -111,6 +156,22 @@ static int stale(const struct sockaddr_un *sa)
 	if (fd >= 0)
 		close(fd);
 	return gone;
+}
+
+/* Started by root, the proxy's socket is for the jail's forwarder, which
+ * runs as the identity sr-jail drops root to (uid and gid 65534, its
+ * JAIL_NOBODY): the socket is made theirs, still mode 0600, so that root's
+ * jail can connect and no other user can (a program of the host running
+ * as nobody could, where it can reach the directory). */
+#define NET_JAIL_ID 65534
+
+static void give_to_jail(int dfd, const char *base, const char *path)
+{
+	if (geteuid() != 0)
+		return;
+	if (fchownat(dfd, base, NET_JAIL_ID, NET_JAIL_ID, AT_SYMLINK_NOFOLLOW) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "cannot give the socket %s to uid %d (the jail's, "
+			     "as root)", path, NET_JAIL_ID);
 }
 
 /* The listening socket at path, made fresh, mode 0600: an existing file
@@ -140,6 +201,7 @@ static int listen_at(struct net *n, const char *path)
 	struct stat st;
 	if (r < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "cannot make the socket %s", path);
+	give_to_jail(dfd, base, path);
 	if (listen(fd, 128) < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		sr_fatal_sys(SR_EXIT_SYS, "listen on %s", path);
 	close(dfd);
@@ -198,12 +260,25 @@ int main(int argc, char *argv[])
 			sr_usage_option(argc, argv, c);
 		option(&n, c, optarg);
 	}
+	if (check) {    /* the values too, neither placeholder nor CA made */
+		if (optind < argc)
+			sr_usage("--check runs no program ('%s')", argv[optind]);
+		secret_check(&n);
+		return 0;
+	}
 	if (optind >= argc)
 		sr_usage_noprog();
 	if (!n.socket_path)
 		sr_usage("--socket PATH is needed (where the proxy listens; see sr-net --help)");
+	if (log_path) {
+		n.log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (n.log_fd < 0)
+			sr_fatal_sys(SR_EXIT_SYS, "cannot open %s", log_path);
+	}
 	own_addresses(&n);
+	secret_setup(&n);
 	start_proxy(&n, listen_at(&n, n.socket_path));
+	secret_env(&n);
 	if (n.log_fd >= 0)
 		fcntl(n.log_fd, F_SETFD, FD_CLOEXEC);
 	setenv("SR_NET_SOCKET", n.socket_path, 1);

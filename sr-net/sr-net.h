@@ -5,7 +5,8 @@
  * request read, the decision, the connect, the relay) above the rules
  * (rules.c: the allowed and denied names and ports) above addr.c (what an
  * address is and whether it may be reached), tls.c (the server name of a
- * TLS ClientHello) and record.c (one JSON line a connection). */
+ * TLS ClientHello) and record.c (one JSON line a connection). A tunnel to
+ * a secret's host (--secret, secret.h) has its TLS ended by mitm.h's. */
 #ifndef SR_NET_H
 #define SR_NET_H
 
@@ -14,6 +15,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+
+struct net_secrets;             /* secret.h */
 
 #define NET_PORTS_MAX 16
 #define NET_HOST_MAX 255
@@ -61,6 +64,7 @@ struct net {
 	/* The host's own addresses (getifaddrs), refused as the private are. */
 	struct sockaddr_storage *own;
 	size_t nown;
+	struct net_secrets *secrets;    /* --secret (secret.h); NULL: none */
 };
 
 /* rules.c */

@@ -378,33 +378,30 @@ s.connect(sys.argv[1])
 s.sendall(sys.argv[2].encode() + b"\n")
 print(s.recv(600).decode().strip())' "$1" "${2:-apply}"
 }
-# The view: the program's /workspace as a descriptor; python writes NAME
-# with DATA through it (or SIZE bytes: the errno past the cap).
-ctl_view_write() {
+# The view: the program's /workspace as a descriptor the control socket
+# hands out. ctl_view SOCK write NAME TEXT|big: NAME made through it with
+# TEXT (or 16 MiB: the errno past the cap), "ok written" or "ok errno N";
+# ctl_view SOCK cat NAME: NAME read through it, or "missing".
+ctl_view() {
 	python3 -c 'import os, socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.sendall(b"view\n")
 msg, fds, _, _ = socket.recv_fds(s, 16, 1)
-fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=fds[0])
+op, name = sys.argv[2], sys.argv[3]
+if op == "cat":
+    try:
+        print(open(os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fds[0])).read().strip())
+    except FileNotFoundError:
+        print("missing")
+    sys.exit(0)
+fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=fds[0])
 try:
-    os.write(fd, sys.argv[3].encode()) if sys.argv[3] != "big" else [os.write(fd, b"h" * (1 << 20)) for _ in range(16)]
+    os.write(fd, sys.argv[4].encode()) if sys.argv[4] != "big" else [os.write(fd, b"h" * (1 << 20)) for _ in range(16)]
     print(msg.decode().strip(), "written")
 except OSError as e:
     print(msg.decode().strip(), "errno", e.errno)
-    os.unlink(sys.argv[2], dir_fd=fds[0])' "$@"
-}
-# NAME read through the view, or "missing".
-ctl_view_cat() {
-	python3 -c 'import os, socket, sys
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.sendall(b"view\n")
-msg, fds, _, _ = socket.recv_fds(s, 16, 1)
-try:
-    print(open(os.open(sys.argv[2], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fds[0])).read().strip())
-except FileNotFoundError:
-    print("missing")' "$@"
+    os.unlink(name, dir_fd=fds[0])' "$@"
 }
 rm -rf "$w" && mkdir "$w" "$T/cv" && echo lower > "$w/old" && mkdir "$w/hd" && echo k > "$w/hd/k"
 echo precious > "$T/cv/victim"
@@ -444,8 +441,8 @@ ok "and its removal" test ! -e "$w/old"
 # view is the way in: what the host writes through it the program sees,
 # and it counts against the same cap.
 echo "by the host" > "$w/direct"
-is "$(ctl_view_write "$T/ctl" viewed "by the view")" "ok written" "a file written through the view"
-is "$(ctl_view_write "$T/ctl" hbig big)" "ok errno 28" "through the view, writes past the quota get ENOSPC too"
+is "$(ctl_view "$T/ctl" write viewed "by the view")" "ok written" "a file written through the view"
+is "$(ctl_view "$T/ctl" write hbig big)" "ok errno 28" "through the view, writes past the quota get ENOSPC too"
 like "$(ctl_apply "$T/ctl" nonsense)" "^failed: unknown request" "an unknown request is refused"
 echo >&7
 read -r -t 60 step <&8
@@ -515,20 +512,24 @@ ok "control: its file is not in the host directory yet" test ! -e "$w/first"
 run sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" sh -c 'cat /w/first; echo by-run > /w/ran; rm /w/old'
 is "$rc:$out" "0:by-first" "--view-from: the first jail applied before the second started: it reads the first's file"
 is "$(cat "$w/ran" 2>/dev/null):$(test -e "$w/old" && echo old)" "by-run:" "its changes are in the host directory when it ends (the first applied them)"
-sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" --control "$T/vc/ctl2" sh -c 'echo by-second > /w/two; sleep 30' 2>/dev/null &
+# the second says it wrote through a directory of its own, and waits on a fifo
+mkdir "$T/vm" && mkfifo "$T/vgo2"
+sr-jail --bind "$w" /w --quota 4M --view-from "$T/vc/ctl" --control "$T/vc/ctl2" \
+	--bind "$T/vm" /m --ro-bind "$T/vgo2" /run/go sh -c \
+	'echo by-second > /w/two; : > /m/wrote; read a </run/go' 2>/dev/null &
 spid=$!
-for i in $(seq 1 60); do [ -S "$T/vc/ctl2" ] && break; sleep 0.5; done
-sleep 1
+wait_for "the second jail writes its file" 60 test -e "$T/vm/wrote"
 is "$(ctl_apply "$T/vc/ctl2")" ok "--view-from with --control: an apply on request answers"
 is "$(cat "$w/two" 2>/dev/null)" by-second "and it went through the first jail's view to the host directory"
-kill "$spid"; wait "$spid"
+echo >"$T/vgo2"
+wait "$spid"
 echo >"$T/vgo"
 read -r -t 60 step <&6
 is "$step" "saw: by-run by-second" "the first jail's program reads both files, names it had looked for before they were made"
 # the control: the same run without --view-from applies into the lower
 run sr-jail --bind "$w" /w --quota 4M sh -c 'echo by-plain > /w/plain'
 is "$(cat "$w/plain" 2>/dev/null)" by-plain "control: a run without --view-from applies to the host directory"
-is "$(ctl_view_cat "$T/vc/ctl" plain)" missing "control: which the first jail's view does not show (it had looked for that name)"
+is "$(ctl_view "$T/vc/ctl" cat plain)" missing "control: which the first jail's view does not show (it had looked for that name)"
 echo >"$T/vgo"
 read -r -t 60 step <&6
 is "$step" "full 28" "the first jail fills its tmpfs"
@@ -546,12 +547,27 @@ run sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" true
 is "$rc" 0 "--control where a socket nothing serves was left: replaced"
 run sr-jail --bind "$w" /w --view-from "$T/vc/ctl" true
 is "$rc" 100 "--view-from without --quota is a usage error"
-# a jail ending at the path (applying its last changes): the next waits for it
-sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" sh -c 'sleep 2' &
+# a jail ending at the path (applying its last changes): the next waits for
+# it. The first holds the path until released; the next is released only
+# once its bind was refused (its system calls, by strace): it has tried.
+mkfifo "$T/vgo3"
+sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" --ro-bind "$T/vgo3" /run/go \
+	sh -c 'read a </run/go' &
 epid=$!
-for i in $(seq 1 60); do [ -S "$T/vc/ctl" ] && break; sleep 0.5; done
-run sr-jail --bind "$w" /w --quota 4M --control "$T/vc/ctl" sh -c 'echo next'
-is "$rc:$out" 0:next "--control where another jail serves it: it waits for that jail to end"
+wait_for "the first jail serves its --control" 60 test -S "$T/vc/ctl"
+if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
+	strace -qq -o "$T/vtrace" -e trace=bind sr-jail --bind "$w" /w --quota 4M \
+		--control "$T/vc/ctl" sh -c 'echo next' >"$T/vnext" 2>&1 &
+	npid=$!
+	wait_for "the next jail's bind is refused" 60 grep -q EADDRINUSE "$T/vtrace"
+	echo >"$T/vgo3"
+	wait "$npid"
+	is "$?:$(cat "$T/vnext")" 0:next "--control where another jail serves it: it waits for that jail to end"
+else
+	skip "--control where another jail serves it: it waits for that jail to end" \
+		"no strace here to see the next jail try (or ptrace refused)"
+	echo >"$T/vgo3"
+fi
 wait "$epid"
 
 # sr-mcp where --quota cannot run (an sr-jail that refuses it, as one does

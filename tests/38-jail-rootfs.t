@@ -12,39 +12,9 @@ need_userns
 
 # The probe: "r PATH" prints the file's first line or why not, "w PATH"
 # tries to create it, "l PATH" reads a link, "s PATH" says whether it
-# exists. Static, so it runs in a rootfs without a C library.
-cc_probe fsprobe '
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-	for (int i = 1; i + 1 < argc; i += 2) {
-		const char *op = argv[i], *p = argv[i + 1];
-		char buf[256] = "";
-		int fd; ssize_t n; struct stat st;
-		switch (op[0]) {
-		case 114: /* r */
-			fd = open(p, O_RDONLY);
-			n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-			if (n < 0) { printf("r %s: %s\n", p, strerror(errno)); break; }
-			buf[n] = 0; buf[strcspn(buf, "\n")] = 0;
-			printf("r %s: ok %s\n", p, buf); break;
-		case 119: /* w */
-			fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			printf("w %s: %s\n", p, fd < 0 ? strerror(errno) : "ok"); break;
-		case 108: /* l */
-			n = readlink(p, buf, sizeof buf - 1);
-			if (n >= 0) buf[n] = 0;
-			printf("l %s: %s\n", p, n < 0 ? strerror(errno) : buf); break;
-		default: /* s */
-			printf("s %s: %s\n", p, lstat(p, &st) == 0 ? "yes" : strerror(errno));
-		}
-	}
-	return 0;
-}' -static
+# exists (tests/probes/fsprobe.c). Static, so it runs in a rootfs without
+# a C library.
+cc_probe_file fsprobe fsprobe.c -static
 
 # The hand-made rootfs: a /usr with an os-release of its own, /lib64 a
 # link as in merged-/usr systems, /etc/ssl a link to an absolute path

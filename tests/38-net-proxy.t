@@ -12,43 +12,7 @@ if [ -z "${SR_NET_NS-}" ] && unshare -c -n --keep-caps true 2>/dev/null; then
 	SR_NET_NS=1 exec unshare -c -n --keep-caps "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
-need_userns
-[ -n "${SR_NET_NS-}" ] || skip_all "no network namespace of the test's own (unshare -c -n --keep-caps failed)"
-for c in ip openssl curl python3 git; do
-	command -v $c >/dev/null || skip_all "no $c here to make and try the fake internet"
-done
-NET=$SR_ROOT/tests/net
-
-# The internet: a CA, a certificate for its names, servers in a namespace
-# of their own behind a veth pair.
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=sr-test-ca \
-	-keyout "$T/ca.key" -out "$T/ca.pem" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=api.test -keyout "$T/srv.key" \
-	-out "$T/srv.csr" 2>/dev/null
-printf 'subjectAltName=DNS:api.test,DNS:other.test,DNS:www.api.test\n' >"$T/san"
-openssl x509 -req -in "$T/srv.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" -CAcreateserial \
-	-days 2 -extfile "$T/san" -out "$T/srv.pem" 2>/dev/null
-ip link set lo up
-ip link add v0 type veth peer name v1
-ip addr add 198.51.100.1/24 dev v0
-ip link set v0 up
-mkfifo "$T/go"
-# What the internet serves as files: a git repository (dumb HTTP) and a
-# small file.
-mkdir -p "$T/www" && echo served-file >"$T/www/hello.txt"
-git init -q -b main "$T/src" && echo from-the-repo >"$T/src/README" &&
-	git -C "$T/src" add README && git -C "$T/src" -c user.name=t -c user.email=t@t commit -qm one &&
-	git clone -q --bare "$T/src" "$T/www/repo.git" && git -C "$T/www/repo.git" update-server-info
-unshare -n --keep-caps sh -c 'read x <"$1" && ip link set lo up && ip addr add 198.51.100.2/24 dev v1 &&
-	ip link set v1 up && exec python3 "$2" 198.51.100.2 "$3" "$4" "$5" "$6"' \
-	sh "$T/go" "$NET/internet.py" "$T/srv.pem" "$T/srv.key" "$T/ready" "$T/www" &
-srv=$!
-at_exit "kill $srv"
-mine=$(readlink /proc/self/ns/net)
-wait_for "the internet's namespace is made" 20 sh -c "[ \"\$(readlink /proc/$srv/ns/net)\" != '$mine' ]"
-ip link set v1 netns "$srv"
-echo go >"$T/go"
-wait_for "the fake internet listens" 30 test -e "$T/ready"
+. "$SR_ROOT/tests/net/internet.sh"
 # A server on the proxy's own loopback, for the control of the address rules.
 mkdir "$T/lo" && echo loopback-file >"$T/lo/f"
 (cd "$T/lo" && exec python3 -m http.server 8080 --bind 127.0.0.1 >/dev/null 2>&1) &
@@ -71,7 +35,8 @@ jailnet() {
 	jn=$((${jn-0} + 1))
 	run sr-net --socket "$T/net$jn.sock" --log "$T/net.log" "${RES[@]}" "${o[@]}" \
 		sr-jail --net-proxy "$T/net$jn.sock" --ro-bind "$T/ca-in.pem" /run/ca.pem \
-		--ro-bind "$T/req" /run/req --ro-bind "$NET/client.py" /run/client.py sr-exec --net "$@"
+		--ro-bind "$T/req" /run/req --ro-bind "$NET/client.py" /run/client.py \
+		--ro-bind "$SR_ROOT/sr-mcp/runners/node-lib/proxy.js" /run/proxy.js sr-exec --net "$@"
 }
 log() { cat "$T/net.log" 2>/dev/null; }
 
@@ -112,6 +77,82 @@ except httpx.ProxyError as e:
 	like "$out" "refused: 403 Forbidden" "python httpx to a host not allowed: the proxy's 403"
 else
 	skip "python httpx through the proxy" "no python3-httpx here"
+fi
+
+# Node 20 (its fetch and https.get ignore the variables): the runners'
+# preload sr-mcp/runners/node-lib/proxy.js; the control, Node without it.
+if command -v node >/dev/null; then
+	nodejs() { jailnet --allow api.test -- env NODE_EXTRA_CA_CERTS=/run/ca.pem node "$@"; }
+	fetch='fetch(process.argv[1]).then(async (r) => console.log(r.status, (await r.text()).trim()),
+		(e) => console.log("failed:", String(e.cause || e)))'
+	nodejs -r /run/proxy.js -e "$fetch" https://api.test/nf
+	is "$rc:$out" "0:200 host=api.test path=/nf sni=api.test" "node fetch, HTTPS through the proxy (the preload)"
+	nodejs -r /run/proxy.js -e "$fetch" http://api.test/nh
+	is "$rc:$out" "0:200 host=api.test path=/nh sni=-" "node fetch, plain HTTP through the proxy"
+	nodejs -r /run/proxy.js -e "$fetch" https://other.test/
+	like "$out" "^failed: .*the proxy refused other.test:443: 403 .*not in the allow list" \
+		"node fetch to a host not allowed: refused, the proxy's reason in the error"
+	nodejs -e "$fetch" https://api.test/nf
+	like "$out" "^failed: " "the control: node fetch without the preload reaches nothing"
+	nodejs -r /run/proxy.js -e 'require("https").get(process.argv[1], (r) => r.pipe(process.stdout))' \
+		https://api.test/ng
+	is "$rc:$out" "0:host=api.test path=/ng sni=api.test" "node https.get through the proxy"
+	nodejs -r /run/proxy.js -e 'fetch(process.argv[1], { method: "POST", body: "x".repeat(70000) })
+		.then(async (r) => console.log(r.status, (await r.text()).length > 0))' https://api.test/post
+	like "$rc:$out" "^0:[0-9]+ (true|false)" "node fetch POSTs a body through the proxy"
+	jailnet --allow api.test -- env NO_PROXY=api.test no_proxy=api.test node -r /run/proxy.js -e "$fetch" http://api.test/np
+	like "$out" "^failed: " "NO_PROXY: a host it names is not proxied (and so not reached)"
+	# The javascript runner as sr-mcp --network allow starts it: the
+	# preload is on (SR_NET_ARGS), the code's fetch goes through.
+	mkdir -p "$T/jsws"
+	printf '%s\n' "$fetch" >"$T/main.js"
+	sed 's/process.argv\[1\]/"https:\/\/api.test\/runner"/' "$T/main.js" >"$T/main-runner.js"
+	jn=$((jn + 1))
+	run env SR_NET_ARGS="--socket $T/net$jn.sock --log $T/net.log ${RES[*]} --allow api.test" \
+		SR_JAIL_ARGS="--net-proxy $T/net$jn.sock --ro-bind $T/ca-in.pem /run/ca.pem --setenv NODE_EXTRA_CA_CERTS /run/ca.pem" \
+		SR_EXEC_ARGS=--net SR_CODE="$T/main-runner.js" SR_WORKSPACE="$T/jsws" \
+		"$SR_ROOT/sr-mcp/runners/javascript"
+	is "$rc:$out" "0:200 host=api.test path=/runner sni=api.test" "the javascript runner's fetch goes through the proxy"
+	if [ -x "$SR_ROOT/sr-mcp/runners/typescript" ] && "$SR_ROOT/sr-mcp/runners/typescript" --version >/dev/null 2>&1; then
+		printf 'const r: string = await fetch("https://other.test/").then((x) => String(x.status),\n%s\n' \
+			'  (e) => "failed: " + String(e.cause || e));console.log(r);' >"$T/main.ts"
+		jn=$((jn + 1))
+		run env SR_NET_ARGS="--socket $T/net$jn.sock --log $T/net.log ${RES[*]} --allow api.test" \
+			SR_JAIL_ARGS="--net-proxy $T/net$jn.sock" SR_EXEC_ARGS=--net SR_CODE="$T/main.ts" \
+			SR_WORKSPACE="$T/jsws" "$SR_ROOT/sr-mcp/runners/typescript"
+		like "$rc:$out" "^0:failed: .*the proxy refused other.test:443: 403 .*not in the allow list" \
+			"the typescript runner's fetch goes to the proxy too (a host not allowed: its reason)"
+	else
+		skip "the typescript runner through the proxy" "no TypeScript compiler here"
+	fi
+else
+	skip "node fetch through the proxy" "no node here"
+fi
+
+# pip from an index the fake internet serves (a page of links to a wheel
+# made here); the control, the same index on a host not allowed.
+if /usr/bin/python3 -m pip --version >/dev/null 2>&1; then
+	/usr/bin/python3 - "$T/www/tinypkg-1.0-py3-none-any.whl" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("tinypkg.py", "WHO = 'tinypkg through the proxy'\n")
+    z.writestr("tinypkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n")
+    z.writestr("tinypkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: sr-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("tinypkg-1.0.dist-info/RECORD", "")
+PY
+	echo '<a href="tinypkg-1.0-py3-none-any.whl">tinypkg-1.0-py3-none-any.whl</a>' >"$T/www/links.html"
+	pipin() {
+		jailnet --allow api.test -- /usr/bin/python3 -m pip install -q --disable-pip-version-check \
+			--no-cache-dir --no-index --cert /run/ca.pem --target /tmp/t --find-links "$1" tinypkg
+	}
+	pipin https://api.test/files/links.html
+	is "$rc:$(printf %s "$err" | tail -n 3)" "0:" "pip installs from an index through the proxy"
+	like "$(log)" '"host":"api.test","port":443,"via":"connect","decision":"allowed"' "... recorded"
+	pipin https://other.test/files/links.html
+	nok "pip from an index on a host not allowed: refused" test "$rc" = 0
+	like "$(log)" '"host":"other.test","port":443,"via":"connect","decision":"denied","why":"other.test port 443 is not in the allow list"' "... recorded, saying why"
+else
+	skip "pip through the proxy" "no pip here"
 fi
 
 # 2. Names not allowed: refused, saying why, never silently.
@@ -200,6 +241,12 @@ like "$(log)" "cut at the run's --max-bytes" "--max-bytes 100: the connections p
 jailnet --allow api.test -- curl -sS --noproxy '*' --max-time 10 http://198.51.100.2/
 nok "a program that ignores the proxy reaches nothing (TCP)" test "$rc" = 0
 like "$err" "(Network is unreachable|Failed to connect|Could not connect)" "... no route, said plainly"
+jailnet --allow api.test -- python3 -c 'import socket
+try:
+    socket.create_connection(("198.51.100.2", 443), timeout=10); print("connected")
+except OSError as e:
+    print("tcp:", e.strerror)'
+is "$out" "tcp: Network is unreachable" "a raw TCP connect to the server's address: no route, said plainly"
 run curl -sS --max-time 10 http://198.51.100.2/direct
 is "$out" "host=198.51.100.2 path=/direct sni=-" "the control: outside the jail the server is there"
 jailnet --allow api.test -- python3 -c 'import socket

@@ -5,10 +5,6 @@
 # code; and no walk of the workspace on the run path (tests/mcp/made.mjs).
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
-need_userns
-w="$T/probe"
-mkdir "$w"
-run sr-jail --bind "$w" /w --quota 1M true
-[ "$rc" = 0 ] || skip_all "sr-jail --quota does not work here (the list comes from its apply): $err"
+need_quota "the list comes from its apply"
 node "$SR_ROOT/tests/mcp/made.mjs"
 exit $?

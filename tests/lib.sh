@@ -11,6 +11,7 @@
 #   wait_for DESC SECS [!] CMD...  poll CMD until it succeeds (with !, fails)
 #   wait_pid SECS PID   wait for a background child, killed past SECS; sets $wst
 #   need_userns / have_userns      skip unless sr-jail can make its namespaces
+#   need_quota [WHY]    skip unless sr-jail --quota works here
 #   need_npm_registry   skip unless the npm registry is reachable (npm, curl)
 #   need_two_users      root tests: victim/attacker accounts (vuid, auid)
 #   cc_probe / cc_probe_file       build a C probe into $T
@@ -226,6 +227,15 @@ need_two_users() {
 
 need_userns() {
 	have_userns || skip_all "no user namespaces here: $userns_why"
+}
+
+# need_quota [WHY]: skip the file unless sr-jail --quota works here (a
+# kernel without user xattrs on tmpfs refuses it); WHY says what needs it.
+need_quota() {
+	need_userns
+	mkdir -p "$T/quota-probe"
+	run sr-jail --bind "$T/quota-probe" /w --quota 1M true
+	[ "$rc" = 0 ] || skip_all "sr-jail --quota does not work here${1:+ ($1)}: $err"
 }
 
 # user_tasks: how many tasks (threads too) this user has now. --pids is

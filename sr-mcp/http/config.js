@@ -20,6 +20,9 @@ const usage = `usage: sr-mcp-http [options] [-- sr-mcp options]   (MCP over Stre
                            line, private; NETWORK: the tenant's own
                            --network=MODE, --net-allow=HOST, --net-deny=HOST
                            (else SR_MCP_TOKEN: one token, tenant 'default')
+      --secrets FILE       secrets per tenant, one 'TENANT NAME=HOST:HEADER
+                           VALUE-FILE' per line, private; the tenant's sr-mcp
+                           gets --secret and --secret-file (its network: allow)
       --state-dir DIR      a state directory per tenant under DIR
                            (default $XDG_STATE_HOME/sr-http)
       --allow-origin ORIGIN  a web origin that may call (repeatable; default none
@@ -39,6 +42,9 @@ const usage = `usage: sr-mcp-http [options] [-- sr-mcp options]   (MCP over Stre
       --authorization-server URL  the OAuth authorization server that
                            /.well-known/oauth-protected-resource names
       --public-url URL     this server's address as clients see it (for that document)
+      --link-key FILE      the key that signs download links, private (default
+                           STATE-DIR/.link.key, made at first start)
+      --link-ttl DURATION  how long a download link lives (default 1h, at most 24h)
       --sr-mcp PATH        the sr-mcp to run (default: the one installed beside)
   -h, --help               show this help
   -V, --version            show the version
@@ -92,6 +98,7 @@ function url(name, v) {
 const valued = {
   '--listen': (c, v) => { c.listen = listenAddr(v); },
   '--tokens': (c, v) => { c.tokensFile = v; },
+  '--secrets': (c, v) => { c.secretsFile = path.resolve(v); },
   '--state-dir': (c, v) => { c.stateDir = path.resolve(v); },
   '--allow-origin': (c, v) => { c.origins.push(origin(v)); },
   '--allow-host': (c, v) => { c.hosts.push(v.toLowerCase()); },
@@ -106,6 +113,11 @@ const valued = {
   '--authorization-server': (c, v) => { c.authServer = url('--authorization-server', v); },
   '--public-url': (c, v) => { c.publicUrl = url('--public-url', v); },
   '--sr-mcp': (c, v) => { c.srMcp = v; },
+  '--link-key': (c, v) => { c.linkKeyFile = path.resolve(v); },
+  '--link-ttl': (c, v) => {
+    c.linkTtlMs = duration('--link-ttl', v);
+    if (c.linkTtlMs > 864e5) throw usageError(`--link-ttl: at most 24h: '${v}'`);
+  },
 };
 
 // sr-mcp options sr-mcp-http sets itself, per tenant.
@@ -117,7 +129,7 @@ function defaults() {
   const home = process.env.XDG_STATE_HOME || (process.env.HOME && path.join(process.env.HOME, '.local/state'));
   return { listen: { host: '127.0.0.1', port: 8080 }, origins: [], hosts: [], maxBody: 4 << 20,
     maxSessions: 64, tenantSessions: 16, idleMs: 30 * 6e4, path: '/mcp',
-    maxConns: 512, addrConns: 64, headerMs: 10000, tenantRate: 500, hostDirs: [],
+    maxConns: 512, addrConns: 64, headerMs: 10000, tenantRate: 500, hostDirs: [], linkTtlMs: 36e5,
     stateDir: home ? path.join(home, 'sr-http') : null, srMcp: null, srArgs: [] };
 }
 
@@ -145,7 +157,9 @@ function parseArgs(argv) {
   if (!c.stateDir) throw usageError('no state directory: set HOME, XDG_STATE_HOME or --state-dir');
   c.tenantNet = new Map();     // tenant -> its own network options (the tokens file)
   c.argsOf = (tenant) => [...c.hostDirs.flatMap((d) => ['--host-dir', `${d}/${tenant}`]),
-    ...(c.tenantNet.has(tenant) ? [...withoutNet(c.srArgs), ...c.tenantNet.get(tenant)] : c.srArgs)];
+    ...(c.tenantNet.has(tenant) ? [...withoutNet(c.srArgs), ...c.tenantNet.get(tenant)] : c.srArgs),
+    ...(c.tenantSecrets.get(tenant) || [])];
+  c.tenantSecrets = new Map(); // tenant -> its --secret and --secret-file (the secrets file)
   c.waitMaxMs = waitMax(c.srArgs);
   return c;
 }
@@ -192,20 +206,20 @@ function hostDir(d) {
 }
 
 // A file only its owner can read, opened without following a link.
-function readPrivate(file) {
+function readPrivate(file, what = 'tokens file') {
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch (e) {
-    throw new Fatal(EXIT_SYS, `unable to open the tokens file ${file}: ${e.code === 'ELOOP' ? 'it is a symbolic link' : e.message}`);
+    throw new Fatal(EXIT_SYS, `unable to open the ${what} ${file}: ${e.code === 'ELOOP' ? 'it is a symbolic link' : e.message}`);
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Fatal(EXIT_SYS, `refusing the tokens file ${file}: not a regular file`);
+    if (!st.isFile()) throw new Fatal(EXIT_SYS, `refusing the ${what} ${file}: not a regular file`);
     if (st.uid !== process.getuid())
-      throw new Fatal(EXIT_SYS, `refusing the tokens file ${file}: owned by uid ${st.uid}, not by you (${process.getuid()})`);
+      throw new Fatal(EXIT_SYS, `refusing the ${what} ${file}: owned by uid ${st.uid}, not by you (${process.getuid()})`);
     if (st.mode & 0o077)
-      throw new Fatal(EXIT_SYS, `refusing the tokens file ${file}: mode ${(st.mode & 0o777).toString(8).padStart(4, '0')} lets others read it; chmod 600 ${file}`);
+      throw new Fatal(EXIT_SYS, `refusing the ${what} ${file}: mode ${(st.mode & 0o777).toString(8).padStart(4, '0')} lets others read it; chmod 600 ${file}`);
     return fs.readFileSync(fd, 'utf8');
   } finally {
     fs.closeSync(fd);
@@ -276,6 +290,39 @@ function loadTokens(c) {
   return list;
 }
 
+// The tenants' secrets: from --secrets FILE ('TENANT NAME=HOST:HEADER
+// VALUE-FILE' per line, # comments), each tenant's sr-mcp given its own as
+// --secret NAME=HOST:HEADER --secret-file NAME=VALUE-FILE: no value on a
+// command line or in our memory (sr-mcp checks VALUE-FILE, sr-net reads
+// it). A tenant with a secret needs --network allow, its own or the one
+// after --.
+function loadSecrets(c) {
+  if (!c.secretsFile) return;
+  readPrivate(c.secretsFile, 'secrets file').split('\n').forEach((line, i) => {
+    const l = line.trim();
+    if (!l || l.startsWith('#')) return;
+    const f = l.split(/\s+/), where = `${c.secretsFile}:${i + 1}`;
+    if (f.length !== 3 || !/^[A-Za-z_][A-Za-z0-9_]*=[^=\s]+:[A-Za-z0-9_-]+$/.test(f[1]) || !path.isAbsolute(f[2]))
+      throw new Fatal(EXIT_SYS, `${where}: expected 'TENANT NAME=HOST:HEADER VALUE-FILE' (VALUE-FILE an absolute path)`);
+    if (!c.tokens.some((t) => t.name === f[0])) throw new Fatal(EXIT_SYS, `${where}: no tenant ${f[0]} in the tokens`);
+    if (!allowed(c.argsOf(f[0])))
+      throw new Fatal(EXIT_SYS, `${where}: tenant ${f[0]} has a secret but not --network allow (in its tokens line, or after --)`);
+    const name = f[1].split('=')[0];
+    c.tenantSecrets.set(f[0], [...(c.tenantSecrets.get(f[0]) || []),
+      '--secret', f[1], '--secret-file', `${name}=${f[2]}`]);
+  });
+}
+
+// --network allow among sr-mcp's options (the last --network wins).
+function allowed(args) {
+  let mode = null;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--network') mode = args[++i];
+    else if (args[i].startsWith('--network=')) mode = args[i].slice('--network='.length);
+  }
+  return mode === 'allow';
+}
+
 // The tenant whose token this is, or null: every hash is compared, in
 // constant time, whatever matched.
 function tenantOf(tokens, given) {
@@ -313,5 +360,5 @@ function findSrMcp(c) {
   return fs.existsSync(built) ? built : 'sr-mcp';
 }
 
-module.exports = { VERSION, hostDir, EXIT_USAGE, EXIT_SYS, Fatal, usage, parseArgs, loadTokens, tenantOf,
-  privateDir, findSrMcp, TENANT_RE };
+module.exports = { VERSION, hostDir, EXIT_USAGE, EXIT_SYS, Fatal, usage, parseArgs, loadTokens, loadSecrets, tenantOf,
+  privateDir, findSrMcp, TENANT_RE, readPrivate };

@@ -20,6 +20,7 @@
 const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const L = require('./limits');
+const { annotate } = require('./download');
 
 const MAX_LINE = 64 << 20;      // a line from sr-mcp, at most
 const KEEPALIVE_MS = 15000;
@@ -269,12 +270,16 @@ class Session {
 
   fromServer(line) {
     // an answer, as sr-mcp writes one: its id replaced, the rest not parsed
-    const a = ANSWER.exec(line);
+    const a = !line.includes('"resource_link"') && ANSWER.exec(line);
     const e = a && this.byWire.get(Number(a[1]));
     if (e) return this.answered(Number(a[1]), e, { id: e.cid }, `{"jsonrpc":"2.0","id":${e.ck},${line.slice(a[0].length)}`);
     let m;
     try { m = JSON.parse(line); } catch { return; }
-    for (const one of Array.isArray(m) ? m : [m]) if (one && typeof one === 'object') this.route(one);
+    for (const one of Array.isArray(m) ? m : [m]) {
+      if (!one || typeof one !== 'object') continue;
+      annotate(this.reg.cfg, this.tenant, one);   // download links beside resource_links
+      this.route(one);
+    }
   }
 
   answer(m) {

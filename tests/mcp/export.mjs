@@ -14,6 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { checkDockerfile } from './dockerfile.mjs';
 
 const tmp = process.env.TMPDIR || '/tmp';
 const state = stateDir();
@@ -157,6 +158,27 @@ const rebuilt = join(top, 'rebuilt');
 execFileSync('sh', [ex.recipe, rebuilt], { stdio: 'pipe' });
 ok(same(tree(rebuilt), srcTree), 'sh RECIPE DIR rebuilds the workspace\'s files, identical', tree(rebuilt), srcTree);
 execFileSync('rm', ['-rf', rebuilt]);
+
+// The Dockerfile beside them: FROM debian:12 (the host's system), the
+// languages from apt, WORKDIR /workspace, the archive ADDed; its syntax
+// checked by our parser (the control: the parser refuses broken ones).
+const stem = ex.path.replace(/\.tar\.gz$/, '');
+ok(ex.dockerfile === `${stem}.Dockerfile` && existsSync(ex.dockerfile), 'a Dockerfile beside it, STEM.Dockerfile', ex.dockerfile);
+ok((r.content || []).some((b) => b.type === 'resource_link' && b.uri === `file://${ex.dockerfile}`), 'the Dockerfile comes as a resource_link too');
+like(text(r), /docker build -f IT -t NAME \./, 'the text says how to build it');
+const df = ex.dockerfile ? readFileSync(ex.dockerfile, 'utf8') : '';
+const dc = checkDockerfile(df);
+is(dc.errors.join('; '), '', 'the Dockerfile parses (our checker)');
+const ops = dc.ins.map((i) => `${i.op} ${i.args}`);
+ok(ops[0] === 'FROM debian:12' && ops.includes('WORKDIR /workspace') && ops.includes(`ADD ${basename(ex.path)} /workspace/`) &&
+  ops.indexOf('WORKDIR /workspace') < ops.indexOf(`ADD ${basename(ex.path)} /workspace/`),
+  'FROM debian:12, WORKDIR /workspace, then ADD of the archive', ops);
+ok(ops.some((o) => /^RUN apt-get update && .*apt-get install -y --no-install-recommends .*python3/.test(o)), 'debian:12 gets the languages from apt', ops);
+like(df, new RegExp(`docker build -f ${basename(stem)}\\.Dockerfile`), 'its comment says how to build it');
+for (const [bad, why] of [['RUN true\n', 'no FROM'], ['FROM debian:12\nRUN echo "x\n', 'an unbalanced quote'],
+  ['FROM debian:12\nADD only\n', 'ADD without a destination'], ['FROM debian 12\n', 'a bad reference'],
+  ['FROM debian:12\nFETCH x\n', 'an unknown instruction'], ['FROM debian:12\nRUN a \\', 'a dangling continuation']])
+  ok(checkDockerfile(bad).errors.length > 0, `control: the checker refuses ${why}`, bad);
 hostUntouched('export');
 
 // The recipe of a workspace with packages: pip's with their versions, npm's,
@@ -175,6 +197,13 @@ ok(existsSync(join(state, 'workspaces/exp-pkg/.sr/python', "x';touch owned;'-1.d
   !pkr.includes('owned') && !pkr.includes('$(id)') && !pkr.includes('bad') && /some with unusual names left out/.test(pkr), 'a package name that is not plain is left out of the recipe', pkr);
 is(spawnSync('sh', ['-n', pk.recipe || '/nonexistent']).status, 0, 'the recipe is valid sh');
 ok(!pkr.includes('example.com'), "a dependency that is no registry version (a git URL) is not in the recipe's install", pkr);
+const pkd = pk.dockerfile ? readFileSync(pk.dockerfile, 'utf8') : '';
+is(checkDockerfile(pkd).errors.join('; '), '', 'the Dockerfile of a workspace with packages parses');
+ok(/\nENV PYTHONPATH=\/workspace\/\.sr\/python\nRUN PIP_BREAK_SYSTEM_PACKAGES=1 python3 -I -m pip install --no-cache-dir --upgrade --target \/workspace\/\.sr\/python( '[^']+')+\n/.test(pkd) &&
+  pkd.includes("'numpy==1.26.4'") && pkd.includes("'pandas==2.1.0'") && /npm install --ignore-scripts --no-audit --no-fund 'left-pad@\^1\.3\.0'\)/.test(pkd) &&
+  /apt-get install .* python3-pip/.test(pkd) && /apt-get install .* npm/.test(pkd), 'the Dockerfile installs the pip packages with their versions and the npm ones (no scripts), pip and npm from apt', pkd);
+ok(!pkd.includes('owned') && !pkd.includes('$(id)') && !pkd.includes('bad') && !pkd.includes('example.com') && /some with unusual names left out/.test(pkd),
+  'names that are not plain and a git URL are left out of the Dockerfile', pkd);
 // SR_INSTALL=1 on the host reads no .npmrc or package.json of the archive's:
 // the planted git program never runs (control: npm in the unpacked
 // directory reads that .npmrc).
@@ -192,6 +221,49 @@ printf 'git=./evil-git\\n' > .npmrc` });
     'SR_INSTALL=1 installs left-pad, and the planted git program never runs', inst.stderr);
   is(spawnSync('npm', ['config', 'get', 'git'], { cwd: into, encoding: 'utf8' }).stdout.trim(), './evil-git',
     'control: npm run in the unpacked directory reads its .npmrc');
+}
+
+// ---- the Dockerfile's FROM: an environment's image ---------------------------
+// ROOT.sr-image.json's ref for an environment made from an image; debian:12
+// for one built by hand, for a ref that is not plain (a newline and RUN
+// after it), and for a .sr-image.json that is a link (not followed).
+{
+  const envs = {}, etop = mkdtempSync(`${tmp}/sr-export-env.`);
+  process.on('exit', () => execFileSync('rm', ['-rf', etop]));
+  for (const [n, json] of [['img', { ref: 'python:3.12-slim' }], ['hand', null], ['evil', { ref: 'debian:12\nRUN touch /pwned' }], ['linked', 'link']]) {
+    const d = join(etop, `env-${n}`);
+    mkdirSync(join(d, 'usr'), { recursive: true, mode: 0o755 });
+    chmodSync(d, 0o755);
+    if (json === 'link') {
+      writeFileSync(join(etop, 'img.json'), JSON.stringify({ ref: 'python:3.12-slim' }));
+      symlinkSync(join(etop, 'img.json'), `${d}.sr-image.json`);
+    } else if (json) {
+      writeFileSync(`${d}.sr-image.json`, JSON.stringify(json));
+    }
+    envs[n] = d;
+  }
+  const ec = await connect('sr-test-export-env', ['--host-dir', hostA, ...Object.entries(envs).flatMap(([n, d]) => ['--environment', `${n}=${d}`])]);
+  const ecall = caller(ec);
+  await ecall('write_file', { workspace_id: 'exp-env', path: 'a.txt', content: 'a' });
+  const from = async (environment) => {
+    const x = await ecall('export_workspace', { workspace_id: 'exp-env', ...(environment ? { environment } : {}) });
+    const d = sc(x).dockerfile ? readFileSync(sc(x).dockerfile, 'utf8') : '';
+    const c = checkDockerfile(d);
+    return { x, d, c, first: c.ins[0] ? `${c.ins[0].op} ${c.ins[0].args}` : '' };
+  };
+  let f = await from('img');
+  ok(f.first === 'FROM python:3.12-slim' && !f.c.errors.length && !/apt-get/.test(f.d), "an image's environment: FROM its ref, no apt for the languages", f.d);
+  f = await from('hand');
+  ok(f.first === 'FROM debian:12' && /built by hand/.test(f.d) && !f.c.errors.length, 'a root built by hand: FROM debian:12', f.d);
+  f = await from('evil');
+  ok(f.first === 'FROM debian:12' && !f.d.includes('pwned') && !f.c.errors.length, 'a ref that is not plain (a newline, RUN): not used, FROM debian:12', f.d);
+  f = await from('linked');
+  ok(f.first === 'FROM debian:12', 'a .sr-image.json that is a link: not followed, FROM debian:12', f.d);
+  f = await from(null);
+  ok(f.first === 'FROM debian:12', 'no environment named: the default, FROM debian:12', f.d);
+  f = await from('nosuch');
+  refused(f.x, /environment must be/, 'an environment that is not there: refused');
+  await ec.close();
 }
 
 // A second export in the same second: another name, the first kept.

@@ -8,6 +8,7 @@
 // ends (--idle-timeout).
 import { ok, is, like, done, sleep } from './tap.mjs';
 import { startGateway, connect, post, session, leftAfter } from './http-lib.mjs';
+import { execFileSync } from 'node:child_process';
 
 const list = { jsonrpc: '2.0', id: 7, method: 'tools/list' };
 const alive = async (gw, tenant, sid) => (await post(gw, tenant, list, { sid })).status;
@@ -56,9 +57,18 @@ await gw.stop();
 gw = await startGateway(['--tenant-sessions', '2', '--', '--wait', '4s', '--wait-max', '6s']);
 const busy = [await connect(gw, 'alice', 'busy-1'), await connect(gw, 'alice', 'busy-2')];
 const sent = Date.now();
-const calls = busy.map((cl) => cl.callTool({ name: 'run_code', arguments: { language: 'bash', code: 'sleep 12', wait_s: 6 } }));
-await sleep(1500);
+// Each run sleeps for a time of its own (12.PID0 s, 12.PID1 s): the test
+// sees both running (pgrep on the host sees the jail's processes) before it
+// asks for a third session, whatever the machine's load.
+const tag = (i) => `12.${process.pid}${i}`;
+const calls = busy.map((cl, i) => cl.callTool({ name: 'run_code', arguments: { language: 'bash', code: `sleep ${tag(i)}`, wait_s: 6 } }));
+const running = () => [0, 1].filter((i) => {
+  try { execFileSync('pgrep', ['-f', `^sleep ${tag(i).replace('.', '\\.')}$`]); return true; } catch { return false; }
+}).length;
+for (const until = Date.now() + 120000; running() < 2 && Date.now() < until;) await sleep(100);
+is(running(), 2, 'both calls are running in the sandbox');
 let r = await init(gw, 'alice');
+const refusedAt = Date.now();
 is(r.status, 429, "both of alice's sessions have a call in flight: a third is refused, 429");
 like(r.text, /each has a request in flight/, '... saying why');
 const after = Number(r.headers.get('retry-after'));
@@ -67,7 +77,7 @@ is(r.json && r.json.id, 1, '... the refusal answers the request by its id');
 const answers = await Promise.all(calls);
 ok(answers.every((x) => x.structuredContent && x.structuredContent.status === 'running'),
   `... the calls came back by then, still running (${Math.round((Date.now() - sent) / 1000)} s after they were sent)`);
-await sleep(Math.max(0, sent + 1500 + after * 1000 - Date.now()));
+await sleep(Math.max(0, refusedAt + after * 1000 - Date.now()));
 r = await init(gw, 'alice');
 is(r.status, 200, `after Retry-After, a session is had: ${r.status}`);
 let ended = 0;

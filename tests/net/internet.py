@@ -8,7 +8,14 @@ over git's dumb HTTP protocol, say).
 
     internet.py ADDR CERT KEY READYFILE DOCROOT
 
-Runs until killed; writes READYFILE when both ports listen."""
+Runs until killed; writes READYFILE when both ports listen.
+
+The test API of sr-net's secrets (tests/38-net-secrets.t): GET /api/secret
+answers 200 only when the Authorization header is "Bearer " and the value
+of $SR_TEST_SECRET, else 401 saying what it got; GET /api/echo answers
+with every header it got, in its body (chunked when the query says
+chunked; after PAD bytes, twice, when it says pad=PAD) and Authorization
+again in a header X-Echo-Authorization."""
 import http.server
 import socketserver
 import ssl
@@ -23,12 +30,40 @@ class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
+        if self.path.startswith("/api/"):
+            return self.api()
         if self.path.startswith("/files/"):
             return self.send_file(self.path[len("/files/"):].split("?")[0])
         sni = getattr(self.connection, "sr_sni", "-")
         body = ("host=%s path=%s sni=%s\n" % (self.headers.get("Host"), self.path, sni)).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def api(self):
+        auth = self.headers.get("Authorization", "")
+        if self.path.startswith("/api/secret"):
+            good = auth == "Bearer " + os.environ.get("SR_TEST_SECRET", "\0")
+            body = ("authorized\n" if good else "unauthorized: got %s\n" % auth).encode()
+            self.send_response(200 if good else 401)
+        else:
+            body = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
+            if "pad=" in self.path:     # the echo after PAD bytes, and again after
+                pad = b"x" * int(self.path.split("pad=")[1].split("&")[0])
+                body = pad + body + pad + body
+            self.send_response(200)
+            self.send_header("X-Echo-Authorization", auth)
+        self.send_header("Content-Type", "text/plain")
+        if "chunked" in self.path:
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(0, len(body), 7):
+                part = body[i:i + 7]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
+            return
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -40,6 +75,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         body = open(path, "rb").read()
         self.send_response(200)
+        if name.endswith(".html"):      # a page of links, as pip's index
+            self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
