@@ -7,7 +7,11 @@
  * job ended, or DIR/pub gone or another one). DIR/exposed names it (port,
  * pid, start time, the socket's inode): a second call answers the same
  * URL. Nothing else of the jail is reached: the socket leads to that one
- * port; another port of the sandbox has no way in. */
+ * port; another port of the sandbox has no way in.
+ * Under sr-mcp-http (--tenant), the forwarder listens instead on a Unix
+ * socket STATE/expose/ID.sock (ID 32 random hex digits, mode 0600, removed
+ * as the forwarder ends), and the answer's url is /p/TENANT/ID/, which the
+ * front serves from that socket on its own address (sr-mcp-http(1)). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -57,17 +61,34 @@ static int pub_connect(int dir)
 	return s;
 }
 
+struct fwd {
+	int lfd, dir;                   /* the listening socket, the session's directory */
+	unsigned long long ino;         /* DIR/pub's inode */
+	const char *job;                /* the session's interpreter */
+	char id[33];                    /* under the front: STATE/expose/ID.sock, else "" */
+};
+
+/* The forwarder's Unix socket gone with it (under the front). */
+static void fwd_end(const struct fwd *f)
+{
+	char p[4300];
+	if (*f->id && snprintf(p, sizeof p, "%s/expose/%s.sock", cfg.state_dir, f->id) < (int)sizeof p)
+		unlink(p);
+	_exit(0);
+}
+
 /* The forwarder: each connection to lfd carried to DIR/pub in a child,
  * until the session ends. */
-static void forward(int lfd, int dir, unsigned long long ino, const char *job)
+static void forward(const struct fwd *f)
 {
+	int lfd = f->lfd, dir = f->dir;
 	signal(SIGCHLD, SIG_IGN);       /* the children reap themselves */
 	for (;;) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		unsigned long long now;
 		int n = poll(&p, 1, 1000);
-		if (pub_ino(dir, &now) < 0 || now != ino || !session_job_alive(job))
-			_exit(0);
+		if (pub_ino(dir, &now) < 0 || now != f->ino || !session_job_alive(f->job))
+			fwd_end(f);
 		int c = n > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
 		if (c < 0)
 			continue;
@@ -99,10 +120,33 @@ static int listen_local(unsigned *port)
 	return s;
 }
 
+/* Under the front: a socket listening at STATE/expose/ID.sock (ID new,
+ * random), bound through the directory's descriptor: the socket or -1. */
+static int listen_unix(char id[33])
+{
+	char d[4300];
+	snprintf(d, sizeof d, "%s/expose", cfg.state_dir);
+	if (mkdir(d, 0700) < 0 && errno != EEXIST)
+		return -1;
+	int dfd = open(d, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), s = -1;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mcp_random_hex(id, 16);
+	snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s.sock", dfd, id);
+	if (dfd >= 0 && (s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
+	    (fchmod(s, 0600) < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(s, 64) < 0)) {
+		close(s);
+		s = -1;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return s;
+}
+
 /* The forwarder started, detached (a grandchild: it outlives no one's
  * wait), with nothing of sr-mcp's open but lfd and dir: its pid, or -1. */
-static pid_t forwarder(int lfd, int dir, unsigned long long ino, const char *job)
+static pid_t forwarder(const struct fwd *f)
 {
+	int lfd = f->lfd, dir = f->dir;
 	int pp[2];
 	pid_t pid = -1, c;
 	if (pipe2(pp, O_CLOEXEC) < 0)
@@ -117,7 +161,7 @@ static pid_t forwarder(int lfd, int dir, unsigned long long ino, const char *job
 			for (int fd = 3; fd < 1024; fd++)
 				if (fd != lfd && fd != dir)
 					close(fd);
-			forward(lfd, dir, ino, job);
+			forward(f);
 		}
 		(void)!write(pp[1], &g, sizeof g);
 		_exit(0);
@@ -141,10 +185,10 @@ static unsigned long long start_time(pid_t pid)
 }
 
 /* The forwarder of DIR/exposed, if it still serves the socket of inode
- * ino: its port, else 0. */
-static unsigned exposed(int dir, unsigned long long ino)
+ * ino: 1, its port (0 under the front) and id ("" over stdio), else 0. */
+static int exposed(int dir, unsigned long long ino, unsigned *portp, char id[33])
 {
-	char buf[200];
+	char buf[200], idb[40] = "-";
 	unsigned port = 0;
 	int pid = 0;
 	unsigned long long st = 0, in = 0;
@@ -155,41 +199,47 @@ static unsigned exposed(int dir, unsigned long long ino)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	if (sscanf(buf, "%u %d %llu %llu", &port, &pid, &st, &in) != 4 || in != ino ||
+	if (sscanf(buf, "%u %d %llu %llu %39s", &port, &pid, &st, &in, idb) != 5 || in != ino ||
 	    pid <= 0 || !st || start_time(pid) != st)
 		return 0;
-	return port;
+	*portp = port;
+	snprintf(id, 33, "%s", strcmp(idb, "-") ? idb : "");
+	return 1;
 }
 
-/* The URL's port for the session in dir (job its interpreter's): 0, or
+/* The forwarder for the session in path (job its interpreter's), started
+ * if none serves it: 0, its port (over stdio) or id (under the front); or
  * -1 with why in err. */
-static int expose(const char *path, const char *job, unsigned *port, char *err, size_t len)
+static int expose(const char *path, const char *job, unsigned *port, char id[33], char *err,
+		  size_t len)
 {
-	unsigned long long ino;
-	int dir = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), lfd = -1;
-	if (dir < 0 || pub_ino(dir, &ino) < 0) {
+	struct fwd f = { .lfd = -1, .job = job };
+	f.dir = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (f.dir < 0 || pub_ino(f.dir, &f.ino) < 0) {
 		snprintf(err, len, "the session publishes no port (it has the host's network, "
 			 "where its ports are the host's already, or it was started before sr-mcp "
 			 "could publish one: restart_session)");
-	} else if ((*port = exposed(dir, ino)) == 0) {
-		pid_t pid = (lfd = listen_local(port)) < 0 ? -1 : forwarder(lfd, dir, ino, job);
+	} else if (!exposed(f.dir, f.ino, port, id)) {
+		f.lfd = cfg.tenant_fixed ? listen_unix(f.id) : listen_local(port);
+		pid_t pid = f.lfd < 0 ? -1 : forwarder(&f);
 		char rec[200];
-		int fd = pid < 0 ? -1 : openat(dir, "exposed", O_WRONLY | O_CREAT | O_TRUNC |
+		int fd = pid < 0 ? -1 : openat(f.dir, "exposed", O_WRONLY | O_CREAT | O_TRUNC |
 					       O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
-			int n = snprintf(rec, sizeof rec, "%u %d %llu %llu\n", *port, (int)pid,
-					 start_time(pid), ino);
+			int n = snprintf(rec, sizeof rec, "%u %d %llu %llu %s\n", *port, (int)pid,
+					 start_time(pid), f.ino, *f.id ? f.id : "-");
 			(void)!write(fd, rec, (size_t)n);
 			close(fd);
 		}
+		snprintf(id, 33, "%s", f.id);
 		if (pid < 0)
 			snprintf(err, len, "unable to forward a port of 127.0.0.1: %s",
 				 strerror(errno));
 	}
-	if (lfd >= 0)
-		close(lfd);
-	if (dir >= 0)
-		close(dir);
+	if (f.lfd >= 0)
+		close(f.lfd);
+	if (f.dir >= 0)
+		close(f.dir);
 	return *err ? -1 : 0;
 }
 
@@ -197,7 +247,7 @@ void tool_expose_port(struct proto_req *r, const cJSON *args)
 {
 	const char *ws, *lang;
 	double port;
-	char dir[4200], job[33], err[400] = "", url[64];
+	char dir[4200], job[33], err[400] = "", url[200], id[33] = "";
 	unsigned local = 0;
 	if (tool_arg_ws(r, T, args, &ws) < 0 || tool_arg_str(r, T, args, "language", &lang) < 0 ||
 	    tool_arg_num(r, T, args, "port", 1, &port) < 0)
@@ -208,28 +258,29 @@ void tool_expose_port(struct proto_req *r, const cJSON *args)
 			   SESSION_PUBLISH_PORT);
 		return;
 	}
-	if (cfg.one_request) {
-		tool_error(r, "expose_port is offered over stdio alone: this server answers each "
-			   "request with a process of its own, which cannot keep a forwarder");
-		return;
-	}
 	if (!session_live_dir(r->tenant, ws, lang, dir, sizeof dir, job)) {
 		tool_error(r, "you have no live %s session in workspace %s: start one (run_code with "
 			   "session: true) and serve from it", lang, ws);
 		return;
 	}
-	if (expose(dir, job, &local, err, sizeof err) < 0) {
+	if (expose(dir, job, &local, id, err, sizeof err) < 0) {
 		tool_error(r, "%s", err);
 		return;
 	}
-	snprintf(url, sizeof url, "http://127.0.0.1:%u/", local);
+	if (*id)        /* the front makes it whole: its address before it */
+		snprintf(url, sizeof url, "/p/%s/%s/", r->tenant, id);
+	else
+		snprintf(url, sizeof url, "http://127.0.0.1:%u/", local);
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "workspace_id", ws);
 	cJSON_AddStringToObject(res, "language", lang);
 	cJSON_AddNumberToObject(res, "port", port);
 	cJSON_AddStringToObject(res, "url", url);
-	char text[200];
-	snprintf(text, sizeof text, "port %u of the session is at %s until the session ends",
-		 SESSION_PUBLISH_PORT, url);
+	if (*id)
+		cJSON_AddStringToObject(res, "expose_id", id);
+	char text[400];
+	snprintf(text, sizeof text, "port %u of the session is at %s until the session ends: give "
+		 "the user that link (it reaches this one port while the server runs, for whoever "
+		 "holds the link)", SESSION_PUBLISH_PORT, url);
 	tool_reply(r, res, text, 0);
 }
