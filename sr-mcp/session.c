@@ -222,13 +222,20 @@ static void close_told(const char *dir, cJSON *rec, void *why)
 	write_json(dir, "record.json", rec);
 }
 
-/* The root file system of the environment s runs in ("" for the host's). */
-static const char *spec_rootfs(const struct run_spec *s)
+/* The value of the runner variable NAME= of the environment s runs in
+ * ("" when not set): SR_ROOTFS= its root file system ("" for the host's),
+ * SR_IMAGE_JAIL= an image's jail arguments (oci.h). */
+static const char *spec_var(const struct run_spec *s, const char *name)
 {
 	for (size_t n = 0; s->env_extra && s->env_extra[n]; n++)
-		if (!strncmp(s->env_extra[n], "SR_ROOTFS=", 10))
-			return s->env_extra[n] + 10;
+		if (!strncmp(s->env_extra[n], name, strlen(name)))
+			return s->env_extra[n] + strlen(name);
 	return "";
+}
+
+static const char *spec_rootfs(const struct run_spec *s)
+{
+	return spec_var(s, "SR_ROOTFS=");
 }
 
 /* sr-mcp itself as a job's program (a call's, an interpreter's keeper). */
@@ -336,6 +343,7 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 	cJSON_AddNumberToObject(rec, "memory", (double)s->memory);
 	cJSON_AddNumberToObject(rec, "calls", 0);
 	cJSON_AddStringToObject(rec, "rootfs", spec_rootfs(s));
+	cJSON_AddStringToObject(rec, "image_jail", spec_var(s, "SR_IMAGE_JAIL="));
 	write_json(ref->dir, "record.json", rec);
 	cJSON_Delete(rec);
 	ref->fresh = 1;
@@ -671,13 +679,18 @@ int session_restart(const struct run_spec *s, struct session_ref *ref, char *err
 	int had = rec && job_alive(str(rec, "job"));
 	if (had)
 		close_told(ref->dir, rec, "it was restarted (restart_session)");
-	/* in the environment of the session it replaces */
-	char env[4200];
-	const char *extra[2] = { env, NULL };
+	/* in the environment of the session it replaces (an image's Env and
+	 * directories too) */
+	char env[4200], img[8600];
+	const char *extra[3] = { env, NULL, NULL };
 	struct run_spec again = *s;
 	if (rec && *str(rec, "rootfs") && !s->env_extra &&
-	    (size_t)snprintf(env, sizeof env, "SR_ROOTFS=%s", str(rec, "rootfs")) < sizeof env)
+	    (size_t)snprintf(env, sizeof env, "SR_ROOTFS=%s", str(rec, "rootfs")) < sizeof env) {
 		again.env_extra = extra;
+		if (*str(rec, "image_jail") && (size_t)snprintf(img, sizeof img, "SR_IMAGE_JAIL=%s",
+		    str(rec, "image_jail")) < sizeof img)
+			extra[1] = img;
+	}
 	cJSON_Delete(rec);
 	int r = start(&again, ref, err, errlen);
 	if (lk >= 0)
