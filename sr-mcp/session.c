@@ -222,13 +222,20 @@ static void close_told(const char *dir, cJSON *rec, void *why)
 	write_json(dir, "record.json", rec);
 }
 
-/* The root file system of the environment s runs in ("" for the host's). */
-static const char *spec_rootfs(const struct run_spec *s)
+/* The value of the runner variable NAME= of the environment s runs in
+ * ("" when not set): SR_ROOTFS= its root file system ("" for the host's),
+ * SR_IMAGE_JAIL= an image's jail arguments (oci.h). */
+static const char *spec_var(const struct run_spec *s, const char *name)
 {
 	for (size_t n = 0; s->env_extra && s->env_extra[n]; n++)
-		if (!strncmp(s->env_extra[n], "SR_ROOTFS=", 10))
-			return s->env_extra[n] + 10;
+		if (!strncmp(s->env_extra[n], name, strlen(name)))
+			return s->env_extra[n] + strlen(name);
 	return "";
+}
+
+static const char *spec_rootfs(const struct run_spec *s)
+{
+	return spec_var(s, "SR_ROOTFS=");
 }
 
 /* sr-mcp itself as a job's program (a call's, an interpreter's keeper). */
@@ -269,13 +276,22 @@ static void start_keeper(struct run_spec *is, const struct session_ref *ref, cJS
 	is->runner = self_runner();
 }
 
+/* The runner's SR_SESSION_PUBLISH: its jail's port SESSION_PUBLISH_PORT
+ * reached from DIR/pub (sr-jail --publish), expose_port's way in; none
+ * with the host's network, where its ports are the host's already. */
+static const char *publish_env(const struct run_spec *s, const char *dir, char *buf, size_t len)
+{
+	snprintf(buf, len, "SR_SESSION_PUBLISH=%u:%s/pub", SESSION_PUBLISH_PORT, dir);
+	return s->net == JOB_NET_FULL ? "SR_SESSION_PUBLISH=" : buf;
+}
+
 /* The FIFOs made new, and the interpreter started: its job id in ref. */
 static int start(const struct run_spec *s, struct session_ref *ref, char *err, size_t errlen)
 {
-	char p[4300], d[4300], idle[64], ctl[4400];
-	for (int i = 0; i < 2; i++) {
-		snprintf(p, sizeof p, "%s/%s", ref->dir, i ? "out" : "in");
-		if ((unlink(p) < 0 && errno != ENOENT) || mkfifo(p, 0600) < 0) {
+	char p[4300], d[4300], idle[64], ctl[4400], pub[4400];
+	for (int i = 0; i < 3; i++) {   /* the FIFOs new; pub, the last jail's if it was killed */
+		snprintf(p, sizeof p, "%s/%s", ref->dir, i == 2 ? "pub" : i ? "out" : "in");
+		if ((unlink(p) < 0 && errno != ENOENT) || (i < 2 && mkfifo(p, 0600) < 0)) {
 			snprintf(err, errlen, "unable to make %s: %s", p, strerror(errno));
 			return -1;
 		}
@@ -292,9 +308,9 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 		return -1;
 	}
 	snprintf(ctl, sizeof ctl, "SR_SESSION_CTL=%s", p);
-	const char *extra[7] = { d, idle, ctl };
+	const char *extra[8] = { d, idle, ctl, publish_env(s, ref->dir, pub, sizeof pub) };
 	for (size_t n = 0; s->env_extra && s->env_extra[n] && n < 2; n++)
-		extra[3 + n] = s->env_extra[n];
+		extra[4 + n] = s->env_extra[n];
 	struct run_spec is = *s;
 	is.code = "";
 	is.code_len = 0;
@@ -327,6 +343,7 @@ static int start(const struct run_spec *s, struct session_ref *ref, char *err, s
 	cJSON_AddNumberToObject(rec, "memory", (double)s->memory);
 	cJSON_AddNumberToObject(rec, "calls", 0);
 	cJSON_AddStringToObject(rec, "rootfs", spec_rootfs(s));
+	cJSON_AddStringToObject(rec, "image_jail", spec_var(s, "SR_IMAGE_JAIL="));
 	write_json(ref->dir, "record.json", rec);
 	cJSON_Delete(rec);
 	ref->fresh = 1;
@@ -433,6 +450,24 @@ int session_close(const char *tenant, const char *ws, const char *lang, const ch
 	cJSON_Delete(rec);
 	if (lk >= 0)
 		close(lk);
+	return r;
+}
+
+int session_job_alive(const char *job)
+{
+	return job_alive(job);
+}
+
+int session_live_dir(const char *tenant, const char *ws, const char *lang, char *dir,
+		     size_t len, char job[33])
+{
+	if (session_dir(tenant, ws, lang, 0, dir, len) < 0)
+		return 0;
+	cJSON *rec = read_json(dir, "record.json");
+	int r = rec && job_id_ok(str(rec, "job")) && job_alive(str(rec, "job"));
+	if (r)
+		snprintf(job, 33, "%s", str(rec, "job"));
+	cJSON_Delete(rec);
 	return r;
 }
 
@@ -644,13 +679,18 @@ int session_restart(const struct run_spec *s, struct session_ref *ref, char *err
 	int had = rec && job_alive(str(rec, "job"));
 	if (had)
 		close_told(ref->dir, rec, "it was restarted (restart_session)");
-	/* in the environment of the session it replaces */
-	char env[4200];
-	const char *extra[2] = { env, NULL };
+	/* in the environment of the session it replaces (an image's Env and
+	 * directories too) */
+	char env[4200], img[8600];
+	const char *extra[3] = { env, NULL, NULL };
 	struct run_spec again = *s;
 	if (rec && *str(rec, "rootfs") && !s->env_extra &&
-	    (size_t)snprintf(env, sizeof env, "SR_ROOTFS=%s", str(rec, "rootfs")) < sizeof env)
+	    (size_t)snprintf(env, sizeof env, "SR_ROOTFS=%s", str(rec, "rootfs")) < sizeof env) {
 		again.env_extra = extra;
+		if (*str(rec, "image_jail") && (size_t)snprintf(img, sizeof img, "SR_IMAGE_JAIL=%s",
+		    str(rec, "image_jail")) < sizeof img)
+			extra[1] = img;
+	}
 	cJSON_Delete(rec);
 	int r = start(&again, ref, err, errlen);
 	if (lk >= 0)

@@ -43,6 +43,15 @@ int session_open(const struct run_spec *s, struct session_ref *ref, char *err, s
  * facts in its arguments (kept in its record). s->args is set; *argv is
  * freed by session_call_free. */
 void session_call_spec(struct run_spec *s, const struct session_ref *ref, struct cJSON **args);
+/* The live session of (tenant, ws, lang): 1, its directory in dir and its
+ * interpreter's job in job; else 0. Its jail publishes its loopback's port
+ * SESSION_PUBLISH_PORT at DIR/pub (sr-jail --publish; not with the host's
+ * network), removed as it ends (tool_expose.c). */
+#define SESSION_PUBLISH_PORT 8000
+/* The interpreter job still running: 1, else 0. */
+int session_job_alive(const char *job);
+int session_live_dir(const char *tenant, const char *ws, const char *lang, char *dir,
+		     size_t len, char job[33]);
 /* Close a session (why: said to the next call): 1 closed, 0 none live. */
 int session_close(const char *tenant, const char *ws, const char *lang, const char *why);
 /* Close the sessions of workspace ws, every tenant's (it was deleted). */

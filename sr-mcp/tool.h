@@ -8,6 +8,7 @@
  *   tool_run.c       run_code, job_status, job_logs, cancel_job, list_jobs
  *   tool_ws.c        list_workspaces, delete_workspace
  *   tool_session.c   session_info, restart_session, close_session
+ *   tool_expose.c    expose_port: a session's published port, forwarded
  *   tool_write.c     write_file, edit_file, delete_path
  *   tool_files.c     list_files, read_file
  *   tool_packages.c  install_packages

@@ -157,6 +157,8 @@ void tool_sandbox_info(struct proto_req *r, const cJSON *args)
 	cJSON_AddItemToObject(res, "environments", tool_env_facts());
 	info_scheduling(res, r->tenant);
 	cJSON_AddItemToObject(res, "sessions", session_list(r->tenant, NULL));
+	/* expose_port: the port of a session the user can open (stdio only) */
+	num_or_null(res, "expose_port", !cfg.one_request && !cfg.net_full, SESSION_PUBLISH_PORT);
 	char *text = cJSON_Print(res);
 	tool_reply(r, res, text, 0);
 	free(text);

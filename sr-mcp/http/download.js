@@ -159,4 +159,4 @@ function serve(reg, req, res) {
   fs.createReadStream(null, { fd: f.fd, start: 0, end: Math.max(0, f.size - 1) }).pipe(res);
 }
 
-module.exports = { PREFIX, loadKey, annotate, serve, urlOf, signature };
+module.exports = { PREFIX, loadKey, annotate, serve, urlOf, signature, base };

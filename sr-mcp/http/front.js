@@ -9,6 +9,7 @@ const { Session, KEEPALIVE_MS, isRequest, key } = require('./session');
 const { tenantOf } = require('./config');
 const L = require('./limits');
 const download = require('./download');
+const publish = require('./publish');
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
@@ -437,6 +438,7 @@ async function handle(reg, req, res) {
   cors(cfg, req, res);
   const p = new URL(req.url, 'http://h').pathname;
   if (req.url.startsWith(download.PREFIX)) return download.serve(reg, req, res);   // signed: no token
+  if (req.url.startsWith(publish.PREFIX)) return publish.serve(reg, req, res);     // the link is the permission
   if (p === '/.well-known/oauth-protected-resource' || p === `/.well-known/oauth-protected-resource${cfg.path}`)
     return metadata(cfg, res);
   if (p !== cfg.path) throw new Refusal(404, `Not Found: the MCP endpoint is ${cfg.path}.`);

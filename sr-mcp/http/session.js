@@ -21,6 +21,7 @@ const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const L = require('./limits');
 const { annotate } = require('./download');
+const publish = require('./publish');
 
 const MAX_LINE = 64 << 20;      // a line from sr-mcp, at most
 const KEEPALIVE_MS = 15000;
@@ -270,7 +271,7 @@ class Session {
 
   fromServer(line) {
     // an answer, as sr-mcp writes one: its id replaced, the rest not parsed
-    const a = !line.includes('"resource_link"') && ANSWER.exec(line);
+    const a = !line.includes('"resource_link"') && !line.includes('"expose_id"') && ANSWER.exec(line);
     const e = a && this.byWire.get(Number(a[1]));
     if (e) return this.answered(Number(a[1]), e, { id: e.cid }, `{"jsonrpc":"2.0","id":${e.ck},${line.slice(a[0].length)}`);
     let m;
@@ -278,6 +279,7 @@ class Session {
     for (const one of Array.isArray(m) ? m : [m]) {
       if (!one || typeof one !== 'object') continue;
       annotate(this.reg.cfg, this.tenant, one);   // download links beside resource_links
+      publish.annotate(this.reg.cfg, this.tenant, one);   // expose_port's url on the front's address
       this.route(one);
     }
   }

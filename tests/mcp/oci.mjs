@@ -65,6 +65,11 @@ like(sc(r).stdout, /^var call x$/m, 'the call\'s env wins over the image\'s');
 r = await call('run_code', { language: 'python', environment: 'img', session: true, workspace_id: 'sess',
   code: 'import os\nprint(os.environ.get("IMG_VAR"), os.path.exists("/app/main.py"), os.path.exists("/usr/bin/base32"))' });
 is(sc(r).stdout, 'hello True False\n', 'a session\'s interpreter in the image has its Env, /app and its layers', text(r));
+r = await call('restart_session', { workspace_id: 'sess', language: 'python' });
+ok(!r.isError, 'restart_session of that session', text(r));
+r = await call('run_code', { language: 'python', environment: 'img', session: true, workspace_id: 'sess',
+  code: 'import os\nprint(os.environ.get("IMG_VAR"), os.path.exists("/app/main.py"), os.path.exists("/usr/bin/base32"))' });
+is(sc(r).stdout, 'hello True False\n', 'restarted, it still has the image\'s Env and /app', text(r));
 r = await call('run_code', { language: 'python', code });
 like(sc(r).stdout, /^var None None$/m, 'control: the default environment has not the image\'s Env');
 like(sc(r).stdout, /^base32 True/m, 'control: and has /usr/bin/base32');
