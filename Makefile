@@ -48,7 +48,8 @@ ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SANFLAGS) $(LDFLAGS)
 # Every directory sr-NAME holding a main.c is a tool whose program is
 # sr-NAME/sr-NAME, built from all the .c files in that directory.
 TOOLS    := $(patsubst %/main.c,%,$(wildcard sr-*/main.c))
-PROGS    := $(foreach t,$(TOOLS),$(t)/$(t))
+# and sr-net's TLS half (below): sr-net-tls, the same program with OpenSSL.
+PROGS    := $(foreach t,$(TOOLS),$(t)/$(t)) sr-net/sr-net-tls
 LIB_SRC  := $(filter-out lib/musl-%,$(wildcard lib/*.c))
 LIB_OBJ  := $(LIB_SRC:.c=.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
@@ -169,15 +170,21 @@ MUSL_EXTRA_sr-exec := .musl/lib/musl-compat.o .musl/libseccomp.a
 is_static = $(if $(static_libc),$(filter $(1),$(if $(filter musl,$(static_libc)),\
 	$(STATIC_TOOLS),$(STATIC_GLIBC))))
 tool_objs = $(if $(call tool_musl,$(1)),\
-	$(patsubst %.c,.musl/%.o,$(wildcard $(1)/*.c)) .musl/libsr.a $(MUSL_EXTRA_$(1)),\
-	$(patsubst %.c,%.o,$(wildcard $(1)/*.c)) lib/libsr.a)
+	$(patsubst %.c,.musl/%.o,$(filter-out $(NOT_$(1)),$(wildcard $(1)/*.c))) .musl/libsr.a $(MUSL_EXTRA_$(1)),\
+	$(patsubst %.c,%.o,$(filter-out $(NOT_$(1)),$(wildcard $(1)/*.c))) lib/libsr.a)
 tool_musl = $(and $(call is_static,$(1)),$(filter musl,$(static_libc)))
 tool_link = $(if $(call tool_musl,$(1)),$(MUSL_LINK),\
 	$(CC) $(ALL_LDFLAGS) $(if $(call is_static,$(1)),-static-pie))
 tool_libs = $(if $(call tool_musl,$(1)),$(MUSL_LINK_END),$(if $(call is_static,$(1)),,$(PKG_LIBS))) \
 	$(LIBS_$(1))
-# sr-net alone ends TLS (for the hosts that have a secret): OpenSSL.
-LIBS_sr-net := -lssl -lcrypto
+# sr-net alone ends TLS (for the hosts that have a secret): OpenSSL. Its
+# TLS files (the per-run CA, the MITM path) are left out of sr-net itself,
+# which then neither loads libssl nor libcrypto (about 1 ms of each start
+# on the bench's host); a --secret makes it exec sr-net-tls, the whole
+# program, built beside it (HACKING.md, sr-net).
+NOT_sr-net := sr-net/ca.c $(wildcard sr-net/mitm*.c)
+sr-net/sr-net-tls: $(patsubst %.c,%.o,$(wildcard sr-net/*.c)) lib/libsr.a .build-flags
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) $(PKG_LIBS) -lssl -lcrypto
 
 define tool_rule
 $(1)/$(1): $(call tool_objs,$(1)) .build-flags

@@ -10,7 +10,11 @@ through by --allow-address 127.0.0.1. Each round makes one GET each way,
 in turn, with the same client code: direct (TCP, TLS, GET) and proxied
 (sr-net's Unix socket, CONNECT bench.test:PORT, TLS, GET), so the proxy's
 cost is what the two differ by: its fork per connection, its judging and
-relaying. Prints a Markdown table and writes WORK/net.json."""
+relaying. Prints a Markdown table and writes WORK/net.json.
+
+    net.py start OUT RUNS NAME CMD NAME CMD
+
+The chain's start with and without sr-net, in turn (start() says why)."""
 import json
 import os
 import socket
@@ -105,9 +109,32 @@ def wait_for(path, what):
     raise SystemExit(f"net.py: {what} did not come up in 30 s")
 
 
+def start(out, runs, *pairs):
+    """net.py start OUT RUNS NAME CMD NAME CMD: the two commands (shell
+    words, hyperfine's form) run in turn, one of each a round, so that the
+    host's load, which moves from second to second, weighs on both alike;
+    OUT gets hyperfine's JSON form (command, median, min, max, times)."""
+    import shlex
+    cmds = [(pairs[i], shlex.split(pairs[i + 1])) for i in range(0, len(pairs), 2)]
+    times = {name: [] for name, _ in cmds}
+    for r in range(5 + int(runs)):
+        for name, argv in cmds:
+            t = time.perf_counter()
+            if subprocess.run(argv, stdin=subprocess.DEVNULL).returncode != 0:
+                raise SystemExit(f"net.py: '{name}' failed")
+            if r >= 5:  # the first five warm up
+                times[name].append(time.perf_counter() - t)
+    res = [{"command": name, "median": statistics.median(times[name]), "min": min(times[name]),
+            "max": max(times[name]), "times": times[name]} for name, _ in cmds]
+    with open(out, "w") as f:
+        json.dump({"results": res}, f)
+
+
 def main():
     if sys.argv[1] == "serve":
         return serve(*sys.argv[2:5])
+    if sys.argv[1] == "start":
+        return start(*sys.argv[2:])
     work, rounds = sys.argv[1], int(sys.argv[2])
     ca, cert, key = make_certs(work)
     portfile, sock = f"{work}/net-port", f"{work}/net.sock"

@@ -196,23 +196,23 @@ mcp_section() {
 # sr-net (bench/net.py): GETs to a TLS server of the bench's own on
 # 127.0.0.1, direct and through the proxy's socket; then the chain's start
 # with sr-net and sr-jail --net-proxy (the proxy forked, the forwarder in
-# the jail) against the chain alone, side by side in one hyperfine run.
+# the jail) against the chain alone, a run of each in turn (net.py start).
 net_section() {
 	have sr-net || { echo "(sr-net not built)"; return; }
 	command -v openssl >/dev/null || { echo "(no openssl to make the test CA)"; return; }
-	python3 "$SR_ROOT/bench/net.py" "$work" "$(quick 50 300)" || return
+	python3 "$SR_ROOT/bench/net.py" "$work" "$(quick 50 500)" || return
 	have sr-jail || return
 	local sock="$work/start.sock" with=(sr-limit --data 256M --timeout 30s)
 	with+=(sr-net -s "$sock" -a bench.test sr-jail --net-proxy "$sock")
 	have sr-exec && with+=(sr-exec --net)
-	local runs=(--runs 100)
-	[ -n "${SR_BENCH_QUICK:-}" ] && runs=(--runs 20)
 	echo
 	local a b
 	printf -v a '%q ' "${CHAIN[@]}" /bin/true
 	printf -v b '%q ' "${with[@]}" /bin/true
-	hyperfine -N -w 5 "${runs[@]}" --style none --export-json "$work/net-start.json" \
-		-n "$chain_label" "$a" -n "with sr-net: ${with[*]//$work/WORK}" "$b" >"$work/net-start.log" 2>&1 ||
+	# the two in turn, a run of each a round (not hyperfine's all of one,
+	# then all of the other: the load moves in between)
+	python3 "$SR_ROOT/bench/net.py" start "$work/net-start.json" "$(quick 30 200)" \
+		"$chain_label" "$a" "with sr-net: ${with[*]//$work/WORK}" "$b" >"$work/net-start.log" 2>&1 ||
 		{ echo "(failed: $(tail -3 "$work/net-start.log" | tr '\n' ' '))"; return; }
 	python3 "$SR_ROOT/bench/table.py" "$work/net-start.json" "$chain_label"
 }

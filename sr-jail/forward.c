@@ -18,6 +18,7 @@
  * may kill it, which only ends its own way out. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -75,8 +76,10 @@ static void in(int fd, unsigned port)
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s >= 0 && connect(s, (struct sockaddr *)&sa, sizeof sa) == 0)
+	if (s >= 0 && connect(s, (struct sockaddr *)&sa, sizeof sa) == 0) {
+		(void)setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 		(void)sr_relay(fd, s, NULL, NULL);
+	}
 	_exit(0);
 }
 
@@ -97,6 +100,10 @@ static void serve(const int lfd[3], unsigned port)
 			int fd = accept4(lfd[i], NULL, NULL, SOCK_CLOEXEC);
 			if (fd < 0)
 				continue;
+			/* each write passed on as it comes (no Nagle wait on the
+			 * small records of a TLS handshake); the publish door's
+			 * socket is a Unix one, where this does nothing */
+			(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 			if (fork() == 0) {
 				for (int k = 0; k < 3; k++)
 					if (lfd[k] >= 0)

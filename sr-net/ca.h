@@ -5,9 +5,16 @@
 
 #include "secret.h"
 
-struct ca *ca_make(const struct net_secrets *ss);
+/* ca_make, ca_bundle and mitm_serve (mitm.h), the TLS half's entries,
+ * are weak: sr-net is linked without that half (no OpenSSL loaded), where
+ * they are NULL and a --secret execs sr-net-tls, the program linked with
+ * it (main.c); the half is reached only through a secret, so never NULL
+ * where it is called. */
+#define SR_NET_TLS_ENTRY __attribute__((weak))
+
+SR_NET_TLS_ENTRY struct ca *ca_make(const struct net_secrets *ss);
 /* The bundle: the host's CA certificates and the per-run CA's. */
-void ca_bundle(const struct ca *ca, const char *path);
+SR_NET_TLS_ENTRY void ca_bundle(const struct ca *ca, const char *path);
 /* A server context for host (a leaf the per-run CA signed, http/1.1
  * alone in ALPN), or NULL. */
 void *ca_server_ctx(const struct ca *ca, const char *host);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -87,6 +89,9 @@ static int dial(struct conn *c, struct sockaddr_storage *ss, uint16_t port)
 		return -1;
 	}
 	fcntl(s, F_SETFL, fcntl(s, F_GETFL) & ~O_NONBLOCK);
+	/* the relay passes on each write as it comes: no waiting for an
+	 * ACK (Nagle) on a TLS handshake's small records */
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	return s;
 }
 

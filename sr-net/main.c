@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ca.h"
 #include "secret.h"
 #include "sr-net.h"
 #include "sr.h"
@@ -124,9 +126,31 @@ static void option(struct net *n, int c, const char *a)
 	}
 }
 
+/* The command line, as given: what sr-net-tls is run with. */
+static char **args;
+
+/* Linked without its TLS half (ca.h), sr-net runs sr-net-tls, the same
+ * program with it, from the directory it was run from (the build tree's
+ * sr-net/ or the installed bin/), with the same command line: nothing
+ * has been made yet but for the options judged so far. */
+static void tls_half(void)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 16);
+	if (len <= 0)
+		sr_fatal_sys(SR_EXIT_SYS, "--secret: unable to find this program (/proc/self/exe)");
+	exe[len] = '\0';
+	strcpy(strrchr(exe, '/') + 1, "sr-net-tls");
+	execv(exe, args);
+	sr_fatal_sys(SR_EXIT_SYS, "--secret needs %s (sr-net with TLS, built and installed "
+		     "beside sr-net)", exe);
+}
+
 /* --secret and the options that go with it (secret.c). */
 static void secret_option(struct net *n, int c, const char *a)
 {
+	if ((c == O_SECRET || c == O_SECRET_FILE) && !ca_make)
+		tls_half();
 	switch (c) {
 	case O_SECRET: secret_add(n, a); break;
 	case O_SECRET_FILE: secret_file(n, a); break;
@@ -245,6 +269,7 @@ static void start_proxy(struct net *n, int lfd)
 int main(int argc, char *argv[])
 {
 	sr_set_prog("sr-net");
+	args = argv;
 	struct net n = { .log_fd = -1, .max_conns = 64, .max_bytes = 1ULL << 30,
 			 .connect_timeout_ms = 10000 };
 	int c;

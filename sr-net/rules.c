@@ -12,16 +12,17 @@
 #include "sr-net.h"
 #include "sr.h"
 
-/* The ports after ':' (comma-separated, 1-65535): 0, or -1. */
+/* The ports after ':' (comma-separated, 1-65535): 0, or -1. An empty
+ * one ("443,", ",443", "80,,443") is refused, not skipped: a list cut
+ * short by a typo says so rather than allowing less than was meant. */
 static int parse_ports(struct net_rule *r, const char *s)
 {
-	char buf[256];
+	char buf[256], *rest = buf, *t;
 	if (snprintf(buf, sizeof buf, "%s", s) >= (int)sizeof buf)
 		return -1;
-	char *save = NULL;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	while ((t = strsep(&rest, ","))) {
 		uint64_t v;
-		if (r->nports >= NET_PORTS_MAX || sr_parse_count(t, 65535, &v) < 0 || v == 0)
+		if (!*t || r->nports >= NET_PORTS_MAX || sr_parse_count(t, 65535, &v) < 0 || v == 0)
 			return -1;
 		r->ports[r->nports++] = (uint16_t)v;
 	}

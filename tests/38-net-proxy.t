@@ -296,6 +296,18 @@ is "$rc:$err" "100:sr-net: usage: --allow: invalid host: 'bad host' (want NAME, 
 	"a malformed rule: 100, the one wording"
 run sr-net --socket "$T/x.sock" --allow api.test:0 true
 is "$rc" 100 "port 0: 100"
+# An empty port in the list (a trailing comma, a leading one, two in a row)
+# is refused with the rule's wording; the control: the same list without it
+# is accepted (--check judges the rules and runs nothing).
+for bad in 'api.test:443,' 'api.test:,443' 'api.test:80,,443' 'api.test:' '[::1]:443,'; do
+	run sr-net --check --allow "$bad"
+	is "$rc:$err" "100:sr-net: usage: --allow: invalid host: '$bad' (want NAME, *.NAME, * or an address, then :PORT[,PORT...] if not 80,443)" \
+		"an empty port in '$bad': 100, the rule's wording"
+done
+run sr-net --check --deny 'api.test:22,'
+is "$rc" 100 "... and in a --deny: 100"
+run sr-net --check --allow 'api.test:443' --allow 'api.test:80,443' --allow '[::1]:443'
+is "$rc:$err" "0:" "the control: the same rules without the empty port are accepted"
 : >"$T/exists"
 run sr-net --socket "$T/exists" true
 like "$rc:$err" "^111:sr-net: fatal: cannot make the socket" "an existing file at --socket is not replaced: 111"

@@ -188,4 +188,32 @@ run sr-net --socket "$T/x.sock" --secret API_TOKEN=10.0.0.1:Authorization true
 is "$rc" 100 "a secret for an address, not a name: 100"
 run sr-net --socket "$T/x.sock" --ca-bundle "$T/b.pem" true
 is "$rc" 100 "--ca-bundle without a --secret: 100"
+
+# 8. The TLS half: sr-net itself loads no OpenSSL; a --secret runs
+# sr-net-tls from sr-net's own directory, and where that is missing the
+# secret is refused (111), never served without TLS ended. The control:
+# the same copy with sr-net-tls beside it accepts the secret.
+if command -v ldd >/dev/null; then
+	unlike "$(ldd "$SR_ROOT/sr-net/sr-net")" "libssl|libcrypto" "sr-net loads neither libssl nor libcrypto"
+	like "$(ldd "$SR_ROOT/sr-net/sr-net-tls")" "libssl" "... sr-net-tls does"
+else
+	skip "sr-net loads no OpenSSL" "no ldd here to list what it loads"
+fi
+mkdir -p "$T/lone" "$T/both"
+cp "$SR_ROOT/sr-net/sr-net" "$T/lone/"
+cp "$SR_ROOT/sr-net/sr-net" "$SR_ROOT/sr-net/sr-net-tls" "$T/both/"
+run "$T/lone/sr-net" --check --allow api.test
+is "$rc:$err" "0:" "without sr-net-tls, sr-net without a secret still works"
+# the value from a file, and from sr-net's environment
+export SR_SECRET_API_TOKEN=lone-value-0123456789
+for opt in "--secret API_TOKEN=api.test:Authorization ${F[*]}" "--allow other.test --secret API_TOKEN=api.test:Authorization"; do
+	# shellcheck disable=SC2086 # the words of $opt are options
+	run "$T/lone/sr-net" --socket "$T/lone.sock" --allow api.test $opt touch "$T/lone-ran"
+	like "$rc:$err" "^111:sr-net: fatal: --secret needs $T/lone/sr-net-tls" "'$opt' without sr-net-tls: 111, saying what is missing"
+	ok "... and no program run, no socket made" test ! -e "$T/lone-ran" -a ! -e "$T/lone.sock"
+	# shellcheck disable=SC2086
+	run "$T/both/sr-net" --check --allow api.test $opt
+	is "$rc:$err" "0:" "the control: with sr-net-tls beside it, the same is accepted"
+done
+unset SR_SECRET_API_TOKEN
 done_testing
