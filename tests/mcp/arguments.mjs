@@ -46,6 +46,7 @@ const valid = {
   session_info: { workspace_id: WS },
   restart_session: { workspace_id: WS, language: 'python' },
   close_session: { workspace_id: WS, language: 'python' },
+  expose_port: { workspace_id: WS, language: 'python', port: 8000 },
   list_files: { workspace_id: WS, path: '.', recursive: true, include_hidden: false, offset: 0, glob: '*' },
   read_file: { workspace_id: WS, path: 'a.txt', offset_line: 1, limit_lines: 5 },
   write_file: { workspace_id: WS, path: 'b.txt', content: 'x', encoding: 'utf8', append: false },
@@ -57,8 +58,9 @@ const valid = {
   delete_workspace: { workspace_id: 'args-gone' },
 };
 // These answer isError for reasons of the setup (no network, no host
-// directory): a control only shows they are not refused as arguments.
-const policy = new Set(['install_packages', 'export_workspace', 'import_files']);
+// directory, no live session): a control only shows they are not refused
+// as arguments.
+const policy = new Set(['install_packages', 'export_workspace', 'import_files', 'expose_port']);
 const order = tools.map((t) => t.name).sort((a, b) => (a === 'delete_workspace') - (b === 'delete_workspace'));
 await call('write_file', { workspace_id: 'args-gone', path: 'x', content: 'x' });
 
