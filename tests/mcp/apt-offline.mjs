@@ -5,7 +5,7 @@
 // what to set, while the same server's pip refusal speaks of pip (the
 // refusal is apt's own). Control: with --network install the same call
 // gets past the policy (its error, if any, is not the policy's).
-import { mkdtempSync, mkdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,8 +13,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
 
 const D = process.env.SR_TEST_ROOTFS;
-if (!D) {
-  skip('apt without the archive', process.env.SR_TEST_ROOTFS_WHY || 'no rootfs');
+if (!D || !existsSync(join(D, 'usr/bin/apt-get'))) {
+  skip('apt without the archive', D ? 'the test environment has no apt-get' : process.env.SR_TEST_ROOTFS_WHY || 'no rootfs');
   done();
   process.exit();
 }
