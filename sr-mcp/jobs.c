@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fs.h"
 #include "job.h"
 #include "mcp.h"
 #include "runner.h"
@@ -111,6 +112,32 @@ static void job_layer(const struct run_spec *s, char *buf, size_t len)
 			snprintf(buf + strlen(buf), len - strlen(buf), "%s ", s->env_extra[i] + 14);
 }
 
+static void layer_add(struct fs_walk *w, int dirfd, const char *name, const char *rel,
+		      const struct stat *st)
+{
+	(void)dirfd, (void)name, (void)rel;
+	*(uint64_t *)w->ctx += (uint64_t)st->st_blocks * 512;
+}
+
+/* The workspace quota a run has: the quota less what the workspace's
+ * layer (--rootfs-layer DIR in layer, read-only in the run) holds, as du
+ * counts it (the blocks of what the walk reaches; no link followed), 1
+ * byte at least; 0: no quota. */
+static uint64_t job_quota(const char *layer)
+{
+	const char *dir = !strncmp(layer, "--rootfs-layer ", 15) ? layer + 15 : NULL;
+	char path[4200];
+	uint64_t used = 0;
+	if (!cfg.ws_quota || !dir)
+		return cfg.ws_quota;
+	snprintf(path, sizeof path, "%.*s", (int)strcspn(dir, " "), dir);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct fs_walk w = { .fn = layer_add, .recursive = 1, .no_rel = 1, .ctx = &used };
+	if (fd >= 0)
+		fs_walk(&w, fd);
+	return used < cfg.ws_quota ? cfg.ws_quota - used : 1;
+}
+
 /* The environment of s's runner (env, 21 at most): the code's file,
  * the workspace ws, its quota, the env file envf ("" for none), the
  * arguments of sr-limit, sr-jail and sr-exec, job id's verdict file and,
@@ -145,7 +172,7 @@ static size_t job_env(const struct run_spec *s, const char *id, const char *code
 	add_env(env, &nenv, "SR_CODE", code);
 	add_env(env, &nenv, "SR_WORKSPACE", ws);
 	if (cfg.ws_quota)
-		snprintf(quota, sizeof quota, "%llu", (unsigned long long)cfg.ws_quota);
+		snprintf(quota, sizeof quota, "%llu", (unsigned long long)job_quota(layer));
 	add_env(env, &nenv, "SR_WORKSPACE_QUOTA", quota);
 	if (cfg.ws_quota && ws_size_path(s->workspace, sizes, sizeof sizes) < 0)
 		mcp_log("unable to make the size cache of workspace %s (%s): its runs measure it",

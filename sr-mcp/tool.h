@@ -103,6 +103,8 @@ const char *tool_env_root(const char *name, int *known);
 void tool_env_schema(struct cJSON *props);
 int tool_env_pick(struct proto_req *r, const struct cJSON *args, struct run_spec *s);
 struct cJSON *tool_env_facts(void);
+/* Can install_packages' apt install over root (NULL: the host's, no)? */
+int tool_env_apt(const char *root);
 
 /* tool_info.c: sandbox_info; --compat sandrun's names */
 int tool_sandrun_exec_settings(struct cJSON *t);
@@ -121,6 +123,7 @@ int tool_apt_prepare(struct proto_req *r, const struct cJSON *args, const char *
 void tool_apt_reply(struct cJSON *res, const char *out, const char *ws, const char *env,
 		    char *hint, size_t len);
 void tool_apt_failure(const char *f, const char *what, char *buf, size_t len);
+
 
 /* tool_packages.c */
 int tool_install_packages_settings(struct cJSON *t);

@@ -26,18 +26,6 @@
 #define APT_HOSTS_MAX 16
 #define APT_SOURCES_MAX (256 << 10)     /* bytes read of one sources file */
 
-/* Does root have /usr/bin/apt-get (a file, reached through no link)? */
-static int has_apt(const char *root)
-{
-	struct stat st;
-	int fd = root ? open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	int ok = fd >= 0 && fstatat(fd, "usr/bin/apt-get", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		 S_ISREG(st.st_mode);
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 /* " --allow HOST[:PORT]" onto rules for the http(s) URL at u (after
  * "://"), unless it is there or the host is not a plain name. */
 static void add_host(const char *u, int https, char *rules, size_t len, int *n)
@@ -133,7 +121,7 @@ static void no_apt(struct proto_req *r, const char *name)
 	int known;
 	cJSON_ArrayForEach(f, facts) {
 		const cJSON *nm = cJSON_GetObjectItem(f, "name");
-		if (cJSON_IsString(nm) && has_apt(tool_env_root(nm->valuestring, &known)))
+		if (cJSON_IsString(nm) && tool_env_apt(tool_env_root(nm->valuestring, &known)))
 			snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s",
 				 have[0] ? ", " : "", nm->valuestring);
 	}
@@ -162,7 +150,7 @@ int tool_apt_prepare(struct proto_req *r, const cJSON *args, const char *ws, str
 		tool_bad_args(r, T, "environment must be one of those sandbox_info lists");
 		return -1;
 	}
-	if (!root || !has_apt(root)) {
+	if (!root || !tool_env_apt(root)) {
 		no_apt(r, name);
 		return -1;
 	}

@@ -5,6 +5,7 @@
  * Python finds, Node.js, Bash) is probed once, in the sandbox, on first
  * use, for sandbox_info. Each root is checked at start as the runners
  * directory is, and again before each run (runners.c: runner_trust). */
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -239,14 +240,32 @@ static const cJSON *env_probe(struct environment *e)
 	if (rc != 0)
 		cJSON_AddStringToObject(e->facts, "error", "the probe of this environment failed: "
 					"runs in it may fail too");
+	int apt = tool_env_apt(e->dir);
+	cJSON_AddBoolToObject(e->facts, "apt", apt);
 	if (e->dir)
-		cJSON_AddStringToObject(e->facts, "note", "install_packages installs for the "
-					"default environment's Python and Node.js");
+		cJSON_AddStringToObject(e->facts, "note", apt ? "install_packages installs pip and "
+					"npm packages for the default environment's Python and "
+					"Node.js, and with manager apt Debian packages into a "
+					"workspace's own layer over this environment" :
+					"install_packages installs for the default environment's "
+					"Python and Node.js");
 	if (e->image)
 		cJSON_AddItemToObject(e->facts, "image", cJSON_Duplicate(e->image, 1));
 	free(out);
 	free(image);
 	return e->facts;
+}
+
+/* Does root have /usr/bin/apt-get (a file, reached through no link)? */
+int tool_env_apt(const char *root)
+{
+	struct stat st;
+	int fd = root ? open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	int ok = fd >= 0 && fstatat(fd, "usr/bin/apt-get", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		 S_ISREG(st.st_mode);
+	if (fd >= 0)
+		close(fd);
+	return ok;
 }
 
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -424,6 +424,15 @@ static int install_args_ok(struct proto_req *r, const char *ws, const char *mana
  * wheels), and timeout_s is under the cap: 0, or -1 (answered). */
 static int install_allowed(struct proto_req *r, const char *manager, int local, double timeout)
 {
+	if (!cfg.net_install && !strcmp(manager, "apt")) {
+		tool_error(r, "Nothing was installed: apt takes Debian packages from the "
+			   "environment's mirrors (those its /etc/apt/sources.list names), and this "
+			   "server's network policy is none. Tell the user: the administrator lets "
+			   "installs reach those mirrors and nothing else (user code stays offline) "
+			   "by starting sr-mcp with --network install (SR_MCP_NETWORK=install in "
+			   "its environment); runs then see the packages with no network.");
+		return -1;
+	}
 	if (!cfg.net_install && !local) {
 		tool_error(r, "Nothing was installed: installing %s packages needs the network, and "
 			   "this server's network policy is none. Tell the user: the administrator "

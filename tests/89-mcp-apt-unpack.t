@@ -28,6 +28,7 @@ mk sr-link "[$dirs,[\"l\",\"./usr/share/sr-evil\",511,\"/out/x\"]]"
 mk sr-file "[$dirs,[\"f\",\"./usr/share/sr-evil\",420,\"written through\"]]"
 mk sr-through "[$dirs,[\"d\",\"./usr/share/sr-evil/\",493,null],[\"f\",\"./usr/share/sr-evil/x\",420,\"written through\"]]"
 mk sr-merged "[[\"d\",\"./\",493,null],[\"d\",\"./lib64/\",493,null],[\"f\",\"./lib64/sr-merged\",420,\"m\"],[\"d\",\"./bin/\",493,null],[\"f\",\"./bin/sr-tool\",493,\"#!/bin/sh\\necho tool\\n\"]]"
+mk sr-clash "[$dirs,[\"f\",\"./usr/share/sr-clash\",420,\"x\"],[\"f\",\"./usr/share/sr-clash/x\",420,\"y\"]]"
 mk sr-good "[$dirs,[\"f\",\"./usr/bin/sr-good\",493,\"#!/bin/sh\\necho good\\n\"]]"
 
 # unpack [LAYER] DEB...: apt-unpack in the installer's jail
@@ -110,4 +111,23 @@ ok "into usr/lib64 and usr/bin" test -f "$L/usr/lib64/sr-merged" -a -f "$L/usr/b
 ok "with no /lib64 or /bin directory in the layer" test ! -e "$L/lib64" -a ! -e "$L/bin"
 run in_layer "$L" 'sr-tool; /bin/sr-tool; cat /lib64/sr-merged'
 is "$out" "$(printf 'tool\ntool\nm')" "over the root, programs run and both paths reach its files"
+# an install that fails part-way (the second package's files cannot be
+# unpacked: a file and a directory of one name, which the checks let by)
+L=$(fresh clash-ctl)
+for d in sr-good sr-clash; do unpack "$L" /debs/$d.deb; done
+ok "control: sr-clash fails to unpack ($rc), and unpacked one by one, sr-good stays in the layer" \
+	test "$rc" = 1 -a -x "$L/usr/bin/sr-good"
+L=$(fresh clash)
+unpack "$L" /debs/sr-good.deb /debs/sr-clash.deb
+is "$rc" 1 "in one install, the second package failing fails the install"
+is "$(find "$L" -mindepth 1 | wc -l)" 0 "and the layer stays empty: sr-good is not in it"
+unpack "$L" /debs/sr-good.deb
+L2=$(fresh clash2)
+unpack "$L2" /debs/sr-good.deb
+unpack "$L2" /debs/sr-link.deb /debs/sr-clash.deb
+is "$rc" 1 "over a layer that holds a package, the failed install is refused"
+run in_layer "$L2" 'sr-good; dpkg -s sr-good | grep Status; dpkg -s sr-link >/dev/null 2>&1 || echo no sr-link'
+is "$out" "$(printf 'good\nStatus: install ok unpacked\nno sr-link')" "and the layer is as it was: sr-good there, known to dpkg, sr-link not"
+ok "(nor its link)" test ! -L "$L2/usr/share/sr-evil"
+
 done_testing

@@ -4,7 +4,9 @@
 # layer over the test environment (.cache/rootfs): A's later runs use it
 # and dpkg -s knows it, B's runs and the default environment's do not;
 # the host environment, bad names, a package the archive lacks and an
-# install over the workspace quota are refused, each saying why; the
+# install over the workspace quota are refused, each saying why; two
+# installs into one workspace at once leave both packages and dpkg's
+# status whole (control, by hand: with no lock, they do not); the
 # install reached the environment's mirrors only; deleting A deletes its
 # layer. Skips where the environment or the archive is missing.
 . "$(dirname "$0")/lib.sh"

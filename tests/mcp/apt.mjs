@@ -120,6 +120,17 @@ ok(!existsSync(join(state, 'ws-layer', 'wsa')) && !existsSync(join(state, 'ws-la
   'deleting A deleted its layer and its record', readdirSync(join(state, 'ws-layer')));
 r = await bash('wsa', which);
 ok(/rc=1/.test(sc(r).stdout), 'a new workspace A has no figlet', text(r));
+
+// two installs into one workspace at once (the installer's lock on the
+// layer serializes them): both packages there, dpkg's status whole
+await bash('wsd', 'true');
+const both = await Promise.all([apt('wsd', ['figlet']), apt('wsd', ['sl'])]);
+ok(both.every((x) => sc(x).status === 'succeeded'), 'two apt installs into D at once both succeed',
+  both.map(text).join('\n---\n'));
+r = await bash('wsd', 'dpkg -s figlet sl | grep -c "^Status: install ok unpacked"; ' +
+  'for p in figlet sl; do grep -c "^Package: $p$" /var/lib/dpkg/status; done; dpkg -l >/dev/null; echo rc=$?; ' +
+  'dpkg -s libc6 | grep -c "install ok installed"');
+is(sc(r).stdout, '2\n1\n1\nrc=0\n1\n', "then D has both, each once in dpkg's status, which dpkg still reads whole");
 await client.close();
 
 // the quota: an install whose unpacked size takes the workspace over it is refused
