@@ -12,7 +12,7 @@ import { ok, is, like, done, diag, server, stateDir, serverEnv, sleep, until } f
 import { playwrightOrSkip, withBrowser, view, text } from './lib.mjs';
 
 const env = serverEnv(stateDir());
-const WS = 'appexpose';
+const WS = 'demo';
 const TOKEN = 'sr page of port eight thousand';
 const SERVE = `import os, subprocess
 os.makedirs('site', exist_ok=True)
@@ -47,8 +47,12 @@ async function forged(page, f, answer, what) {
 }
 
 async function expose(page, ctx, host) {
-  await page.evaluate(([code, ws]) => window.runCode({ language: 'python', session: true, workspace_id: ws,
-    wait_s: 0, timeout_s: 300, code }), [SERVE, WS]);
+  // the demo host's form, its session box ticked (a session call of workspace demo, wait_s 0)
+  await page.waitForFunction(() => [...document.querySelectorAll('#language option')].some((o) => o.value === 'python'));
+  await page.selectOption('#language', 'python');
+  await page.fill('#code', SERVE);
+  await page.check('#session');
+  await page.click('#run');
   const f = await view(page);
   ok(await waitFor(f, () => { const b = document.querySelector('#expose'); return b && !b.hidden && !b.closest('[hidden]'); }, null, 60000),
     'a running session call: the view offers the port', await text(f, '#status'));
@@ -96,8 +100,11 @@ async function expose(page, ctx, host) {
   const c = await host.mcp.request('tools/call', { name: 'close_session', arguments: { workspace_id: WS, language: 'python' } });
   ok(c.result && c.result.structuredContent && c.result.structuredContent.closed === true, 'close_session', c);
   ok(await until(async () => (await get(href)).startsWith('failed'), 60), 'after close_session the link is dead', await get(href));
-  ok(await waitFor(f, () => document.querySelector('#expose-link').classList.contains('dead'), null, 30000),
-    'the view marks it dead once the call has ended', await text(f, '#status'));
+  const job = await text(f, '#job'), t0 = Date.now();
+  ok(await waitFor(f, () => document.querySelector('#expose-link').classList.contains('dead'), null, 180000),
+    `the view marks it dead once the call has ended (${await text(f, '#status')} after ${Date.now() - t0} ms)`,
+    JSON.stringify((await host.mcp.request('tools/call', { name: 'job_status', arguments: { job_id: job } })).result.structuredContent),
+    await text(f, '#note'));
   ok(await f.evaluate(() => !document.querySelector('#expose-link').hasAttribute('href') &&
     document.querySelector('#expose').hidden), 'no href and no button then');
 }
