@@ -3,7 +3,9 @@
 // session call that does not return serves a page with python3 -m
 // http.server 8000; the view offers "Open port 8000"; a click gives the
 // link (expose_port through the host); the host opens it (ui/open-link) in
-// a new tab that shows the page; after close_session the link is dead and
+// a new tab that shows the page; a view of job_status of that call (which
+// knows no language: list_jobs names it) gives the same link; after
+// close_session the link is dead and
 // the view says so. Answers of expose_port that are errors or carry a
 // URL that is not http(s) (the host's /rpc answered by the test) give a
 // note, never a link. Control: a session call that has ended offers no
@@ -96,16 +98,26 @@ async function expose(page, ctx, host) {
   is(tab.url(), href, 'at the link');
   await tab.close();
 
+  // the same call shown by job_status (no language in its input: list_jobs names it)
+  const job = await text(f, '#job');
+  await page.evaluate((j) => window.jobStatus({ job_id: j }), job);
+  const g = await view(page);
+  ok(await waitFor(g, () => { const b = document.querySelector('#expose'); return b && !b.hidden && !b.closest('[hidden]'); }, null, 60000),
+    'a view of job_status of that call offers the port too', await text(g, '#status'));
+  await g.click('#expose');
+  await waitFor(g, () => !document.querySelector('#expose-link').hidden || !document.querySelector('#note').hidden, null, 20000);
+  is(await g.$eval('#expose-link', (a) => a.getAttribute('href')), href, 'and gives the same link', await text(g, '#note'));
+
   // close_session (the host's own client: its tenant): the link is dead, and the view says so
   const c = await host.mcp.request('tools/call', { name: 'close_session', arguments: { workspace_id: WS, language: 'python' } });
   ok(c.result && c.result.structuredContent && c.result.structuredContent.closed === true, 'close_session', c);
   ok(await until(async () => (await get(href)).startsWith('failed'), 60), 'after close_session the link is dead', await get(href));
-  const job = await text(f, '#job'), t0 = Date.now();
-  ok(await waitFor(f, () => document.querySelector('#expose-link').classList.contains('dead'), null, 180000),
-    `the view marks it dead once the call has ended (${await text(f, '#status')} after ${Date.now() - t0} ms)`,
+  const t0 = Date.now();
+  ok(await waitFor(g, () => document.querySelector('#expose-link').classList.contains('dead'), null, 180000),
+    `the view marks it dead once the call has ended (${await text(g, '#status')} after ${Date.now() - t0} ms)`,
     JSON.stringify((await host.mcp.request('tools/call', { name: 'job_status', arguments: { job_id: job } })).result.structuredContent),
-    await text(f, '#note'));
-  ok(await f.evaluate(() => !document.querySelector('#expose-link').hasAttribute('href') &&
+    await text(g, '#note'));
+  ok(await g.evaluate(() => !document.querySelector('#expose-link').hasAttribute('href') &&
     document.querySelector('#expose').hidden), 'no href and no button then');
 }
 
