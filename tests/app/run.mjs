@@ -8,12 +8,13 @@
 // for 5 s and plots shows its output growing, its image and its final
 // status; Cancel stops a second job; output, file names and file contents
 // that try to be HTML or terminal escapes show as text.
-import { mkdtempSync, rmSync, existsSync, copyFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { ok, is, like, done, diag, skip, server, stateDir, serverEnv, sleep } from '../mcp/tap.mjs';
+import { ok, is, like, done, diag, server, stateDir, serverEnv, sleep } from '../mcp/tap.mjs';
 import { startHost, mcpStdio, VIEW_URI, VIEW_MIME } from '../../sr-mcp/app/host.mjs';
+import { playwrightOrSkip, withBrowser, view, text } from './lib.mjs';
 
 const UI = 'io.modelcontextprotocol/ui';
 const env = serverEnv(stateDir());
@@ -87,46 +88,18 @@ is(anyLink(r.tools).join(','), 'run_code,job_status', 'declared under experiment
   await m.gone;
 }
 
-async function browser() {
-  const host = await startHost({ command: server, env });
-  const profile = mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'sr-app-chromium.'));
-  const ctx = await pw.chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath, headless: true, chromiumSandbox: false,
-    viewport: { width: 1000, height: 1300 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const page = ctx.pages()[0] || await ctx.newPage();
+async function browser(pw) {
   const csp = [];
-  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) csp.push(m.text()); });
-  try {
-    await page.goto(host.url);
+  await withBrowser(pw, { command: server, env }, async ({ page }) => {
+    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) csp.push(m.text()); });
     await live(page);
     await hostile(page);
     await errors(page);
     await cancel(page);
-    ok(!csp.some((t) => !/onerror|pwned|inline event handler/i.test(t)),
-      'the view needs nothing its host\'s restrictive CSP forbids', csp);
-  } finally {
-    await ctx.close();
-    await host.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  });
+  ok(!csp.some((t) => !/onerror|pwned|inline event handler/i.test(t)),
+    'the view needs nothing its host\'s restrictive CSP forbids', csp);
 }
-
-// The iframe of the view mounted last, once its page has loaded.
-async function view(page) {
-  await page.waitForFunction(() => document.querySelector('#view'));
-  for (let i = 0; i < 100; i++) {
-    const f = page.frames().find((x) => x.url().endsWith('/view'));
-    if (f) {
-      try { await f.waitForSelector('#status', { timeout: 5000 }); return f; } catch (e) { /* remounted */ }
-    }
-    await sleep(100);
-  }
-  throw new Error('the view did not load');
-}
-const text = (f, sel) => f.$eval(sel, (e) => e.textContent);
 const statusOf = (f) => text(f, '#status');
 async function until(f, pred, ms, what) {
   const end = Date.now() + ms;
@@ -270,6 +243,7 @@ async function cancel(page) {
   await until(f, (s) => s === 'running', 15000, 'the job to cancel');
   await f.waitForFunction(() => document.querySelector('#stdout').textContent.includes('still here'), null, { timeout: 10000 }).catch(() => {});
   ok(!(await f.$eval('#cancel', (b) => b.disabled)), 'Cancel is offered while the job runs');
+  ok(await f.$eval('#expose-box', (b) => b.hidden), 'a running job that is no session call offers no port to open');
   const t0 = Date.now();
   await f.click('#cancel');
   const s = await until(f, (x) => x === 'cancelled', 10000, 'cancel');
@@ -329,17 +303,6 @@ async function cancel(page) {
 }
 
 // ---- the view in Chromium --------------------------------------------------------
-const chromiumPath = [process.env.SR_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
-let pw = null;
-try { pw = await import('playwright-core'); } catch (e) { pw = null; }
-const why = !chromiumPath ? 'no chromium here (Debian\'s chromium package; scripts/deps.sh check installs it)'
-  : !pw ? 'playwright-core is not installed (cd tests/app && npm ci)' : null;
-if (why) {
-  if (process.env.CI === 'true') ok(false, 'the browser test runs under CI', why);
-  else skip('the view in headless Chromium', why);
-  done();
-  process.exit();
-}
-await browser();
+await browser(await playwrightOrSkip('the view in headless Chromium'));
 done();
 process.exit();
