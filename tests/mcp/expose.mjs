@@ -12,8 +12,9 @@ const state = stateDir();
 const a = await stdioClient(Client, StdioClientTransport, state, 'sr-test-tenant-a');
 const b = await stdioClient(Client, StdioClientTransport, state, 'sr-test-tenant-b');
 const py = (c, code) => c.call('run_code', { language: 'python', workspace_id: 'w1', session: true, code });
-const get = async (url) => { try { const r = await fetch(url); return `${r.status} ${await r.text()}`; } catch (e) { return `failed: ${e.cause?.code || e.message}`; } };
-const tcp = (port) => new Promise((res) => { const s = net.connect(port, '127.0.0.1'); s.on('connect', () => { s.destroy(); res(true); }); s.on('error', () => res(false)); });
+// bounded: a fetch that hangs is a failure that says so, not a test that hangs
+const get = async (url) => { try { const r = await fetch(url, { signal: AbortSignal.timeout(30000) }); return `${r.status} ${await r.text()}`; } catch (e) { return `failed: ${e.cause?.code || e.message}`; } };
+const tcp = (port) => new Promise((res) => { const s = net.connect(port, '127.0.0.1'); s.on('connect', () => { s.destroy(); res(true); }); s.on('error', () => res(false)); s.setTimeout(30000, () => { s.destroy(); res(false); }); });
 
 let r = await a.call('sandbox_info', {});
 is(sc(r).expose_port, 8000, 'sandbox_info names the port a session publishes', text(r));
