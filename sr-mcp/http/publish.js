@@ -10,7 +10,7 @@
 // get the front's address before the /p/... url (annotate). The served
 // pages come with a Content-Security-Policy sandbox: they run in an
 // origin of their own, not the front's, so their scripts cannot read the
-// front's answers. No WebSocket or other upgrade is carried.
+// front's answers. No WebSocket or other upgrade, and no cookie, is carried.
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
@@ -19,8 +19,11 @@ const { base } = require('./download');
 
 const PREFIX = '/p/';
 const ID_RE = /^[0-9a-f]{32}$/;
+// Not carried: hop-by-hop headers, the front's Authorization, and cookies
+// either way (every tenant's links share the front's origin: a cookie one
+// server set would reach another's).
 const HOP = new Set(['connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
-  'transfer-encoding', 'upgrade', 'authorization', 'host']);
+  'transfer-encoding', 'upgrade', 'authorization', 'host', 'cookie', 'set-cookie']);
 
 // An expose_port answer of this tenant: its url made whole, in the
 // structured content and in the text the model reads.

@@ -1,6 +1,7 @@
 // http-expose.mjs - expose_port over sr-mcp-http: alice's python session
-// serves `python3 -m http.server 8000` (a session call that does not
-// return); expose_port answers a URL on the front's own address,
+// serves http.server's file handler on 8000 (a session call that does not
+// return; the handler also says what Cookie it saw and sets one under
+// /cookie); expose_port answers a URL on the front's own address,
 // /p/alice/ID/, that curl opens with no token; the page comes in an
 // origin of its own (CSP sandbox). Refused: a changed ID, bob's tenant
 // name with alice's ID, a malformed link (404 each, saying why; the
@@ -25,10 +26,20 @@ let r = await call(alice, 'run_code', { language: 'python', workspace_id: 'web',
 import os, subprocess
 os.makedirs('/tmp/site', exist_ok=True)
 open('/tmp/site/index.html', 'w').write('<p>hello from the session</p>')
-subprocess.run(['python3', '-m', 'http.server', '8000', '--bind', '127.0.0.1', '--directory', '/tmp/site'])
+open('/tmp/site/srv.py', 'w').write('''
+import http.server
+class H(http.server.SimpleHTTPRequestHandler):
+    def end_headers(self):
+        if self.path.startswith('/cookie'):
+            self.send_header('Set-Cookie', 'planted=1; Path=/')
+            self.send_header('X-Saw-Cookie', self.headers.get('Cookie') or 'none')
+        super().end_headers()
+http.server.ThreadingHTTPServer(('127.0.0.1', 8000), H).serve_forever()
+''')
+subprocess.run(['python3', '/tmp/site/srv.py'], cwd='/tmp/site')
 ` });
 const serving = sc(r).job_id;
-ok(/^[0-9a-f]{32}$/.test(serving || ''), 'a session call runs python3 -m http.server 8000', text(r));
+ok(/^[0-9a-f]{32}$/.test(serving || ''), 'a session call runs an http.server on 8000', text(r));
 await until(async () => !(r = await call(alice, 'expose_port', { workspace_id: 'web', language: 'python', port: 8000 })).isError, 60);
 const url = sc(r).url || '';
 const m = new RegExp(`^http://127\\.0\\.0\\.1:${gw.port}/p/alice/([0-9a-f]{32})/$`).exec(url);
@@ -40,6 +51,9 @@ like(g.body, /hello from the session/, 'the session\'s page');
 like(g.body, /content-security-policy: sandbox/i, 'served in an origin of its own (CSP sandbox)');
 g = curl(url + 'index.html');
 ok(g.code === 200 && /hello from the session/.test(g.body), 'a path beneath the link too', g);
+g = curl(url + 'cookie', ['-H', 'Cookie: front=secret']);
+ok(g.code === 404 && !/set-cookie/i.test(g.body) && /x-saw-cookie: none/i.test(g.body),
+  'cookies are carried neither way (the server saw none; its Set-Cookie is dropped)', g);
 g = curl(url.replace(/\/$/, ''));
 ok(g.code === 308, 'the link without its last slash is redirected to it', g);
 
