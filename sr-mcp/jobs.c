@@ -125,7 +125,8 @@ static void layer_add(struct fs_walk *w, int dirfd, const char *name, const char
  * byte at least; 0: no quota. */
 static uint64_t job_quota(const char *layer)
 {
-	const char *dir = !strncmp(layer, "--rootfs-layer ", 15) ? layer + 15 : NULL;
+	const char *dir = strstr(layer, "--rootfs-layer ");   /* wherever an image's arguments put it */
+	dir = dir ? dir + 15 : NULL;
 	char path[4200];
 	uint64_t used = 0;
 	if (!cfg.ws_quota || !dir)
