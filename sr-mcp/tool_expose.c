@@ -9,8 +9,8 @@
  * URL. Nothing else of the jail is reached: the socket leads to that one
  * port; another port of the sandbox has no way in.
  * Under sr-mcp-http (--tenant), the forwarder listens instead on a Unix
- * socket STATE/expose/ID.sock (ID 32 random hex digits, mode 0600, removed
- * as the forwarder ends), and the answer's url is /p/TENANT/ID/, which the
+ * socket STATE/expose/ID.sock (ID 32 random hex digits, in a directory of
+ * mode 0700, removed as the forwarder ends), and the answer's url is /p/TENANT/ID/, which the
  * front serves from that socket on its own address (sr-mcp-http(1)). */
 #include <arpa/inet.h>
 #include <errno.h>
