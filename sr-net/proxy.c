@@ -5,13 +5,15 @@
  * costs no connection its time. At most --max-connections are served at
  * once; a connection past that gets a refusal that says so (as many again
  * may be told; past twice the bound a connection is closed at once and
- * recorded). The proxy ends when the program does (PR_SET_PDEATHSIG),
- * removing the socket, and its children with it. */
+ * recorded). The proxy is the program's parent (main.c): it ends when
+ * the program does, removing the socket and its children, and exits as
+ * the program did. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -60,7 +62,7 @@ static void drop(const struct net *n, int fd)
 
 /* The spare: a child forked ahead of the next connection, waiting in
  * accept(2), so that no fork stands between a connection and its
- * answer. Once it has one it tells the proxy its pid on say (which forks
+ * answer (but the first's: a run that never connects costs no fork). Once it has one it tells the proxy its pid on say (which forks
  * the next spare) and serves it, counted in shared[2], the connections
  * being served (the children count themselves: the proxy never has to
  * know which of them has taken one). */
@@ -101,27 +103,65 @@ void proxy_unlink(const struct net *n)
 		unlink(n->socket_path);
 }
 
-/* The proxy's signals: 0 (SIGCHLD: reaped; *sp -1 if it was the
- * spare), or -1 for one that ends it. */
-static int signals(int sfd, pid_t *sp)
+/* A signal for the program (SIGTERM, SIGINT, SIGHUP, SIGQUIT) is passed
+ * on to it, unless sr-net's caller ignored it (nohup's SIGHUP: blocked,
+ * it is queued all the same). Children reaped: 1 once the program is,
+ * its wait status in *status; *sp -1 once the spare is. */
+static int signals(int sfd, pid_t prog, pid_t *sp, int *status)
 {
 	struct signalfd_siginfo si;
+	struct sigaction sa;
 	pid_t pid;
+	int st, ended = 0;
 	while (read(sfd, &si, sizeof si) == sizeof si)
-		if (si.ssi_signo != SIGCHLD)
-			return -1;
-	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		if (si.ssi_signo != SIGCHLD && sigaction((int)si.ssi_signo, NULL, &sa) == 0 &&
+		    sa.sa_handler != SIG_IGN)
+			(void)kill(prog, (int)si.ssi_signo);
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		if (pid == *sp)
 			*sp = -1;
-	return 0;
+		if (pid == prog) {
+			*status = st;
+			ended = 1;
+		}
+	}
+	return ended;
+}
+
+/* Every child of the proxy left (a connection still served past the
+ * wait) killed and reaped, so that nothing of sr-net outlives it: its
+ * caller (sr-limit) then has nothing to hunt for. The children are read
+ * from /proc/self/task/TID/children; where the kernel has no such file,
+ * they die of PR_SET_PDEATHSIG when the proxy exits. */
+static void kill_children(void)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (k <= 0)
+		return;
+	buf[k] = '\0';
+	for (char *p = buf, *e; *p; p = e) {
+		long pid = strtol(p, &e, 10);
+		if (e == p)
+			break;
+		if (pid > 0)
+			(void)kill((pid_t)pid, SIGKILL);
+	}
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
 }
 
 /* The program has ended: the connections still being served (their
  * client gone, or going) get a moment to end and write their records,
- * at most END_WAIT_MS, before the proxy's end takes them. */
+ * at most END_WAIT_MS; then the spare and what is left are killed, the
+ * socket removed, and sr-net ends as the program did. */
 #define END_WAIT_MS 500
 
-static void end(const struct net *n, int sfd, const uint64_t *shared)
+static void end(const struct net *n, int sfd, const uint64_t *shared, pid_t sp, int status)
 {
 	uint64_t until = sr_now_ns() + END_WAIT_MS * 1000000ULL;
 	while (__atomic_load_n(&shared[2], __ATOMIC_RELAXED) && sr_now_ns() < until) {
@@ -133,36 +173,55 @@ static void end(const struct net *n, int sfd, const uint64_t *shared)
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 	}
+	pid_t left;
+	if (sp > 0)
+		(void)kill(sp, SIGKILL);
+	while ((left = waitpid(-1, NULL, WNOHANG)) > 0)
+		;
+	if (left == 0)          /* children still running */
+		kill_children();
 	proxy_unlink(n);
-	_exit(0);
+	sr_die_like(status);
 }
 
-void proxy_run(const struct net *n, int lfd, int pidfd)
+void proxy_sigset(sigset_t *set)
+{
+	sr_supervisor_sigset(set);
+	sigaddset(set, SIGQUIT);
+}
+
+void proxy_run(struct net *n, int lfd, pid_t prog)
 {
 	/* bytes each way (relay.c), then the connections being served */
 	uint64_t *shared = mmap(NULL, 3 * sizeof *shared, PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	sigset_t set;
-	int say[2];
-	sr_supervisor_sigset(&set);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	int say[2], status = 0;
+	proxy_sigset(&set);
 	int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (shared == MAP_FAILED || sfd < 0 || pipe2(say, O_CLOEXEC | O_NONBLOCK) < 0)
+	if (shared == MAP_FAILED || sfd < 0 || pipe2(say, O_CLOEXEC | O_NONBLOCK) < 0) {
+		sr_warn_sys("unable to start the proxy");
+		(void)kill(prog, SIGKILL);
+		(void)waitpid(prog, NULL, 0);
+		proxy_unlink(n);
 		_exit(SR_EXIT_SYS);
+	}
 	pid_t sp = -1, took;
+	int armed = 0;  /* once the first connection has come */
 	for (;;) {
-		if (sp < 0)
+		if (sp < 0 && armed)
 			sp = spare(n, lfd, sfd, say[1], shared);
 		/* a fork that failed is tried again in a while; meanwhile the
 		 * connections wait in the socket's backlog */
-		struct pollfd p[3] = { { say[0], POLLIN, 0 }, { sfd, POLLIN, 0 }, { pidfd, POLLIN, 0 } };
-		if (poll(p, 3, sp < 0 ? 100 : -1) < 0 && errno != EINTR)
-			_exit(SR_EXIT_SYS);
-		if (p[2].revents)
-			end(n, sfd, shared);
-		if (p[1].revents && signals(sfd, &sp) < 0) {
-			proxy_unlink(n);
-			_exit(0);
+		struct pollfd p[3] = { { say[0], POLLIN, 0 }, { sfd, POLLIN, 0 },
+				       { armed ? -1 : lfd, POLLIN, 0 } };
+		if (poll(p, 3, armed && sp < 0 ? 100 : -1) < 0 && errno != EINTR)
+			continue;
+		if (p[1].revents && signals(sfd, prog, &sp, &status))
+			end(n, sfd, shared, sp, status);
+		if (p[2].revents) {     /* the first: what it needs, and a spare */
+			own_addresses(n);
+			armed = 1;
 		}
 		while (read(say[0], &took, sizeof took) == (ssize_t)sizeof took)
 			if (took == sp)
