@@ -80,8 +80,7 @@ pid=$!
 wait_file "$T/ready" "the program is up"
 prog=$(cat "$T/ready")
 ok "control: the program runs" kill -0 "$prog"
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null
+{ kill -KILL "$pid"; wait "$pid"; } 2>/dev/null
 ok "sr-net killed (SIGKILL): the program dies with it" wait_for "the program is gone" 30 ! kill -0 "$prog"
 
 # 4. Nothing of the proxy outlives sr-net: a connection still open when
@@ -107,7 +106,46 @@ ok "control: the holder of the connection still runs (it is the program's, not s
 is "$(pgrep -f -- "--socket $S" || true)" "" "no process of sr-net's is left (its connection's child ended)"
 kill "$hold" 2>/dev/null
 
-# 5. In the chain: sr-limit's report says how the program ended.
+# 5. The proxy's workers: a connection that comes while another is being
+# served is answered (a worker is forked for it), and connections one
+# after another are all answered (a worker serves them in turn).
+cat >"$T/conns.py" <<'EOF'
+import os, socket, sys, time
+def conn():
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(30)
+    s.connect(os.environ["SR_NET_SOCKET"])
+    return s
+def ask(host):
+    s = conn()
+    s.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        b = s.recv(4096)
+        if not b:
+            break
+        head += b
+    s.close()
+    return head.split(b"\r\n")[0].decode()
+held = conn()                          # a head never finished: its worker waits
+held.sendall(b"CONNECT example.test:443 HTTP/1.1\r\n")
+time.sleep(0.2)
+print("beside:", ask("denied.test"))
+held.setblocking(False)
+try:
+    print("held:", held.recv(100) or "closed")
+except BlockingIOError:
+    print("held: still waiting")
+print("in turn:", sorted({ask("denied.test") for _ in range(20)}))
+held.close()
+EOF
+run net python3 "$T/conns.py"
+like "$out" "^beside: HTTP/1.1 403.*
+held: still waiting" "a connection beside one being served is answered (a refusal: denied.test is not allowed) while that one still waits"
+like "$out" "in turn: \['HTTP/1.1 403[^']*'\]$" "twenty connections one after another are each answered"
+is "$rc" 0 "... and the program ends as it did"
+
+# 6. In the chain: sr-limit's report says how the program ended.
 if have_userns; then
 	chain() { sr-limit --stats "$T/stats" "$@"; }
 	run chain --timeout 60s sr-net --socket "$S" --allow example.test \
