@@ -9,7 +9,6 @@
 
 #include <openssl/ssl.h>
 
-#include "ca.h"
 #include "conn.h"
 #include "secret.h"
 

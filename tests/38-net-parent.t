@@ -111,6 +111,8 @@ kill "$hold" 2>/dev/null
 # after another are all answered (a worker serves them in turn).
 cat >"$T/conns.py" <<'EOF'
 import os, socket, sys, time
+sys.path.insert(0, sys.argv[1])
+from client import recv_head            # tests/net/client.py
 def conn():
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(30)
@@ -119,12 +121,7 @@ def conn():
 def ask(host):
     s = conn()
     s.sendall(f"CONNECT {host}:443 HTTP/1.1\r\nHost: {host}:443\r\n\r\n".encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        b = s.recv(4096)
-        if not b:
-            break
-        head += b
+    head = recv_head(s)
     s.close()
     return head.split(b"\r\n")[0].decode()
 held = conn()                          # a head never finished: its worker waits
@@ -139,7 +136,7 @@ except BlockingIOError:
 print("in turn:", sorted({ask("denied.test") for _ in range(20)}))
 held.close()
 EOF
-run net python3 "$T/conns.py"
+run net python3 "$T/conns.py" "$SR_ROOT/tests/net"
 like "$out" "^beside: HTTP/1.1 403.*
 held: still waiting" "a connection beside one being served is answered (a refusal: denied.test is not allowed) while that one still waits"
 like "$out" "in turn: \['HTTP/1.1 403[^']*'\]$" "twenty connections one after another are each answered"
