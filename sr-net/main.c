@@ -317,5 +317,7 @@ int main(int argc, char *argv[])
 	sigset_t set, old;
 	proxy_sigset(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
-	run_proxy(&n, lfd, start_program(argv + optind, &old));
+	pid_t prog = start_program(argv + optind, &old);
+	secret_env_undo();
+	run_proxy(&n, lfd, prog);
 }
