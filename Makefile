@@ -104,7 +104,7 @@ lib/libsr.a: $(LIB_OBJ)
 # glibc's FILE (see SECCOMP_A). LIBC=glibc links sr-limit and sr-jail
 # static-pie against glibc and sr-exec dynamically, with libseccomp.so;
 # sanitizer builds link them like the others (the runtimes are shared).
-STATIC_TOOLS := sr-limit sr-jail sr-exec
+STATIC_TOOLS := sr-limit sr-jail sr-exec sr-net
 STATIC_GLIBC := sr-limit sr-jail
 LIBC    ?= musl
 MUSL_CC ?= musl-gcc

@@ -114,6 +114,10 @@ void sr_exec(char *const argv[]) __attribute__((noreturn));
 /* Convert a wait status to the conventional exit code: the child's code,
  * or 128+N for signal N. */
 int sr_status_to_exit(int status);
+/* Exit as status says a child ended: with its code, or dying of its
+ * signal (with no core of our own), so that whoever waits for this
+ * supervisor (sr-limit, say) sees how the program ended. */
+void sr_die_like(int status) __attribute__((noreturn));
 /* The signals a supervisor blocks and takes synchronously (signalfd,
  * sigwaitinfo): SIGCHLD, and SIGTERM, SIGINT, SIGHUP, which it passes on
  * to what it supervises. */

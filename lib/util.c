@@ -9,6 +9,7 @@
 #include <string.h>
 #include <linux/openat2.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -233,6 +234,22 @@ int sr_status_to_exit(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return SR_EXIT_SYS;
+}
+
+void sr_die_like(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit none = { 0, 0 };
+		sigset_t set;
+		(void)setrlimit(RLIMIT_CORE, &none);
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		kill(getpid(), sig);
+	}
+	_exit(sr_status_to_exit(status));   /* or a signal that does not kill */
 }
 
 void sr_cloexec_from(int lowfd, const int *keep, size_t nkeep)

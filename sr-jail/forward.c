@@ -9,14 +9,16 @@
  *
  * --net-proxy SOCKET, the way out: the jail keeps its own network
  * namespace, with loopback alone, and SOCKET (a proxy's Unix socket on
- * the host, sr-net's) is bound into it; this process, a child of PID 1
- * started before the program, listens on the jail's loopback at port
+ * the host, sr-net's) is bound into it; PID 1 listens on the jail's
+ * loopback before the program starts, and this process, started when
+ * the first connection comes (or with --publish's), accepts at port
  * JAIL_NET_PORT and carries each connection, in a child of its own, to
  * the socket. It decides nothing: the proxy does, for everything that
  * reaches it, and nothing else leaves the jail (no route, no DNS). It
  * holds no capability and is not dumpable (PID 1's doing); the program
  * may kill it, which only ends its own way out. */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -117,7 +119,28 @@ static void serve(const int lfd[3], unsigned port)
 	}
 }
 
-void jail_forward_start(const struct jail *j)
+/* The forwarder: a child of PID 1 serving the doors lfd (-1: not open),
+ * the way out through O_ASYNC no more (its SIGIO was PID 1's call). */
+static void fork_forwarder(int lfd[3], unsigned port)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to fork the jail's forwarder");
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		for (int i = 0; i < 2; i++)
+			if (lfd[i] >= 0)
+				(void)fcntl(lfd[i], F_SETFL, 0);
+		serve(lfd, port);
+	}
+	for (int i = 0; i < 3; i++)
+		if (lfd[i] >= 0)
+			close(lfd[i]);
+}
+
+void jail_forward_start(struct jail *j)
 {
 	int lfd[3] = { -1, -1, j->publish_fd };
 	if (!j->net_proxy && j->publish_fd < 0)
@@ -128,22 +151,33 @@ void jail_forward_start(const struct jail *j)
 		if (lfd[0] < 0)
 			sr_fatal_sys(SR_EXIT_SYS, "--net-proxy: unable to listen on 127.0.0.1:%d",
 				     JAIL_NET_PORT);
-	}
-	/* the publish socket was made nonblocking: accept4 waits on poll */
-	pid_t pid = fork();
-	if (pid < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to fork the jail's forwarder");
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		serve(lfd, j->publish_port);
-	}
-	for (int i = 0; i < 3; i++)
-		if (lfd[i] >= 0)
-			close(lfd[i]);
-	if (j->net_proxy)
 		jail_note(j, "--net-proxy: 127.0.0.1:%d leads to %s", JAIL_NET_PORT, j->net_proxy);
+	}
 	if (j->publish)
 		jail_note(j, "--publish: %s leads to 127.0.0.1:%u", j->publish, j->publish_port);
+	/* The way out alone: a run that never connects costs no process.
+	 * The doors are watched before the program starts, so that its
+	 * first connection raises SIGIO in PID 1. */
+	if (j->publish_fd < 0) {
+		for (int i = 0; i < 2; i++) {
+			if (lfd[i] >= 0 && (fcntl(lfd[i], F_SETOWN, getpid()) < 0 ||
+					    fcntl(lfd[i], F_SETFL, O_ASYNC) < 0))
+				sr_fatal_sys(SR_EXIT_SYS, "--net-proxy: unable to watch 127.0.0.1:%d",
+					     JAIL_NET_PORT);
+			j->net_fd[i] = lfd[i];
+		}
+		return;
+	}
+	/* the publish socket was made nonblocking: accept4 waits on poll */
+	fork_forwarder(lfd, j->publish_port);
+}
+
+void jail_forward_due(struct jail *j)
+{
+	struct pollfd p[2] = { { j->net_fd[0], POLLIN, 0 }, { j->net_fd[1], POLLIN, 0 } };
+	if (j->net_fd[0] < 0 || poll(p, 2, 0) <= 0)
+		return;
+	int lfd[3] = { j->net_fd[0], j->net_fd[1], -1 };
+	j->net_fd[0] = j->net_fd[1] = -1;
+	fork_forwarder(lfd, 0);
 }

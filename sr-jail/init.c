@@ -51,7 +51,8 @@ static int caller_ignored(int sig)
 /* Reap children until child exits, passing SIGTERM, SIGINT, SIGHUP and
  * SIGQUIT on to it (unless the caller ignored it). In PID 1 (outside_only), a signal some process in
  * the jail sent is dropped: a sender outside the PID namespace shows as
- * pid 0; ctl (PID 1 with --control) serves its connections on SIGIO.
+ * pid 0; ctl (PID 1) serves --control's connections on SIGIO, and starts
+ * the forwarder when the first connection out comes.
  * Returns child's wait status. */
 int jail_wait(pid_t child, int outside_only, int term_ends, struct jail *ctl)
 {
@@ -66,8 +67,10 @@ int jail_wait(pid_t child, int outside_only, int term_ends, struct jail *ctl)
 			sr_fatal_sys(SR_EXIT_SYS, "unable to wait for signals");
 		}
 		if (sig == SIGIO) {
-			if (ctl)
+			if (ctl) {
 				jail_control_serve(ctl);
+				jail_forward_due(ctl);
+			}
 			continue;
 		}
 		if (sig != SIGCHLD) {
@@ -97,22 +100,6 @@ static void wait_for_outer(const struct jail *j)
 		;
 	if (n != 1)
 		_exit(SR_EXIT_SYS);
-}
-
-/* The program died of a signal: die of it too (with no core of our own),
- * so that whoever waits for sr-jail, sr-limit say, sees how it ended. */
-void jail_die_like(int status)
-{
-	int sig = WTERMSIG(status);
-	struct rlimit none = { 0, 0 };
-	sigset_t set;
-	(void)setrlimit(RLIMIT_CORE, &none);
-	signal(sig, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	kill(getpid(), sig);
-	_exit(sr_status_to_exit(status));   /* a signal that does not kill */
 }
 
 void jail_save_tty(struct jail *j)

@@ -9,8 +9,6 @@
  * changed size made inside do not outlive the run). */
 void jail_save_tty(struct jail *j);
 void jail_restore_tty(const struct jail *j);
-/* In the outer sr-jail: the program died of a signal, die of it too. */
-void jail_die_like(int status) __attribute__((noreturn));
 void jail_block_signals(struct jail *j);
 /* term_ends: a SIGTERM from outside is not passed on but returned, as
  * the wait status of a death by SIGTERM (PID 1 with --quota). */

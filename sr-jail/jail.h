@@ -93,6 +93,8 @@ struct jail {
 	int control_dir;        /* its directory, or -1 */
 	const char *control_name;       /* its name there */
 	int publish_fd;                 /* --publish's listening socket, or -1 */
+	int net_fd[2];                  /* --net-proxy's doors on 127.0.0.1 and ::1,
+					   PID 1's until the forwarder is due, or -1 */
 	int publish_dir;                /* its directory, or -1 */
 	const char *publish_name;       /* its name there */
 	int view_dir;           /* --view-from: its socket's directory (O_PATH), or -1 */

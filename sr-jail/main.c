@@ -84,6 +84,6 @@ int main(int argc, char **argv)
 	jail_control_remove(&j);
 	jail_unix_remove(j.publish_dir, j.publish_name);
 	if (read(pfd[1], &prog, sizeof prog) == (ssize_t)sizeof prog && WIFSIGNALED(prog))
-		jail_die_like(prog);
+		sr_die_like(prog);
 	_exit(sr_status_to_exit(status));
 }

@@ -348,7 +348,7 @@ void jail_parse(struct jail *j, int argc, char **argv)
 		sr_fatal(SR_EXIT_SYS, "out of memory");
 	j->tmp_size = j->home_size = j->shm_size = JAIL_TMPFS_SIZE;
 	j->prog_fd = j->sync_fd = j->control_fd = j->control_dir = j->report_fd = -1;
-	j->publish_fd = j->publish_dir = -1;
+	j->publish_fd = j->publish_dir = j->net_fd[0] = j->net_fd[1] = -1;
 	j->changes_fd = -1;
 	j->view_dir = -1;
 

@@ -282,6 +282,11 @@ static int in_base(const struct call *c, const struct session_proc *p)
 	return 0;
 }
 
+static int known(const void *c, const struct session_proc *p)
+{
+	return in_base(c, p);
+}
+
 /* One process or thread: "K pid start" (the interpreter's also its caught
  * signals) into the baseline. */
 static void base_add(struct call *c, char k, const struct session_proc *p)
@@ -380,7 +385,8 @@ static int sweep(struct call *c, char *why, size_t len)
 		for (size_t i = 0; i < t.n; i++) {
 			int it = t.p[i].pid == c->interp.pid && t.p[i].start == c->interp.start;
 			me |= it;
-			if (!t.p[i].zombie && !it && !in_base(c, &t.p[i]) && kill(t.p[i].pid, SIGKILL) == 0)
+			if (!t.p[i].zombie && !it && !in_base(c, &t.p[i]) &&
+			    !session_chain_fork(&t, i, &c->interp, known, c) && kill(t.p[i].pid, SIGKILL) == 0)
 				killed++;
 		}
 		free(t.p);

@@ -409,6 +409,36 @@ int session_interp(const struct session_tree *t, int dir)
 	return -1;
 }
 
+/* Do processes a and b run the same executable file? (Not when either
+ * cannot be told: gone, or its /proc/PID/exe not ours to read.) */
+static int same_exe(int a, int b)
+{
+	char pa[64], pb[64];
+	struct stat sa, sb;
+	snprintf(pa, sizeof pa, "/proc/%d/exe", a);
+	snprintf(pb, sizeof pb, "/proc/%d/exe", b);
+	return stat(pa, &sa) == 0 && stat(pb, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+int session_chain_fork(const struct session_tree *t, size_t i, const struct session_proc *interp,
+		       int (*known)(const void *ctx, const struct session_proc *p), const void *ctx)
+{
+	for (int depth = 0; depth < 8; depth++) {
+		const struct session_proc *p = &t->p[i];
+		size_t j = 0;
+		while (j < t->n && t->p[j].pid != p->ppid)
+			j++;
+		if (j == t->n || (t->p[j].pid == interp->pid && t->p[j].start == interp->start) ||
+		    !same_exe(p->pid, t->p[j].pid))
+			return 0;
+		if (known(ctx, &t->p[j]))
+			return 1;
+		i = j;
+	}
+	return 0;
+}
+
 uint64_t session_mem(int pid, const char *field)
 {
 	char p[64], buf[4096], key[32];

@@ -5,7 +5,7 @@
 
 #include "secret.h"
 
-/* ca_make, ca_bundle and mitm_serve (mitm.h), the TLS half's entries,
+/* ca_make, ca_bundle and mitm_serve, the TLS half's entries,
  * are weak: sr-net is linked without that half (no OpenSSL loaded), where
  * they are NULL and a --secret execs sr-net-tls, the program linked with
  * it (main.c); the half is reached only through a secret, so never NULL
@@ -18,5 +18,12 @@ SR_NET_TLS_ENTRY void ca_bundle(const struct ca *ca, const char *path);
 /* A server context for host (a leaf the per-run CA signed, http/1.1
  * alone in ALPN), or NULL. */
 void *ca_server_ctx(const struct ca *ca, const char *host);
+
+/* mitm.c: serve the tunnel c asked for (server socket s) with TLS ended
+ * here: 0 when served, -1 when refused before the answer (why in the
+ * record: the caller answers 502). This header names no OpenSSL type:
+ * sr-net, linked without the half (and against musl), includes it. */
+struct conn;
+SR_NET_TLS_ENTRY int mitm_serve(struct conn *c, int s);
 
 #endif

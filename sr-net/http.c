@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "conn.h"
-#include "mitm.h"
+#include "ca.h"
 #include "secret.h"
 #include "sr-net.h"
 #include "sr.h"

@@ -3,7 +3,8 @@
  * whose network has no other way out) and lets each connection reach
  * only the hosts and ports allowed, at addresses that are not the
  * host's own or private, recording every decision; then exec the
- * program. The proxy is a child that ends with the program. */
+ * program, as its child: sr-net stays, the proxy, and ends as the
+ * program does (its exit code, or its signal). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -234,36 +235,43 @@ static int listen_at(struct net *n, const char *path)
 	return fd;
 }
 
-/* The proxy's process: a child that ends when the program does. */
-static void start_proxy(struct net *n, int lfd)
+/* The program: a child that shares sr-net's memory until it execs
+ * (vfork: no page tables copied; sr-net waits meanwhile), with the
+ * caller's signal mask, and that dies with sr-net (its way out). sr-net
+ * goes on as the proxy, its parent: when the program ends, nothing of
+ * the proxy is left for sr-net's caller to hunt for. */
+static pid_t start_program(char **argv, const sigset_t *old)
 {
-	pid_t prog = getpid();
-	pid_t pid = fork();
+	char **sh_argv = sr_sh_argv(argv);
+	pid_t parent = getpid();
+	pid_t pid = vfork();
 	if (pid < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "fork");
-	if (pid > 0) {
-		close(lfd);
-		return;
+		sr_fatal_sys(SR_EXIT_SYS, "unable to start %s", argv[0]);
+	if (pid == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(SR_EXIT_SYS);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		sr_execvp(argv, sh_argv);
+		sr_fatal_run(argv[0]);
 	}
-	/* The program's end is seen on a pidfd (which needs no right to
-	 * signal: a parent that changed its identity, sr-jail started by
-	 * root, could not send PR_SET_PDEATHSIG's signal), and on the
-	 * signal too where a pidfd cannot be had. */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	int pfd = (int)syscall(SYS_pidfd_open, prog, 0);
-	if (getppid() != prog) {
-		proxy_unlink(n);
-		_exit(0);
-	}
+	free(sh_argv);
+	return pid;
+}
+
+/* The proxy: the program started, its standard fds let go (but stderr
+ * with --verbose), it serves until the program ends. */
+static void run_proxy(struct net *n, int lfd, pid_t prog)
+{
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
 		if (!n->verbose)
 			dup2(null, 2);
+		close(null);
 	}
-	setsid();
-	proxy_run(n, lfd, pfd);
+	proxy_run(n, lfd, prog);
 }
 
 int main(int argc, char *argv[])
@@ -300,12 +308,16 @@ int main(int argc, char *argv[])
 		if (n.log_fd < 0)
 			sr_fatal_sys(SR_EXIT_SYS, "cannot open %s", log_path);
 	}
-	own_addresses(&n);
 	secret_setup(&n);
-	start_proxy(&n, listen_at(&n, n.socket_path));
+	int lfd = listen_at(&n, n.socket_path);
 	secret_env(&n);
 	if (n.log_fd >= 0)
 		fcntl(n.log_fd, F_SETFD, FD_CLOEXEC);
 	setenv("SR_NET_SOCKET", n.socket_path, 1);
-	sr_exec(argv + optind);
+	sigset_t set, old;
+	proxy_sigset(&set);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid_t prog = start_program(argv + optind, &old);
+	secret_env_undo();
+	run_proxy(&n, lfd, prog);
 }

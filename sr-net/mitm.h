@@ -9,7 +9,6 @@
 
 #include <openssl/ssl.h>
 
-#include "ca.h"
 #include "conn.h"
 #include "secret.h"
 
@@ -45,11 +44,6 @@ struct mconn {
 	int requests;           /* answered */
 	int capped;
 };
-
-/* mitm.c: serve the tunnel c asked for (server socket s) with TLS ended
- * here: 0 when served, -1 when refused before the answer (why in the
- * record: the caller answers 502). */
-SR_NET_TLS_ENTRY int mitm_serve(struct conn *c, int s);
 
 int mitm_put(struct mconn *mc, SSL *to, const void *p, size_t n);
 /* What both sides hold to send, sent: 0, or -1. */

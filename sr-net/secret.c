@@ -158,19 +158,52 @@ void secret_check(struct net *n)
 
 /* The program's environment alone: the proxy keeps the host's
  * SSL_CERT_FILE, which its own verification of the hosts reads. */
+/* What secret_env set, and what each held before (NULL: unset), for
+ * secret_env_undo. */
+struct env_was {
+	const char *name;
+	char *value;
+};
+static struct env_was *was;
+static size_t nwas, wcap;
+
+static void env_set(const char *name, const char *value)
+{
+	const char *old = getenv(name);
+	was = sr_grow(was, nwas, &wcap, sizeof *was);
+	was[nwas].name = name;
+	was[nwas].value = old ? strdup(old) : NULL;
+	if (old && !was[nwas].value)
+		sr_fatal(SR_EXIT_SYS, "out of memory");
+	nwas++;
+	setenv(name, value, 1);
+}
+
 void secret_env(const struct net *n)
 {
 	const struct net_secrets *ss = n->secrets;
 	if (!ss)
 		return;
 	for (size_t i = 0; i < ss->n; i++)
-		setenv(ss->s[i].name, ss->s[i].ph, 1);
+		env_set(ss->s[i].name, ss->s[i].ph);
 	if (!ss->bundle)
 		return;
 	static const char *const vars[] = { "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE",
 		"NODE_EXTRA_CA_CERTS", "PIP_CERT", "CURL_CA_BUNDLE" };
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-		setenv(vars[i], ss->bundle_as ? ss->bundle_as : ss->bundle, 1);
+		env_set(vars[i], ss->bundle_as ? ss->bundle_as : ss->bundle);
+}
+
+void secret_env_undo(void)
+{
+	while (nwas > 0) {      /* last first: a name set twice gets its first value */
+		struct env_was *w = &was[--nwas];
+		if (w->value)
+			setenv(w->name, w->value, 1);
+		else
+			unsetenv(w->name);
+		free(w->value);
+	}
 }
 
 const struct net_secret *secret_for(const struct net *n, const char *host, unsigned port)

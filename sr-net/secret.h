@@ -36,9 +36,13 @@ void secret_file(struct net *n, const char *arg);
 /* Values read, placeholders made, the CA and the bundle made. */
 void secret_setup(struct net *n);
 void secret_check(struct net *n);
-/* The program's environment set, after the proxy's fork:
- * NAME=placeholder, the CA variables naming the bundle. */
+/* The program's environment set before it starts: NAME=placeholder,
+ * the CA variables naming the bundle (its path where the program sees
+ * it). secret_env_undo puts back what they held, once the program has
+ * started: the proxy's own TLS trusts the host's store, and the bundle's
+ * path may name a file the jail alone has. */
 void secret_env(const struct net *n);
+void secret_env_undo(void);
 /* The secrets of host (port 443 only): the first, or NULL. */
 const struct net_secret *secret_for(const struct net *n, const char *host, unsigned port);
 

@@ -12,6 +12,7 @@
 
 #include <netinet/in.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -127,8 +128,12 @@ void relay(const struct net *n, int a, int b, uint64_t *sent, uint64_t *received
 
 /* proxy.c: the socket file removed, if it is still the one made. */
 void proxy_unlink(const struct net *n);
-/* proxy.c: accept on lfd until the program's end (pidfd readable, or a
- * signal; pidfd -1: the signal alone): never returns. */
-void proxy_run(const struct net *n, int lfd, int pidfd) __attribute__((noreturn));
+/* proxy.c: the signals the proxy takes (blocked before the program is
+ * started, so that none is lost): SIGCHLD, and those passed on to it. */
+void proxy_sigset(sigset_t *set);
+/* proxy.c: accept on lfd until prog, the proxy's child, ends; then end
+ * as it did (its exit code, or its signal): never returns. The host's
+ * addresses (n->own) are gathered when the first connection comes. */
+void proxy_run(struct net *n, int lfd, pid_t prog) __attribute__((noreturn));
 
 #endif

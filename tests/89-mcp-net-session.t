@@ -25,7 +25,8 @@ for i, code in enumerate(sys.argv[3:]):
     r = json.loads(p.stdout.readline())["result"]
     sc = r.get("structuredContent", {})
     print(json.dumps({"net": sc.get("network"), "note": sc.get("network_note", ""),
-                      "out": sc.get("stdout", ""), "session": "session" in sc}))
+                      "out": sc.get("stdout", ""), "err": sc.get("stderr", ""),
+                      "session": "session" in sc}))
 p.stdin.close()
 p.wait()
 PY
@@ -49,6 +50,25 @@ is "$(field 2 '(r["net"] or {}).get("refused", 0), r["note"]')" "(0, '')" \
 	"... and lists none (the calls before it are not its)"
 is "$(field 3 '[(d["host"], d["port"]) for d in r["net"]["denied"]]')" "[('other.test', 80)]" \
 	"a third call refused again: its own refusal, once"
+# The proxy's own processes (sr-net forks a worker as connections come)
+# are not the code's: a session call that connects is not told it left
+# anything running, and its session lives on; the code's own leftovers,
+# a child and an orphan of the jail's init, are still killed (the control).
+is "$(field 1 'r["err"]')$(field 3 'r["err"]')" "" "calls that connect leave nothing running of theirs (the proxy's workers are not the code's)"
+calls python 1 "$refuse" 'import subprocess; subprocess.Popen(["sleep", "300"]); print("left")' \
+	'import os, time
+if os.fork() == 0:
+    if os.fork() == 0:
+        time.sleep(300)
+    os._exit(0)
+os.wait(); print("orphan")' "$refuse" >"$T/res"
+like "$(field 2 'r["err"]')" "this call left 1 process running: killed" "control: a child the code left running is killed"
+# (an orphan is killed after its call, or before the next: the report
+# names it in either)
+like "$(field 3 'r["err"]')$(field 4 'r["err"]')" "this call left [0-9]+ process(es)? running: killed" \
+	"control: an orphan of the code's (the jail's init its parent) is killed"
+is "$(field 4 'r["session"], r["out"][:23]')" "(True, 'refused: HTTP Error 403')" \
+	"the session lives on and connects again"
 
 # Node's fetch (the runners' preload, node-lib/proxy.js), in a run and in
 # a session: it goes to the proxy, whose reason is in the error.

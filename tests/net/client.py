@@ -88,7 +88,7 @@ def hold(n):
         socks_.append(s)
 
 
-cmd = sys.argv[1]
+cmd = sys.argv[1] if __name__ == "__main__" else None
 if cmd == "connect":
     connect(*sys.argv[2:])
 elif cmd == "raw":
