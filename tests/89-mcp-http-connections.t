@@ -5,7 +5,6 @@
 # connections are closed. Control: with one overall bound only, the same
 # flood locks a tenant out.
 . "$(dirname "$0")/lib.sh"
-mcp_client_guard
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+mcp_http_guard
 node "$SR_ROOT/tests/mcp/http-connections.mjs"
 exit $?

@@ -6,16 +6,10 @@
 # with one --host-dir share it (the path the front closes).
 . "$(dirname "$0")/lib.sh"
 need_userns
-command -v node >/dev/null || skip_all "node is not installed"
-command -v curl >/dev/null || skip_all "curl is not installed"
-command -v python3 >/dev/null || skip_all "python3 is not installed"
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+need_cmd node curl python3
+need_not_root
 
-gw="$SR_ROOT/sr-mcp/http/sr-mcp-http"
-A=alice-token-0123456789abcdef
-B=bob-token-0123456789abcdefgh
-umask 077
-printf 'alice %s\nbob %s\n' "$A" "$B" >"$T/tokens"
+http_tenants
 start_gw() {
 	local log=$1; shift
 	env "${mcp_san[@]+"${mcp_san[@]}"}" "$@" 2>"$log" &

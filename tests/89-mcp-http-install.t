@@ -5,9 +5,8 @@
 # (nothing of the build tree on PATH) and serves a session; every option of
 # its --help is in its man page; make uninstall removes it all.
 . "$(dirname "$0")/lib.sh"
-command -v node >/dev/null || skip_all "node is not installed"
-command -v curl >/dev/null || skip_all "curl is not installed"
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+need_cmd node curl
+need_not_root
 
 run "$SR_ROOT/sr-mcp/http/sr-mcp-http" --help
 is "$rc" 0 "sr-mcp-http --help exits 0"

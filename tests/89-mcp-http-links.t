@@ -4,8 +4,6 @@
 # path and a directory are refused, each beside a control
 # (tests/mcp/http-links.mjs).
 . "$(dirname "$0")/lib.sh"
-mcp_client_guard
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
-command -v curl >/dev/null || skip_all "curl is not installed"
+mcp_http_guard curl
 node "$SR_ROOT/tests/mcp/http-links.mjs"
 exit $?

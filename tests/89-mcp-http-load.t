@@ -3,7 +3,6 @@
 # calling run_code for 15 s by default; SR_HTTP_LOAD_SESSIONS and
 # SR_HTTP_LOAD_SECONDS change that (make bench runs 20 sessions for 60 s).
 . "$(dirname "$0")/lib.sh"
-mcp_client_guard
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+mcp_http_guard
 node "$SR_ROOT/tests/mcp/http-load.mjs"
 exit $?

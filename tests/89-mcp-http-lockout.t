@@ -4,7 +4,6 @@
 # are all busy gets 429 with a Retry-After that holds, and the server's
 # bound a 503 with when a session ends (tests/mcp/http-lockout.mjs).
 . "$(dirname "$0")/lib.sh"
-mcp_client_guard
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+mcp_http_guard
 node "$SR_ROOT/tests/mcp/http-lockout.mjs"
 exit $?

@@ -7,6 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 mcp_client_guard
 command -v python3 >/dev/null || skip_all "python3 is not installed (the slow readers are python3 sockets)"
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+need_not_root
 node "$SR_ROOT/tests/mcp/http-memory.mjs"
 exit $?

@@ -6,7 +6,6 @@
 # after and stays under its memory bound. Only correctness is asserted;
 # make bench reports bob's latency with and without alice.
 . "$(dirname "$0")/lib.sh"
-mcp_client_guard
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+mcp_http_guard
 node "$SR_ROOT/tests/mcp/http-noisy.mjs"
 exit $?

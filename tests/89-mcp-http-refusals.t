@@ -11,15 +11,10 @@
 # SR_MCP_TOKEN reaches no sr-mcp.
 . "$(dirname "$0")/lib.sh"
 need_userns
-command -v node >/dev/null || skip_all "node is not installed"
-command -v curl >/dev/null || skip_all "curl is not installed"
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+need_cmd node curl
+need_not_root
 
-gw="$SR_ROOT/sr-mcp/http/sr-mcp-http"
-A=alice-token-0123456789abcdef
-B=bob-token-0123456789abcdefgh
-umask 077
-printf '# tenant token\nalice %s\nbob %s\n' "$A" "$B" >"$T/tokens"
+http_tenants '# tenant token'
 # the sr-mcp the gateway runs: the real one, each start written down
 # (its pid, which is its process group) with whether it got a token.
 cat >"$T/sr-mcp" <<EOF

@@ -8,9 +8,8 @@
 # and is listed, the workspace keeps its files.
 . "$(dirname "$0")/lib.sh"
 need_userns
-command -v node >/dev/null || skip_all "node is not installed"
-command -v curl >/dev/null || skip_all "curl is not installed"
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+need_cmd node curl
+need_not_root
 
 A=alice-token-0123456789abcdef
 unit=$SR_ROOT/sr-mcp/http/sr-mcp-http.service

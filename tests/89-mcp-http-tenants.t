@@ -3,7 +3,6 @@
 # jobs, tasks or resources through any tool or request that takes an id
 # (tests/mcp/http-tenants.mjs).
 . "$(dirname "$0")/lib.sh"
-mcp_client_guard
-[ "$(id -u)" != 0 ] || skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+mcp_http_guard
 node "$SR_ROOT/tests/mcp/http-tenants.mjs"
 exit $?

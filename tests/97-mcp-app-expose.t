@@ -5,6 +5,6 @@
 # and the page is there; after close_session the link is dead.
 . "$(dirname "$0")/lib.sh"
 need_userns
-command -v node >/dev/null || skip_all "node is not installed"
+need_cmd node
 node "$SR_ROOT/tests/app/expose.mjs"
 exit $?

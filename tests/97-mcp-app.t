@@ -5,6 +5,6 @@
 # one, and shows hostile output as text.
 . "$(dirname "$0")/lib.sh"
 need_userns
-command -v node >/dev/null || skip_all "node is not installed"
+need_cmd node
 node "$SR_ROOT/tests/app/run.mjs"
 exit $?

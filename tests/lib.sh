@@ -12,6 +12,10 @@
 #   wait_pid SECS PID   wait for a background child, killed past SECS; sets $wst
 #   need_userns / have_userns      skip unless sr-jail can make its namespaces
 #   need_quota [WHY]    skip unless sr-jail --quota works here
+#   need_cmd CMD...     skip unless each CMD is installed
+#   need_not_root       skip as root (sr-mcp-http refuses it)
+#   http_tenants [LINE] gw, and tokens A and B in $T/tokens (umask 077)
+#   mcp_client_guard / mcp_http_guard [CMD...]  skip unless the MCP clients run here
 #   need_npm_registry   skip unless the npm registry is reachable (npm, curl)
 #   need_two_users      root tests: victim/attacker accounts (vuid, auid)
 #   cc_probe / cc_probe_file       build a C probe into $T
@@ -246,8 +250,6 @@ user_tasks() { ps -L -u "$(id -u)" --no-headers 2>/dev/null | wc -l | tr -d ' ';
 # tasks_gone BEFORE: how many fewer tasks the user has now than BEFORE (>= 0).
 tasks_gone() { local now; now=$(user_tasks); echo $(( $1 > now ? $1 - now : 0 )); }
 
-# mcp_client_guard: skip the file unless the sandbox runs here and the
-# pinned MCP clients are installed (make check runs npm ci in tests/mcp).
 # The Debian rootfs make check builds (scripts/rootfs.sh), for the MCP
 # tests of environments: SR_TEST_ROOTFS its path, or SR_TEST_ROOTFS_WHY
 # why there is none (their TAP skip).
@@ -272,11 +274,48 @@ need_npm_registry() {
 		skip_all "the npm registry cannot be reached from here (no network): nothing to allow"
 }
 
-mcp_client_guard() {
-	need_userns
-	command -v node >/dev/null || skip_all "node is not installed"
+# need_cmd CMD...: skip the file unless each CMD is installed, naming it.
+need_cmd() {
+	local c
+	for c; do
+		command -v "$c" >/dev/null || skip_all "$c is not installed"
+	done
+}
+# need_mcp_clients: skip the file unless node and the pinned MCP clients
+# are installed (make check runs npm ci in tests/mcp).
+need_mcp_clients() {
+	need_cmd node
 	[ -d "$SR_ROOT/tests/mcp/node_modules/@modelcontextprotocol/sdk" ] ||
 		skip_all "the MCP clients are not installed (cd tests/mcp && npm ci)"
+}
+# mcp_client_guard: the same, and the sandbox runs here.
+mcp_client_guard() {
+	need_userns
+	need_mcp_clients
+}
+# need_not_root: skip the file as root, which sr-mcp-http refuses (make
+# check runs the suite as an ordinary user).
+need_not_root() {
+	[ "$(id -u)" != 0 ] ||
+		skip_all "runs as an ordinary user (sr-mcp-http refuses root; make check runs it as one)"
+}
+# http_tenants [LINE]: for a test of sr-mcp-http, gw the front, and two
+# tenants, alice and bob: A and B their tokens, written to $T/tokens
+# (umask 077: the front refuses a file others can read), after LINE if
+# given (a comment the file may hold).
+http_tenants() {
+	gw="$SR_ROOT/sr-mcp/http/sr-mcp-http"
+	A=alice-token-0123456789abcdef
+	B=bob-token-0123456789abcdefgh
+	umask 077
+	{ [ -z "${1-}" ] || printf '%s\n' "$1"; printf 'alice %s\nbob %s\n' "$A" "$B"; } >"$T/tokens"
+}
+# mcp_http_guard [CMD...]: the guard of a test of sr-mcp-http through the
+# MCP clients: mcp_client_guard, need_not_root and need_cmd CMD...
+mcp_http_guard() {
+	mcp_client_guard
+	need_not_root
+	need_cmd "$@"
 }
 
 # mcp_call REQUEST CMD...: start the MCP server CMD, send it the one JSON-RPC

@@ -128,7 +128,12 @@ async function ended(page) {
   const f = await view(page);
   await waitFor(f, () => document.querySelector('#status').textContent === 'succeeded', null, 60000);
   is(await text(f, '#status'), 'succeeded', 'a session call that returned');
-  await sleep(1500);      // sandbox_info answered by now
+  // the button waits on sandbox_info's expose_port: the view has that answer
+  // once its limits name the processes (defaults.pids, from sandbox_info only)
+  const limits = () => f.evaluate(() => [...document.querySelectorAll('#facts dt')]
+    .filter((dt) => dt.textContent === 'limits').map((dt) => dt.nextElementSibling.textContent).join());
+  ok(await until(async () => /\d+ processes/.test(await limits()), 60),
+    'the ended call\'s view has sandbox_info\'s answer (its limits name the processes)', await text(f, '#facts'));
   ok(!(await shown(f, '#expose')), 'control: once ended it offers no port to open');
 }
 

@@ -5,19 +5,14 @@
 // what to set, while the same server's pip refusal speaks of pip (the
 // refusal is apt's own). Control: with --network install the same call
 // gets past the policy (its error, if any, is not the policy's).
-import { existsSync, mkdtempSync, mkdirSync, realpathSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, done, server, stateDir, serverEnv, sc, text, rootfsOrSkip } from './tap.mjs';
 
-const D = process.env.SR_TEST_ROOTFS;
-if (!D || !existsSync(join(D, 'usr/bin/apt-get'))) {
-  skip('apt without the archive', D ? 'the test environment has no apt-get' : process.env.SR_TEST_ROOTFS_WHY || 'no rootfs');
-  done();
-  process.exit();
-}
+const D = rootfsOrSkip('apt without the archive', 'usr/bin/apt-get');
 const bare = realpathSync(mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'sr-apt-bare.')));
 mkdirSync(join(bare, 'usr/bin'), { recursive: true });
 const open = async (net) => {

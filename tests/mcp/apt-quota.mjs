@@ -9,14 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, done, server, stateDir, serverEnv, sc, text, rootfsOrSkip } from './tap.mjs';
 
-const D = process.env.SR_TEST_ROOTFS;
-if (!D) {
-  skip('the quota of a workspace with a layer', process.env.SR_TEST_ROOTFS_WHY || 'no rootfs');
-  done();
-  process.exit();
-}
+const D = rootfsOrSkip('the quota of a workspace with a layer');
 const state = stateDir();
 const client = new Client({ name: 'sr-test-apt-quota', version: '1' });
 await client.connect(new StdioClientTransport({ command: server, stderr: 'pipe',

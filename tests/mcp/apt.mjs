@@ -8,15 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, done, server, stateDir, serverEnv, sc, text, rootfsOrSkip } from './tap.mjs';
 import { checkDockerfile } from './dockerfile.mjs';
 
-const D = process.env.SR_TEST_ROOTFS;
-if (!D) {
-  skip('apt into a workspace layer', process.env.SR_TEST_ROOTFS_WHY || 'no rootfs');
-  done();
-  process.exit();
-}
+const D = rootfsOrSkip('apt into a workspace layer');
 const state = stateDir();
 const hostDir = realpathSync(mkdtempSync(join(process.env.TMPDIR || tmpdir(), 'sr-apt-export.')));
 const client = new Client({ name: 'sr-test-apt', version: '1' });

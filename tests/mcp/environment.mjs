@@ -9,7 +9,7 @@ import { mkdtempSync, mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, done, server, stateDir, serverEnv, sc, text, rootfsOrSkip } from './tap.mjs';
 
 const T = { timeout: 120000 };
 async function connect(args) {
@@ -62,12 +62,7 @@ is(sc(r).stdout, '1\n', 'environment default is accepted when there is no other'
 await client.close();
 
 // ---- a named environment -------------------------------------------------------
-const D = process.env.SR_TEST_ROOTFS;
-if (!D) {
-  skip('an environment from a Debian rootfs', process.env.SR_TEST_ROOTFS_WHY || 'no rootfs');
-  done();
-  process.exit();
-}
+const D = rootfsOrSkip('an environment from a Debian rootfs');
 ({ client, call } = await connect(['--environment', `deb12=${D}`]));
 const schema = await runSchema(client);
 is(JSON.stringify(schema.properties?.environment?.enum), '["default","deb12"]',

@@ -22,8 +22,11 @@ r = await a.call('expose_port', { workspace_id: 'w1', language: 'python', port: 
 ok(r.isError && /no live python session/.test(text(r)), 'no session yet: nothing to expose', text(r));
 
 // nothing of a call may run past it in a session (session_call.c): the
-// servers are threads of a call that serves for 45 s, started without waiting
-r = await a.call('run_code', { language: 'python', workspace_id: 'w1', session: true, wait_s: 0, timeout_s: 120, code: `
+// servers are threads of a call that serves until close_session ends it
+// (600 s only a safety net), so a slow machine's waits below never
+// outlast the servers. The call runs without waiting (wait_s 0): what it
+// got from 8001 inside (the control) it writes to /workspace/ctl8001.txt.
+r = await a.call('run_code', { language: 'python', workspace_id: 'w1', session: true, wait_s: 0, timeout_s: 660, code: `
 import functools, http.server, os, threading, time, urllib.request
 for d, f in (('a', 'page eight thousand'), ('b', 'page eight thousand one')):
     os.makedirs('/tmp/' + d, exist_ok=True)
@@ -33,10 +36,11 @@ for p, d in ((8000, 'a'), (8001, 'b')):
     h = functools.partial(http.server.SimpleHTTPRequestHandler, directory='/tmp/' + d)
     srv.append(http.server.ThreadingHTTPServer(('127.0.0.1', p), h))
     threading.Thread(target=srv[-1].serve_forever, daemon=True).start()
-print(urllib.request.urlopen('http://127.0.0.1:8001/p.txt').read().decode())
-time.sleep(45)
-for x in srv:
-    x.shutdown(); x.server_close()
+got = urllib.request.urlopen('http://127.0.0.1:8001/p.txt').read().decode()
+open('/workspace/ctl8001.tmp', 'w').write(got + '\\n')
+os.rename('/workspace/ctl8001.tmp', '/workspace/ctl8001.txt')
+time.sleep(600)
+print('served to the bound')
 ` });
 const serving = sc(r).job_id;
 ok(/^[0-9a-f]{32}$/.test(serving || ''), 'a session call serves 8000 and 8001 on its loopback', text(r));
@@ -57,12 +61,16 @@ ok(!/page eight/.test(await get('http://127.0.0.1:8000/p.txt')), "nor its 127.0.
 r = await b.call('expose_port', { workspace_id: 'w1', language: 'python', port: 8000 });
 ok(r.isError && /no live python session/.test(text(r)), "another tenant exposes nothing of A's session", text(r));
 
-r = await a.call('job_status', { job_id: serving, wait_s: 150 });
-like(sc(r).stdout, /^page eight thousand one\n/, 'control: 8001 answered inside the sandbox', text(r));
+// the control, from the file the call wrote (its stdout comes only at its end)
+const ctl = async () => text(await a.call('read_file', { workspace_id: 'w1', path: 'ctl8001.txt' }));
+ok(await until(async () => /^ *1\tpage eight thousand one$/m.test(await ctl()), 60), 'control: 8001 answered inside the sandbox', await ctl());
+is(await get(url + 'p.txt'), '200 page eight thousand', 'the call still serves 8000 before close_session (the control of what follows)');
 r = await a.call('close_session', { workspace_id: 'w1', language: 'python' });
 is(sc(r).closed, true, 'close_session', text(r));
 ok(await until(async () => (await get(url + 'p.txt')).startsWith('failed'), 60), 'after it the URL is dead', await get(url + 'p.txt'));
 ok(await until(async () => !(await tcp(Number(new URL(url).port))), 30), 'its port is closed');
+r = await a.call('job_status', { job_id: serving, wait_s: 150 });
+ok(sc(r).status && sc(r).status !== 'running' && !/served to the bound/.test(sc(r).stdout || ''), 'close_session ended the serving call (not its bound)', text(r));
 
 // a new session in its place: the old URL stays dead (its forwarder ended
 // with the session it served)

@@ -12,14 +12,10 @@ import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, skip, done, stateDir, sc, text, stdioClient } from './tap.mjs';
 
 const state = stateDir();
-const client = new Client({ name: 'sr-test-images', version: '1' });
-await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-  env: serverEnv(state) }));
-const T = { timeout: 120000 };
-const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
+const { client, call } = await stdioClient(Client, StdioClientTransport, state, 'sr-test-images', {}, 120000);
 const py = (ws, code, extra = {}) => call('run_code', { language: 'python', workspace_id: ws, code, ...extra });
 const sh = (ws, code) => call('run_code', { language: 'bash', workspace_id: ws, code });
 const blocks = (r) => (r.content || []).filter((c) => c.type === 'image');

@@ -8,14 +8,9 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, done, server, stateDir, serverEnv, sc, text, rootfsOrSkip } from './tap.mjs';
 
-const D = process.env.SR_TEST_ROOTFS;
-if (!D) {
-  skip('a workspace layer over an environment', process.env.SR_TEST_ROOTFS_WHY || 'no rootfs');
-  done();
-  process.exit();
-}
+const D = rootfsOrSkip('a workspace layer over an environment');
 const state = stateDir();
 const client = new Client({ name: 'sr-test-layer', version: '1' });
 await client.connect(new StdioClientTransport({ command: server, stderr: 'pipe',

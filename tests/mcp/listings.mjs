@@ -11,14 +11,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListResourcesResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ok, is, like, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, done, stateDir, sc, text, stdioClient } from './tap.mjs';
 
 const state = stateDir();
-const client = new Client({ name: 'sr-test-listings', version: '1' });
-await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-  env: serverEnv(state) }));
-const T = { timeout: 120000 };
-const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
+const { client, call } = await stdioClient(Client, StdioClientTransport, state, 'sr-test-listings', {}, 120000);
 const HIDDEN = /(^|\/)(node_modules|\.sr|__pycache__|\.venv)(\/|$)/;
 
 // descriptions say so

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, skip, done, diag, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, skip, done, diag, server, stateDir, sc, text, stdioClient } from './tap.mjs';
 
 // Two wheels, made the way a wheel is: a zip of the module and
 // NAME-VERSION.dist-info/{METADATA,WHEEL,RECORD}. srtop depends on srdemo.
@@ -48,12 +48,8 @@ with tarfile.open(f"{sys.argv[1]}/srsdist-1.0.tar.gz", "w:gz") as t:
 `, wheels], { encoding: 'utf8' });
 ok(mk.status === 0, 'two wheels built with the standard library', mk.stderr);
 
-const T = { timeout: 180000 };
 async function start(env) {
-  const client = new Client({ name: 'sr-test-packages', version: '1' });
-  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-    env: serverEnv(stateDir(), env) }));
-  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
+  const { client, call } = await stdioClient(Client, StdioClientTransport, stateDir(), 'sr-test-packages', env, 180000);
   const { tools } = await client.listTools();
   const hint = (n) => tools.find((t) => t.name === n)?.annotations?.openWorldHint;
   const info = sc(await call('sandbox_info', {}));

@@ -9,16 +9,9 @@ import { mkdirSync, writeFileSync, readFileSync, existsSync, utimesSync, readdir
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, done, server, stateDir, serverEnv, sc, text, sleep } from './tap.mjs';
+import { ok, is, like, done, stateDir, sc, text, sleep, stdioClient } from './tap.mjs';
 
-const T = { timeout: 120000 };
-async function connect(state, extra) {
-  const client = new Client({ name: 'sr-test-quota', version: '1' });
-  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-    env: serverEnv(state, extra) }));
-  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
-  return { client, call };
-}
+const connect = (state, extra) => stdioClient(Client, StdioClientTransport, state, 'sr-test-quota', extra, 120000);
 const listed = async (call) => sc(await call('list_workspaces', {})).workspaces || [];
 
 // ---- the quota -------------------------------------------------------------

@@ -11,16 +11,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text, asan } from './tap.mjs';
+import { ok, is, like, skip, done, server, stateDir, sc, text, asan, stdioClient } from './tap.mjs';
 
-const T = { timeout: 120000 };
-async function start(extra) {
-  const client = new Client({ name: 'sr-test-result', version: '1' });
-  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-    env: serverEnv(stateDir(), extra) }));
-  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
-  return { client, call };
-}
+const start = (extra) => stdioClient(Client, StdioClientTransport, stateDir(), 'sr-test-result', extra, 120000);
 const links = (r) => (r.content || []).filter((c) => c.type === 'resource_link');
 
 let s = await start({ SR_MCP_MEMORY_MAX: '1024M', SR_MCP_NETWORK: 'install' });

@@ -9,16 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, done, server, stateDir, serverEnv, sc, text, sleep } from './tap.mjs';
+import { ok, is, like, done, server, stateDir, serverEnv, sc, text, sleep, stdioClient } from './tap.mjs';
 
-const T = { timeout: 120000 };
-async function connect(state, extra) {
-  const client = new Client({ name: 'sr-test-retention', version: '1' });
-  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-    env: serverEnv(state, extra) }));
-  const call = (name, args) => client.callTool({ name, arguments: args }, undefined, T);
-  return { client, call };
-}
+const connect = (state, extra) => stdioClient(Client, StdioClientTransport, state, 'sr-test-retention', extra, 120000);
 const inCode = (state) => readdirSync(join(state, 'code'));
 const inMade = (state) => readdirSync(join(state, 'made'));
 // a run's code (STATE/code/NAME.code), and what lists the files it made,

@@ -12,7 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ok, is, like, skip, done, server, stateDir, serverEnv, sc, text } from './tap.mjs';
+import { ok, is, like, skip, done, stateDir, sc, text, stdioClient } from './tap.mjs';
 
 // a wheel: a zip of the module and its dist-info
 const wheels = mkdtempSync(`${process.env.TMPDIR || '/tmp'}/sr-wheels.`);
@@ -27,13 +27,7 @@ with zipfile.ZipFile(sys.argv[1] + "/srlive-2.0-py3-none-any.whl", "w") as z:
 `, wheels], { encoding: 'utf8' });
 ok(mk.status === 0, 'a wheel built with the standard library', mk.stderr);
 
-const T = { timeout: 180000 };
-async function start(env) {
-  const client = new Client({ name: 'sr-test-session-packages', version: '1' });
-  await client.connect(new StdioClientTransport({ command: server, args: [], stderr: 'pipe',
-    env: serverEnv(stateDir(), env) }));
-  return { client, call: (n, args) => client.callTool({ name: n, arguments: args }, undefined, T) };
-}
+const start = (env) => stdioClient(Client, StdioClientTransport, stateDir(), 'sr-test-session-packages', env, 180000);
 const sess = (s, language, code) => s.call('run_code', { language, workspace_id: 'pk', session: true, code });
 
 let s = await start({ SR_MCP_PIP_FIND_LINKS: wheels, SR_MCP_WORKSPACE_QUOTA: '8M' });

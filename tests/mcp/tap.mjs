@@ -1,7 +1,7 @@
 // tap.mjs - TAP output and the sr-mcp under test, for the MCP client tests.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 let n = 0, failed = 0;
 export function ok(cond, desc, ...diag) {
@@ -18,6 +18,21 @@ export const like = (got, re, desc) => ok(re.test(String(got)), desc, `got:  ${J
 export function skip(desc, why) { n++; console.log(`ok ${n} - ${desc} # SKIP ${why}`); }
 export function done() { console.log(`1..${n}`); process.exitCode = failed ? 1 : 0; }
 export function diag(s) { console.log(String(s).replace(/^/gm, '# ')); }
+
+// The Debian rootfs make check builds (tests/lib.sh, rootfs_env), and
+// need, a file the test wants in it (as 'usr/bin/apt-get'), if any.
+// Without them: a TAP skip of what, saying why, and the test ends there.
+export function rootfsOrSkip(what, need) {
+  const D = process.env.SR_TEST_ROOTFS;
+  const why = !D ? process.env.SR_TEST_ROOTFS_WHY || 'no rootfs' :
+    need && !existsSync(join(D, need)) ? `the test environment has no ${basename(need)}` : null;
+  if (why) {
+    skip(what, why);
+    done();
+    process.exit();
+  }
+  return D;
+}
 
 // The server under test, with a state directory of its own.
 export const root = process.env.SR_ROOT;
