@@ -127,12 +127,12 @@ int session_threads(int pid, struct session_proc *th, int max);
 /* The interpreter in t: the topmost process holding DIR/in open; its
  * index, or -1. */
 int session_interp(const struct session_tree *t, int dir);
-/* Is t->p[i] one of the chain's own processes, not the code's: a fork
- * (no exec) of one that known(ctx, p) says was there before any code ran
- * (or of another such fork), none of them interp? sr-net's workers, which
- * its proxy forks as connections come, are; whatever the code starts
- * descends from the interpreter, or, orphaned, is a child of the jail's
- * init running a program of its own (and is not). */
+/* Is t->p[i] one of the chain's own processes, not the code's: the
+ * first of its ancestors that known(ctx, p) says was there before any
+ * code ran is neither interp (nor below it) nor the jail's init (which
+ * takes the code's orphans)? sr-net's workers, which its proxy forks as
+ * connections come, are, and the children of the jail's forwarder; the
+ * code's processes descend from the interpreter, or from the init. */
 int session_chain_fork(const struct session_tree *t, size_t i, const struct session_proc *interp,
 		       int (*known)(const void *ctx, const struct session_proc *p), const void *ctx);
 /* The signals process pid catches (SigCgt), a mask: bit N-1 for signal N. */

@@ -409,34 +409,58 @@ int session_interp(const struct session_tree *t, int dir)
 	return -1;
 }
 
-/* Do processes a and b run the same executable file? (Not when either
- * cannot be told: gone, or its /proc/PID/exe not ours to read.) */
-static int same_exe(int a, int b)
+/* Is pid the init of a PID namespace below ours (the jail's): the last
+ * of its NSpid ids 1? (/proc/PID/status: readable though it is not
+ * dumpable.) */
+static int ns_init(int pid)
 {
-	char pa[64], pb[64];
-	struct stat sa, sb;
-	snprintf(pa, sizeof pa, "/proc/%d/exe", a);
-	snprintf(pb, sizeof pb, "/proc/%d/exe", b);
-	return stat(pa, &sa) == 0 && stat(pb, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
+	char p[64], buf[4096];
+	snprintf(p, sizeof p, "/proc/%d/status", pid);
+	if (sr_read_small_at(AT_FDCWD, p, buf, sizeof buf) <= 0)
+		return 0;
+	const char *h = strstr(buf, "\nNSpid:");
+	if (!h)
+		return 0;
+	h += 7;
+	size_t len = strcspn(h, "\n");
+	int ids = 0;
+	const char *last = h;
+	for (const char *q = h; q < h + len; q++)
+		if ((q == h || q[-1] == ' ' || q[-1] == '\t') && *q >= '0' && *q <= '9') {
+			ids++;
+			last = q;
+		}
+	return ids >= 2 && last[0] == '1' && (last + 1 >= h + len || last[1] < '0' || last[1] > '9');
+}
+
+/* The index of t->p[i]'s parent in t, or t->n. */
+static size_t parent_of(const struct session_tree *t, size_t i)
+{
+	size_t j = 0;
+	while (j < t->n && t->p[j].pid != t->p[i].ppid)
+		j++;
+	return j;
 }
 
 int session_chain_fork(const struct session_tree *t, size_t i, const struct session_proc *interp,
 		       int (*known)(const void *ctx, const struct session_proc *p), const void *ctx)
 {
-	for (int depth = 0; depth < 8; depth++) {
-		const struct session_proc *p = &t->p[i];
-		size_t j = 0;
-		while (j < t->n && t->p[j].pid != p->ppid)
-			j++;
-		if (j == t->n || (t->p[j].pid == interp->pid && t->p[j].start == interp->start) ||
-		    !same_exe(p->pid, t->p[j].pid))
+	/* up through what the baseline does not know, to what it does */
+	size_t j = i, steps = 0;         /* (bounded: a snapshot of /proc is not atomic) */
+	do {
+		j = parent_of(t, j);
+		if (j == t->n || ++steps > t->n ||
+		    (t->p[j].pid == interp->pid && t->p[j].start == interp->start))
 			return 0;
-		if (known(ctx, &t->p[j]))
-			return 1;
-		i = j;
-	}
-	return 0;
+	} while (!known(ctx, &t->p[j]));
+	/* the jail's init takes the code's orphans; below the interpreter
+	 * is the code's */
+	if (ns_init(t->p[j].pid))
+		return 0;
+	for (size_t k = j; k < t->n && steps++ <= 2 * t->n; k = parent_of(t, k))
+		if (t->p[k].pid == interp->pid && t->p[k].start == interp->start)
+			return 0;
+	return 1;
 }
 
 uint64_t session_mem(int pid, const char *field)

@@ -63,6 +63,17 @@ if os.fork() == 0:
     os._exit(0)
 os.wait(); print("orphan")' "$refuse" >"$T/res"
 like "$(field 2 'r["err"]')" "this call left 1 process running: killed" "control: a child the code left running is killed"
+# A connection the code keeps open from one call to the next is carried by
+# processes of the chain's (the jail's forwarder's child, sr-net's worker):
+# they are left alone, and the next call's request goes through on it.
+calls python 1 'import socket
+keep = socket.create_connection(("127.0.0.1", 3128))
+print("open")' 'keep.sendall(b"CONNECT other.test:80 HTTP/1.1\r\nHost: other.test:80\r\n\r\n")
+print(keep.recv(200).split(b"\r\n")[0].decode())' >"$T/res2"
+is "$(sed -n 1p "$T/res2" | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["out"].strip(), repr(r["err"]))')" "open ''" \
+	"a call that leaves a connection open is told of nothing left running"
+like "$(sed -n 2p "$T/res2" | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["out"].strip(), repr(r["err"]))')" "^HTTP/1.1 403 .* ''$" \
+	"... and the next call's request on it is answered by the proxy"
 # (an orphan is killed after its call, or before the next: the report
 # names it in either)
 like "$(field 3 'r["err"]')$(field 4 'r["err"]')" "this call left [0-9]+ process(es)? running: killed" \
