@@ -4,7 +4,10 @@
 // an install leaves one (tests/mcp/layer.mjs does the same), no archive
 // needed. Control: before the layer, the same write fits; workspace B,
 // with no layer, still fits it after; a smaller write still fits in A.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// Then the layer's size record: read by runs (a record saying more or
+// less moves the quota), measured again when missing or unreadable; a
+// session's quota less the layer too; the record gone with the workspace.
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -37,5 +40,43 @@ r = await write('wsa', 200);
 ok(fits(r), 'a write that fits beside the layer still does', text(r));
 r = await write('wsb', 700);
 ok(fits(r), 'workspace B, with no layer, still writes 700 KiB', text(r));
+
+// The layer's size is recorded (STATE/ws-layer/WS.size), and runs read the
+// record, not the layer: a record saying more or less moves the quota.
+const rec = `${layer}.size`;
+const recorded = existsSync(rec) ? readFileSync(rec, 'utf8') : '';
+ok(/^\d+\n$/.test(recorded) && +recorded >= 600 * 1024 && +recorded < 800 * 1024,
+  'a layer with no record (an older sr-mcp\'s) is measured once and its size recorded', recorded);
+writeFileSync(rec, `${100 << 20}\n`);
+r = await write('wsa', 200);
+ok(!fits(r), 'a record saying the layer holds 100 MiB: a 200 KiB write is over the quota (the record is read)', text(r));
+writeFileSync(rec, '0\n');
+r = await write('wsa', 700);
+ok(fits(r), 'control: a record saying 0 bytes: the 700 KiB write fits beside the real 600 KiB layer', text(r));
+for (const bad of ['', 'lots\n', '-5\n', '99999999999999999999\n']) {
+  writeFileSync(rec, bad);
+  r = await write('wsa', 700);
+  ok(!fits(r) && readFileSync(rec, 'utf8') === recorded,
+    `a record that does not read (${JSON.stringify(bad)}) is measured again and rewritten`, text(r));
+}
+unlinkSync(rec);
+r = await write('wsa', 700);
+ok(!fits(r) && existsSync(rec), 'a record removed: measured again (the write is over), recorded again', text(r));
+
+// A session's quota is the quota less the layer too (its own path,
+// sr-jail's tmpfs sized to what is left).
+const sess = (ws, kib) => call('run_code', { language: 'python', workspace_id: ws, environment: 'deb12',
+  session: true, code: `import os\ntry:\n  with open('g', 'wb') as f:\n    f.write(os.urandom(${kib} * 1024))\n  print('wrote=ok')\n` +
+  `except OSError as e:\n  print('wrote=no', e)\nos.remove('g')\n` });
+r = await sess('wsb', 700);
+ok(fits(r), 'control: a session of B, with no layer, writes 700 KiB', text(r));
+r = await sess('wsa', 700);
+ok(!fits(r), "a session of A, beside its 600 KiB layer, cannot write 700 KiB", text(r));
+r = await sess('wsa', 200);
+ok(fits(r), 'but still writes 200 KiB', text(r));
+
+// The workspace deleted: its layer's record too.
+r = await call('delete_workspace', { workspace_id: 'wsa' });
+ok(!r.isError && !existsSync(rec) && !existsSync(layer), "delete_workspace removes the layer and its size record", text(r));
 await client.close();
 done();
