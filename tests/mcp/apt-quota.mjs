@@ -7,7 +7,7 @@
 // Then the layer's size record: read by runs (a record saying more or
 // less moves the quota), measured again when missing or unreadable; a
 // session's quota less the layer too; the record gone with the workspace.
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -79,4 +79,38 @@ ok(fits(r), 'but still writes 200 KiB', text(r));
 r = await call('delete_workspace', { workspace_id: 'wsa' });
 ok(!r.isError && !existsSync(rec) && !existsSync(layer), "delete_workspace removes the layer and its size record", text(r));
 await client.close();
+
+// A layer the walk cannot measure whole (over its 200,000 entries: empty
+// files, which take no blocks, so an under-count would give the run
+// nearly the whole quota) leaves a run no room, and is not recorded.
+// Control: the same layer measured whole (half the files) leaves room.
+// (A server of its own, with a 64 MiB quota: the directories of 200,000
+// names take some MiB themselves.)
+const state3 = stateDir();
+const c3 = new Client({ name: 'sr-test-apt-quota-many', version: '1' });
+await c3.connect(new StdioClientTransport({ command: server, stderr: 'pipe',
+  args: ['--environment', `deb12=${D}`, '--workspace-quota', '64M'], env: serverEnv(state3) }));
+const write3 = (ws, kib) => c3.callTool({ name: 'run_code', arguments: { language: 'bash', workspace_id: ws,
+  environment: 'deb12', code: `head -c ${kib * 1024} /dev/urandom > f 2>&1 && sync && echo wrote=ok || echo wrote=no; rm -f f` } },
+  undefined, { timeout: 120000 });
+const many = join(state3, 'ws-layer', 'wsc');
+mkdirSync(join(many, 'm'), { recursive: true });
+for (let d = 0; d < 201; d++) {
+  mkdirSync(join(many, 'm', `${d}`));
+  for (let f = 0; f < 1000; f++) writeFileSync(join(many, 'm', `${d}`, `${f}`), '');
+}
+let t1 = Date.now();
+r = await write3('wsc', 100);
+ok(!fits(r) && !existsSync(`${many}.size`),
+  `a layer of over 200,000 entries (not measured whole): a 100 KiB write is over the quota, no record made (${Date.now() - t1} ms)`, text(r));
+for (let d = 100; d < 201; d++) rmSync(join(many, 'm', `${d}`), { recursive: true });
+t1 = Date.now();
+r = await write3('wsc', 100);
+const t2 = Date.now() - t1;
+ok(fits(r) && existsSync(`${many}.size`), `control: with 100,100 entries it is measured whole and recorded, and the write fits (${t2} ms)`, text(r));
+t1 = Date.now();
+r = await write3('wsc', 100);
+ok(fits(r), `the next run reads the record (${Date.now() - t1} ms, against ${t2} ms measuring)`, text(r));
+
+await c3.close();
 done();
