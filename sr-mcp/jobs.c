@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,24 +120,73 @@ static void layer_add(struct fs_walk *w, int dirfd, const char *name, const char
 	*(uint64_t *)w->ctx += (uint64_t)st->st_blocks * 512;
 }
 
+/* The layer at dir measured, as du counts it (the blocks of what the walk
+ * reaches; no link followed): its size, or -1 when the walk was cut or
+ * failed (it would under-count). */
+static int64_t layer_walk(int fd)
+{
+	uint64_t used = 0;
+	struct fs_walk w = { .fn = layer_add, .recursive = 1, .no_rel = 1, .ctx = &used };
+	int fd0 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (fd0 < 0)
+		return -1;
+	fs_walk(&w, fd0);
+	return w.cut ? -1 : (int64_t)used;
+}
+
+/* The size of the layer at dir (STATE/ws-layer/WS) from its record,
+ * DIR.size (the installer writes it under the layer's lock as an install
+ * ends). Without one (a layer of an older sr-mcp; a record that does not
+ * read), measured once and recorded (temp file and rename) under the
+ * layer's lock, shared (an install holding it: measured, not recorded).
+ * 0 when there is no layer; -1 when it could not be measured whole. */
+static int64_t layer_size(const char *dir)
+{
+	char rec[4300], tmp[4400], num[32];
+	snprintf(rec, sizeof rec, "%s.size", dir);
+	int fd = open(rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, num, sizeof num - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	num[n > 0 ? n : 0] = '\0';
+	size_t digits = strspn(num, "0123456789");
+	if (digits && digits < 19 && (!num[digits] || !strcmp(num + digits, "\n")))
+		return (int64_t)strtoull(num, NULL, 10);    /* a record reads: digits, a newline */
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	int locked = flock(fd, LOCK_SH | LOCK_NB) == 0;
+	int64_t used = layer_walk(fd);
+	snprintf(tmp, sizeof tmp, "%s.%ld", rec, (long)getpid());
+	int out = used >= 0 && locked ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					     O_CLOEXEC, 0600) : -1;
+	if (out >= 0) {
+		snprintf(num, sizeof num, "%lld\n", (long long)used);
+		if (sr_write_all(out, num, strlen(num)) < 0 || rename(tmp, rec) < 0)
+			(void)unlink(tmp);
+		close(out);
+	}
+	close(fd);
+	return used;
+}
+
 /* The workspace quota a run has: the quota less what the workspace's
- * layer (--rootfs-layer DIR in layer, read-only in the run) holds, as du
- * counts it (the blocks of what the walk reaches; no link followed), 1
- * byte at least; 0: no quota. */
+ * layer (--rootfs-layer DIR in layer, read-only in the run) holds (its
+ * recorded size, layer_size), 1 byte at least, and 1 byte when its size
+ * is not known whole (fail closed: the run gets no room it may not
+ * have); 0: no quota. */
 static uint64_t job_quota(const char *layer)
 {
 	const char *dir = strstr(layer, "--rootfs-layer ");   /* wherever an image's arguments put it */
 	dir = dir ? dir + 15 : NULL;
 	char path[4200];
-	uint64_t used = 0;
 	if (!cfg.ws_quota || !dir)
 		return cfg.ws_quota;
 	snprintf(path, sizeof path, "%.*s", (int)strcspn(dir, " "), dir);
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct fs_walk w = { .fn = layer_add, .recursive = 1, .no_rel = 1, .ctx = &used };
-	if (fd >= 0)
-		fs_walk(&w, fd);
-	return used < cfg.ws_quota ? cfg.ws_quota - used : 1;
+	int64_t used = layer_size(path);
+	if (used < 0)
+		mcp_log("the size of the layer %s could not be measured whole: its run gets no room "
+			"under the workspace quota", path);
+	return used >= 0 && (uint64_t)used < cfg.ws_quota ? cfg.ws_quota - (uint64_t)used : 1;
 }
 
 /* The environment of s's runner (env, 21 at most): the code's file,

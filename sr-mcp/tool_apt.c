@@ -222,6 +222,10 @@ void tool_apt_failure(const char *f, const char *what, char *buf, size_t len)
 	else if (!strcmp(f, "no_matching_version"))
 		snprintf(buf, len, "The archive has no such version of%s: ask for none (the "
 			 "archive's) or one it has.", what);
+	else if (!strcmp(f, "busy"))
+		snprintf(buf, len, "Refused: another install into this workspace's packages was "
+			 "still running when this call's time was up (they are busy: one install at "
+			 "a time); nothing was installed. Try again when it is done.");
 	else if (!strcmp(f, "quota"))
 		snprintf(buf, len, "Refused: unpacked, the packages would take the workspace over "
 			 "its quota (the log says by how much). Delete files it no longer needs, or "

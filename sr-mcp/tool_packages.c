@@ -165,6 +165,7 @@ static const struct cause {
 	{ "apt", "Unable to locate package ", "no_such_package", "Unable to locate package " },
 	{ "apt", "has no installation candidate", "no_such_package", "E: Package '" },
 	{ "apt", "' was not found", "no_matching_version", "' for '" },
+	{ "apt", "the workspace's packages are busy", "busy", NULL },
 	{ "npm", "code EDQUOT", "quota", NULL },
 };
 

@@ -197,7 +197,8 @@ void ws_ttl_text(uint64_t ms, char *buf, size_t len)
 
 #define LAYERS "ws-layer"
 
-/* The workspace is gone: its stamp, its scratch mark and its layer too. */
+/* The workspace is gone: its stamp, its scratch mark and its layer (and
+ * the layer's records) too. */
 void ws_stamp_remove(const char *id)
 {
 	int d = stamps_fd();
@@ -209,6 +210,8 @@ void ws_stamp_remove(const char *id)
 	if ((d = state_sub(LAYERS)) >= 0 && ws_id_ok(id)) {
 		char rec[80];
 		snprintf(rec, sizeof rec, "%s.root", id);
+		(void)unlinkat(d, rec, 0);
+		snprintf(rec, sizeof rec, "%s.size", id);      /* its size, jobs.c's record */
 		(void)unlinkat(d, rec, 0);
 		if (sr_remove_tree(d, id) < 0 && errno != ENOENT)
 			mcp_log("unable to remove the layer of workspace %s: %s", id,

@@ -6,7 +6,11 @@
 # file), so that two installs into one layer can be held open at once:
 # the second waits, and is refused past SR_APT_LOCK_WAIT; another
 # workspace's layer is not held up; the chain gets no descriptor of the
-# layer. (The stand-in waits 60 s at most: every wait here is bounded.)
+# layer; a wait is bounded by the call's timeout_s (SR_LIMIT_ARGS'
+# --timeout), and the install then gets what is left of it; as an install
+# ends, the layer's size is recorded beside it (LAYER.size), or the record
+# removed when it cannot be measured whole. (The stand-in waits 60 s at
+# most: every wait here is bounded.)
 # Control: the stand-in run twice at once, with no installer,
 # overlaps.
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +22,9 @@ cat > "$T/bin/sr-limit" <<'STUB'
 #!/bin/bash
 eval last=\${$#}
 echo "start $last" >> "$LOG"
+[ "${1-}" = --timeout ] && echo "timeout $last ${2%ms}" >> "$LOG"
+[ "$last" = pbig ] && head -c 307200 /dev/urandom > "$SR_APT_LAYER/big"
+[ "$last" = pshut ] && mkdir -p "$SR_APT_LAYER/shut" && chmod 000 "$SR_APT_LAYER/shut"
 ls -l /proc/$$/fd/ | grep -q "$SR_APT_LAYER\$" && echo "fd $last" >> "$LOG"
 for ((i = 0; i < 1200; i++)); do [ -e "$GO.$last" ] && break; sleep 0.05; done
 echo "end $last" >> "$LOG"
@@ -63,8 +70,41 @@ inst "$T/layer" pd & p1=$!
 wait_for "pd starts" 60 started pd
 SR_APT_LOCK_WAIT=1 inst "$T/layer" pe
 is "$?" 1 "an install still held up past SR_APT_LOCK_WAIT is refused"
-like "$(cat "$T/err.pe")" "refused: another install into this workspace's packages still runs after 1 s; nothing was installed" "saying why"
+like "$(cat "$T/err.pe")" "refused: another install into this workspace's packages still runs after 1 s .*; nothing was installed" "saying why"
 nok "and its chain never ran" started pe
 touch "$GO.pd"
 wait $p1
+
+# the wait is part of the call's time: past timeout_s, refused (a call
+# with time left still waits), and what is left of it is the install's
+: > "$LOG"
+inst "$T/layer" pg & p1=$!
+wait_for "pg starts" 60 started pg
+SR_LIMIT_ARGS="--timeout 60000ms" inst "$T/layer" pw & p2=$!
+wait_for "pw waits" 60 grep -q "waiting for it" "$T/err.pw"
+SR_APT_LAYER=$T/layer SR_LIMIT_ARGS="--timeout 1500ms" timeout 60 "$I" ph 2> "$T/err.ph"
+is "$?" 1 "an install held up past its timeout_s (1.5 s; no SR_APT_LOCK_WAIT) is refused"
+like "$(cat "$T/err.ph")" "still runs after 1.500 s .*the workspace's packages are busy; nothing was installed: try again" "saying the packages are busy, and to try again"
+nok "and its chain never ran" started ph
+ok "control: meanwhile the install with a 60 s timeout_s still waits" kill -0 $p2
+nok "(its chain not started)" started pw
+sleep 2
+touch "$GO.pg"
+wait $p1
+ok "once the first ends, it runs" wait_for "pw starts" 60 started pw
+left=$(sed -n 's/^timeout pw //p' "$LOG")
+ok "with what is left of its 60 s (it waited 2 s at least): --timeout ${left}ms" test "${left:-60000}" -le 58000 -a "${left:-0}" -gt 0
+touch "$GO.pw"
+wait $p2
+
+# the layer's size recorded as an install ends, removed when not measurable
+rm -f "$T/layer2.size"
+touch "$GO.pbig" "$GO.pshut"
+inst "$T/layer2" pbig
+size=$(cat "$T/layer2.size" 2>/dev/null)
+ok "an install ends: the layer's size is recorded beside it (${size:-none} bytes)" test "${size:-0}" -ge 307200
+inst "$T/layer2" pshut
+ok "a layer that cannot be measured whole: its record removed (runs measure, fail closed)" test ! -e "$T/layer2.size"
+ok "control: du cannot measure it" eval "! du -s -B1 -P $T/layer2 >/dev/null 2>&1"
+chmod 700 "$T/layer2/shut"
 done_testing

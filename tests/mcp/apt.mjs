@@ -38,6 +38,9 @@ ok((sc(r).executables || []).includes('figlet') && (sc(r).executables || []).inc
 like(text(r), /no maintainer\s+script ran/, 'the result says no maintainer script ran');
 is(sc(r).environment, 'deb12', 'the result names the environment');
 const job = sc(r).job_id;
+const sizeRec = join(state, 'ws-layer', 'wsa.size');
+const size = existsSync(sizeRec) ? readFileSync(sizeRec, 'utf8') : '';
+ok(/^\d+\n$/.test(size) && +size > 100 * 1024, `the install recorded its layer's size (WS.size: ${size.trim()} bytes)`, size);
 
 r = await bash('wsa', 'figlet -f standard sr; echo rc=$?');
 ok(/\|/.test(sc(r).stdout) && /rc=0/.test(sc(r).stdout), 'a later run in A (deb12) runs figlet', text(r));
@@ -111,8 +114,8 @@ const dfb = await dockerfile('wsb');
 ok(dfb && !/figlet/.test(dfb), 'control: the export of B (no layer) names no figlet', dfb);
 r = await call('delete_workspace', { workspace_id: 'wsa' });
 ok(!r.isError, 'delete_workspace A', text(r));
-ok(!existsSync(join(state, 'ws-layer', 'wsa')) && !existsSync(join(state, 'ws-layer', 'wsa.root')),
-  'deleting A deleted its layer and its record', readdirSync(join(state, 'ws-layer')));
+ok(!existsSync(join(state, 'ws-layer', 'wsa')) && !existsSync(join(state, 'ws-layer', 'wsa.root')) &&
+  !existsSync(sizeRec), 'deleting A deleted its layer and its records', readdirSync(join(state, 'ws-layer')));
 r = await bash('wsa', which);
 ok(/rc=1/.test(sc(r).stdout), 'a new workspace A has no figlet', text(r));
 
