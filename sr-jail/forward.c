@@ -120,12 +120,13 @@ static void serve(const int lfd[3], unsigned port)
 }
 
 /* The forwarder: a child of PID 1 serving the doors lfd (-1: not open),
- * the way out through O_ASYNC no more (its SIGIO was PID 1's call). */
-static void fork_forwarder(int lfd[3], unsigned port)
+ * the way out through O_ASYNC no more (its SIGIO was PID 1's call); its
+ * doors closed in PID 1. 0, or -1 when the fork failed (nothing closed). */
+static int fork_forwarder(int lfd[3], unsigned port)
 {
 	pid_t pid = fork();
 	if (pid < 0)
-		sr_fatal_sys(SR_EXIT_SYS, "unable to fork the jail's forwarder");
+		return -1;
 	if (pid == 0) {
 		sigset_t none;
 		sigemptyset(&none);
@@ -138,6 +139,7 @@ static void fork_forwarder(int lfd[3], unsigned port)
 	for (int i = 0; i < 3; i++)
 		if (lfd[i] >= 0)
 			close(lfd[i]);
+	return 0;
 }
 
 void jail_forward_start(struct jail *j)
@@ -169,7 +171,8 @@ void jail_forward_start(struct jail *j)
 		return;
 	}
 	/* the publish socket was made nonblocking: accept4 waits on poll */
-	fork_forwarder(lfd, j->publish_port);
+	if (fork_forwarder(lfd, j->publish_port) < 0)
+		sr_fatal_sys(SR_EXIT_SYS, "unable to fork the jail's forwarder");
 }
 
 void jail_forward_due(struct jail *j)
@@ -177,7 +180,13 @@ void jail_forward_due(struct jail *j)
 	struct pollfd p[2] = { { j->net_fd[0], POLLIN, 0 }, { j->net_fd[1], POLLIN, 0 } };
 	if (j->net_fd[0] < 0 || poll(p, 2, 0) <= 0)
 		return;
+	/* A fork that fails (the program has taken every process --pids
+	 * allows, say) ends no run: the doors stay PID 1's, and the next
+	 * connection's SIGIO tries again; meanwhile the connections wait. */
 	int lfd[3] = { j->net_fd[0], j->net_fd[1], -1 };
+	if (fork_forwarder(lfd, 0) < 0) {
+		sr_warn_sys("--net-proxy: unable to fork the forwarder for a connection out");
+		return;
+	}
 	j->net_fd[0] = j->net_fd[1] = -1;
-	fork_forwarder(lfd, 0);
 }

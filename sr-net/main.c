@@ -259,21 +259,6 @@ static pid_t start_program(char **argv, const sigset_t *old)
 	return pid;
 }
 
-/* The proxy: the program started, its standard fds let go (but stderr
- * with --verbose), it serves until the program ends. */
-static void run_proxy(struct net *n, int lfd, pid_t prog)
-{
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		if (!n->verbose)
-			dup2(null, 2);
-		close(null);
-	}
-	proxy_run(n, lfd, prog);
-}
-
 int main(int argc, char *argv[])
 {
 	sr_set_prog("sr-net");
@@ -319,5 +304,5 @@ int main(int argc, char *argv[])
 	sigprocmask(SIG_BLOCK, &set, &old);
 	pid_t prog = start_program(argv + optind, &old);
 	secret_env_undo();
-	run_proxy(&n, lfd, prog);
+	proxy_run(&n, lfd, prog);
 }

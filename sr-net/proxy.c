@@ -1,8 +1,10 @@
 /* proxy.c - the proxy: one process for the life of the program, whose
- * children serve the connections, one each (so that one connection's
- * slow server, or resolver, holds up no other). A child is forked ahead
- * of each connection and waits in accept(2) (the spare), so that the fork
- * costs no connection its time. At most --max-connections are served at
+ * children, the workers, serve the connections, one at a time each (so
+ * that one connection's slow server, or resolver, holds up no other).
+ * One worker waits in accept(2) ahead of the next connection (the
+ * spare), so that no fork costs a connection its time; a worker done
+ * with its connection is the spare again if none is (see worker()). At
+ * most --max-connections are served at
  * once; a connection past that gets a refusal that says so (as many again
  * may be told; past twice the bound a connection is closed at once and
  * recorded). The proxy is the program's parent (main.c): it ends when
@@ -241,6 +243,15 @@ void proxy_run(struct net *n, int lfd, pid_t prog)
 		(void)waitpid(prog, NULL, 0);
 		proxy_unlink(n);
 		_exit(SR_EXIT_SYS);
+	}
+	/* the proxy's standard fds let go (but stderr with --verbose) */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		if (!n->verbose)
+			dup2(null, 2);
+		close(null);
 	}
 	uint64_t took;
 	int armed = 0, failed = 0;      /* the first connection has come; a fork failed */
