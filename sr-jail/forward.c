@@ -1,6 +1,7 @@
 /* forward.c - the jail's doors, carried by one process, a child of PID 1
- * started before the program (no capability, not dumpable: PID 1's
- * doing; the program may kill it, which only shuts its own doors).
+ * started before the program, or, for the way out alone, when its first
+ * connection comes (no capability, not dumpable: PID 1's doing; the
+ * program may kill it, which only shuts its own doors).
  *
  * --publish PORT:PATH, the way in: the outer sr-jail made a Unix socket
  * at PATH on the host (the user's alone); each connection to it is
