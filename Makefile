@@ -14,6 +14,9 @@
 #                       against musl and libseccomp.a (LIBC=glibc: dynamic,
 #                       libseccomp.so); embeds its default filter, compiled
 #                       at build time by a first build of itself
+#   sr-net              lib/ only; static-pie against musl (LIBC=glibc:
+#                       dynamic, glibc's resolver); sr-net-tls, the same
+#                       with its TLS half: OpenSSL (dynamic, glibc)
 #   sr-queue, sr-mcp    lib/, cJSON (dynamic, glibc)
 # Builds with SAN= link every tool dynamically with the sanitizer runtimes.
 
@@ -92,8 +95,9 @@ FORCE:
 lib/libsr.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-# sr-limit, sr-jail and sr-exec are on every sandbox's path, so they
-# start as fast as a program can: linked statically (no dynamic loader)
+# sr-limit, sr-jail and sr-exec are on every sandbox's path (sr-net on
+# that of every run with a network policy), so they start as fast as a
+# program can: linked statically (no dynamic loader)
 # against musl (musl-tools). glibc probes the CPU at every start with
 # dozens of cpuid instructions, and on a virtual machine each one traps
 # to the hypervisor: a static glibc program takes 0.4 ms to start here, a
