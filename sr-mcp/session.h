@@ -133,7 +133,7 @@ int session_interp(const struct session_tree *t, int dir);
  * takes the code's orphans)? sr-net's workers, which its proxy forks as
  * connections come, are, and the children of the jail's forwarder; the
  * code's processes descend from the interpreter, or from the init. */
-int session_chain_fork(const struct session_tree *t, size_t i, const struct session_proc *interp,
+int session_chain_own(const struct session_tree *t, size_t i, const struct session_proc *interp,
 		       int (*known)(const void *ctx, const struct session_proc *p), const void *ctx);
 /* The signals process pid catches (SigCgt), a mask: bit N-1 for signal N. */
 uint64_t session_sigcgt(int pid);

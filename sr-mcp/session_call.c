@@ -386,7 +386,7 @@ static int sweep(struct call *c, char *why, size_t len)
 			int it = t.p[i].pid == c->interp.pid && t.p[i].start == c->interp.start;
 			me |= it;
 			if (!t.p[i].zombie && !it && !in_base(c, &t.p[i]) &&
-			    !session_chain_fork(&t, i, &c->interp, known, c) && kill(t.p[i].pid, SIGKILL) == 0)
+			    !session_chain_own(&t, i, &c->interp, known, c) && kill(t.p[i].pid, SIGKILL) == 0)
 				killed++;
 		}
 		free(t.p);

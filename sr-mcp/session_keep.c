@@ -442,7 +442,7 @@ static size_t parent_of(const struct session_tree *t, size_t i)
 	return j;
 }
 
-int session_chain_fork(const struct session_tree *t, size_t i, const struct session_proc *interp,
+int session_chain_own(const struct session_tree *t, size_t i, const struct session_proc *interp,
 		       int (*known)(const void *ctx, const struct session_proc *p), const void *ctx)
 {
 	/* up through what the baseline does not know, to what it does */
